@@ -1,0 +1,27 @@
+//! `cairn`: parses the command line and wires the crates together.
+
+mod args;
+mod headless;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = args::Args::parse();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(headless::run(args));
+    // Don't wait for stray blocking work (a stdin reader, a tool) on the way out.
+    runtime.shutdown_background();
+    code
+}

@@ -1,0 +1,176 @@
+//! Printing the engine's events in the three headless formats.
+//!
+//! Field names follow Claude Code's `--output-format json|stream-json`, so scripts and the
+//! Agent SDKs that read its output read cairn's.
+
+use std::io::Write;
+use std::time::Duration;
+
+use cairn_protocol::{AgentEvent, TurnEnd, TurnSummary};
+use serde_json::{Value, json};
+
+use crate::args::OutputFormat;
+
+/// What the `init` line tells about the session.
+#[derive(Debug, Clone)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub cwd: String,
+    pub model: String,
+    pub tools: Vec<String>,
+    /// The name of the variable the credential came from, never the credential.
+    pub api_key_source: &'static str,
+}
+
+#[derive(Debug)]
+pub struct Printer {
+    format: OutputFormat,
+    verbose: bool,
+    session: SessionInfo,
+}
+
+impl Printer {
+    pub fn new(format: OutputFormat, verbose: bool, session: SessionInfo) -> Self {
+        Printer {
+            format,
+            verbose,
+            session,
+        }
+    }
+
+    pub fn start(&mut self) {
+        if self.format == OutputFormat::StreamJson {
+            self.line(json!({
+                "type": "system",
+                "subtype": "init",
+                "cwd": self.session.cwd,
+                "session_id": self.session.session_id,
+                "tools": self.session.tools,
+                "mcp_servers": [],
+                "model": self.session.model,
+                "permissionMode": "default",
+                "apiKeySource": self.session.api_key_source,
+            }));
+        }
+    }
+
+    pub fn event(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::Retrying(notice) => {
+                let seconds = notice.delay_ms as f64 / 1000.0;
+                eprintln!(
+                    "retrying in {seconds:.1}s ({}), attempt {} of {}",
+                    notice.reason, notice.attempt, notice.max_attempts
+                );
+            }
+            AgentEvent::Warning { message } => eprintln!("warning: {message}"),
+            AgentEvent::AssistantMessage {
+                message,
+                id,
+                model,
+                stop_reason,
+                usage,
+            } => {
+                if self.format == OutputFormat::StreamJson {
+                    self.line(json!({
+                        "type": "assistant",
+                        "message": {
+                            "id": id,
+                            "type": "message",
+                            "role": "assistant",
+                            "model": model,
+                            "content": message.content,
+                            "stop_reason": stop_reason,
+                            "stop_sequence": null,
+                            "usage": usage,
+                        },
+                        "parent_tool_use_id": null,
+                        "session_id": self.session.session_id,
+                    }));
+                }
+            }
+            AgentEvent::ToolResultsMessage { message } => {
+                if self.format == OutputFormat::StreamJson {
+                    self.line(json!({
+                        "type": "user",
+                        "message": message,
+                        "parent_tool_use_id": null,
+                        "session_id": self.session.session_id,
+                    }));
+                }
+            }
+            AgentEvent::ToolCallInputComplete { name, input, .. } => {
+                if self.verbose {
+                    eprintln!("tool: {name} {input}");
+                }
+            }
+            AgentEvent::ToolCallResult {
+                name,
+                is_error: true,
+                content,
+                ..
+            } => {
+                if self.verbose {
+                    eprintln!("tool {name} failed: {}", content.text());
+                }
+            }
+            AgentEvent::TextDelta { .. }
+            | AgentEvent::ThinkingDelta { .. }
+            | AgentEvent::ToolCallStarted { .. }
+            | AgentEvent::ToolCallResult { .. }
+            | AgentEvent::TurnFinished(_) => {}
+        }
+    }
+
+    /// Prints the end of the session; returns whether it ended in error.
+    pub fn finish(&mut self, summary: &TurnSummary, elapsed: Duration) -> bool {
+        let is_error = summary.end.is_error();
+        let (subtype, result) = match &summary.end {
+            TurnEnd::Completed | TurnEnd::MaxTokens => ("success", summary.result.clone()),
+            TurnEnd::MaxTurns { limit } => (
+                "error_max_turns",
+                format!("Reached the maximum number of turns ({limit})."),
+            ),
+            TurnEnd::Interrupted => ("error_during_execution", "Interrupted by the user.".into()),
+            TurnEnd::Failed { message } => ("error_during_execution", message.clone()),
+        };
+        if self.verbose {
+            eprintln!(
+                "usage: {} input, {} output tokens; cost ${:.4}",
+                summary.usage.input_tokens, summary.usage.output_tokens, summary.cost_usd
+            );
+        }
+        match self.format {
+            OutputFormat::Text => {
+                if is_error {
+                    eprintln!("error: {result}");
+                } else {
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = writeln!(stdout, "{result}");
+                    let _ = stdout.flush();
+                }
+            }
+            OutputFormat::Json | OutputFormat::StreamJson => {
+                self.line(json!({
+                    "type": "result",
+                    "subtype": subtype,
+                    "is_error": is_error,
+                    "result": result,
+                    "session_id": self.session.session_id,
+                    "num_turns": summary.num_turns,
+                    "duration_ms": elapsed.as_millis() as u64,
+                    "duration_api_ms": summary.duration_api_ms,
+                    "total_cost_usd": summary.cost_usd,
+                    "usage": summary.usage,
+                }));
+            }
+        }
+        is_error
+    }
+
+    fn line(&self, value: Value) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{value}");
+        let _ = stdout.flush();
+    }
+}

@@ -1,0 +1,290 @@
+//! The turn loop (DESIGN.md §3).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use cairn_llm::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, pricing};
+use cairn_protocol::{
+    AgentEvent, ContentBlock, Message, Op, Role, StopReason, TurnEnd, TurnSummary, Usage,
+};
+use cairn_tools::{ToolCall, ToolExecutor, ToolOutput};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use crate::EventSink;
+
+/// What one engine instance is allowed and told. Each engine has its own, so a sub-agent can
+/// run beside the main one with other limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineConfig {
+    pub model: String,
+    pub system_prompt: String,
+    /// Model requests allowed per turn; `None` for no limit.
+    pub max_turns: Option<u32>,
+    pub max_output_tokens: u32,
+}
+
+/// A conversation and the parts that run it.
+pub struct Engine {
+    client: Arc<dyn ModelClient>,
+    tools: Arc<dyn ToolExecutor>,
+    config: EngineConfig,
+    messages: Vec<Message>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("config", &self.config)
+            .field("messages", &self.messages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Tallies of the turn in progress.
+#[derive(Debug, Default)]
+struct TurnTally {
+    num_turns: u32,
+    usage: Usage,
+    cost_usd: f64,
+    duration_api_ms: u64,
+    result: String,
+}
+
+impl Engine {
+    pub fn new(
+        client: Arc<dyn ModelClient>,
+        tools: Arc<dyn ToolExecutor>,
+        config: EngineConfig,
+    ) -> Self {
+        Engine {
+            client,
+            tools,
+            config,
+            messages: Vec::new(),
+        }
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// Serves operations until the sender is dropped. An `Interrupt` that arrives while a turn
+    /// runs cancels it; a user message that arrives meanwhile is queued for after it.
+    pub async fn run(mut self, mut ops: UnboundedReceiver<Op>, sink: &mut dyn EventSink) -> Self {
+        let mut queued: std::collections::VecDeque<Vec<ContentBlock>> = Default::default();
+        loop {
+            let content = match queued.pop_front() {
+                Some(content) => content,
+                None => match ops.recv().await {
+                    Some(Op::UserMessage { content }) => content,
+                    Some(Op::Interrupt) => continue,
+                    Some(Op::SetModel { model }) => {
+                        self.config.model = model;
+                        continue;
+                    }
+                    None => return self,
+                },
+            };
+            let cancel = CancellationToken::new();
+            let mut next_model = None;
+            let mut senders_gone = false;
+            {
+                let turn = self.run_turn(content, sink, &cancel);
+                tokio::pin!(turn);
+                loop {
+                    tokio::select! {
+                        _ = &mut turn => break,
+                        op = ops.recv(), if !senders_gone => match op {
+                            Some(Op::Interrupt) => cancel.cancel(),
+                            Some(Op::UserMessage { content }) => queued.push_back(content),
+                            Some(Op::SetModel { model }) => next_model = Some(model),
+                            None => senders_gone = true,
+                        },
+                    }
+                }
+            }
+            if let Some(model) = next_model {
+                self.config.model = model;
+            }
+        }
+    }
+
+    /// Runs one turn: the user's message, then model requests and tool calls until the model
+    /// is done. Emits every event, ending with `TurnFinished`, and returns the same summary.
+    pub async fn run_turn(
+        &mut self,
+        content: Vec<ContentBlock>,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> TurnSummary {
+        self.messages.push(Message {
+            role: Role::User,
+            content,
+        });
+        let mut tally = TurnTally::default();
+        let end = self.turn_loop(sink, cancel, &mut tally).await;
+        let summary = TurnSummary {
+            end,
+            result: tally.result,
+            num_turns: tally.num_turns,
+            usage: tally.usage,
+            cost_usd: tally.cost_usd,
+            duration_api_ms: tally.duration_api_ms,
+        };
+        sink.emit(AgentEvent::TurnFinished(summary.clone()));
+        summary
+    }
+
+    async fn turn_loop(
+        &mut self,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+        tally: &mut TurnTally,
+    ) -> TurnEnd {
+        loop {
+            if let Some(limit) = self.config.max_turns
+                && tally.num_turns >= limit
+            {
+                return TurnEnd::MaxTurns { limit };
+            }
+            let request = ModelRequest {
+                model: self.config.model.clone(),
+                system: self.config.system_prompt.clone(),
+                messages: self.messages.clone(),
+                tools: self.tools.specs(),
+                max_tokens: self.config.max_output_tokens,
+            };
+            let started = Instant::now();
+            let outcome = self
+                .client
+                .stream(&request, &mut |event| forward(&mut *sink, event), cancel)
+                .await;
+            tally.duration_api_ms += started.elapsed().as_millis() as u64;
+            let response = match outcome {
+                Ok(response) => response,
+                Err(ModelError::Cancelled) => return TurnEnd::Interrupted,
+                Err(err) => return TurnEnd::Failed { message: err.to_string() },
+            };
+            tally.num_turns += 1;
+            tally.usage += response.usage;
+            tally.cost_usd += pricing::cost_usd(&response.model, &response.usage);
+            let message = Message {
+                role: Role::Assistant,
+                content: response.content.clone(),
+            };
+            tally.result = message.text();
+            sink.emit(AgentEvent::AssistantMessage {
+                message: message.clone(),
+                id: response.id.clone(),
+                model: response.model.clone(),
+                stop_reason: response.stop_reason,
+                usage: response.usage,
+            });
+            if !message.content.is_empty() {
+                self.messages.push(message);
+            }
+
+            let calls = tool_calls(&response);
+            if calls.is_empty() {
+                return match response.stop_reason {
+                    Some(StopReason::MaxTokens) => {
+                        sink.emit(AgentEvent::Warning {
+                            message: format!(
+                                "The answer was cut: the model reached its output limit of {} tokens.",
+                                self.config.max_output_tokens
+                            ),
+                        });
+                        TurnEnd::MaxTokens
+                    }
+                    _ => TurnEnd::Completed,
+                };
+            }
+            let results = self.run_tools(&response, &calls, sink, cancel).await;
+            let message = Message {
+                role: Role::User,
+                content: results,
+            };
+            sink.emit(AgentEvent::ToolResultsMessage {
+                message: message.clone(),
+            });
+            self.messages.push(message);
+            if cancel.is_cancelled() {
+                return TurnEnd::Interrupted;
+            }
+        }
+    }
+
+    /// Runs the calls in order and returns one result block for each, in the model's order.
+    /// Calls with malformed input, and calls after an interrupt, get error results without
+    /// running, so every `tool_use` is answered and the conversation stays valid.
+    async fn run_tools(
+        &self,
+        response: &ModelResponse,
+        calls: &[ToolCall],
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Vec<ContentBlock> {
+        let mut results = Vec::with_capacity(calls.len());
+        for call in calls {
+            let malformed = response
+                .malformed_tool_inputs
+                .iter()
+                .find(|bad| bad.id == call.id);
+            let output = if let Some(bad) = malformed {
+                ToolOutput::error(bad.error.clone())
+            } else if cancel.is_cancelled() {
+                ToolOutput::error("The user interrupted before this tool call ran.")
+            } else {
+                tokio::select! {
+                    output = self.tools.execute(call, cancel) => output,
+                    _ = cancel.cancelled() => ToolOutput::error("The user interrupted this tool call."),
+                }
+            };
+            sink.emit(AgentEvent::ToolCallResult {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                content: output.content.clone(),
+                is_error: output.is_error,
+            });
+            results.push(ContentBlock::ToolResult {
+                tool_use_id: call.id.clone(),
+                content: output.content,
+                is_error: output.is_error,
+            });
+        }
+        results
+    }
+}
+
+fn tool_calls(response: &ModelResponse) -> Vec<ToolCall> {
+    response
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::ToolUse { id, name, input } => Some(ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                input: input.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn forward(sink: &mut dyn EventSink, event: ModelEvent) {
+    sink.emit(match event {
+        ModelEvent::TextDelta(text) => AgentEvent::TextDelta { text },
+        ModelEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
+        ModelEvent::ToolUseStarted { id, name } => AgentEvent::ToolCallStarted { id, name },
+        ModelEvent::ToolUseComplete { id, name, input } => {
+            AgentEvent::ToolCallInputComplete { id, name, input }
+        }
+        ModelEvent::Retrying(notice) => AgentEvent::Retrying(notice),
+    });
+}

@@ -1,0 +1,17 @@
+//! The cairn engine: the agent loop.
+//!
+//! [`Engine`] holds a conversation (the message list is the whole state) and runs turns: it
+//! sends the conversation to a [`ModelClient`], forwards every delta as an [`AgentEvent`] the
+//! moment it arrives, hands each tool call to a [`ToolExecutor`], appends the results, and
+//! loops until the model ends its turn, a limit is reached, or the user interrupts. It never
+//! prints and knows no tool and no provider: the CLI wires real implementations, tests wire
+//! scripted ones, and a sub-agent is a second engine with other parameters.
+//!
+//! [`ModelClient`]: cairn_llm::ModelClient
+//! [`ToolExecutor`]: cairn_tools::ToolExecutor
+
+mod engine;
+mod sink;
+
+pub use engine::{Engine, EngineConfig};
+pub use sink::EventSink;

@@ -1,0 +1,552 @@
+//! The Anthropic Messages API client: one streaming POST per attempt, retried as the
+//! [`RetryPolicy`] says.
+
+use std::fmt;
+use std::pin::pin;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use cairn_protocol::{Message, RetryNotice, ToolSpec};
+use futures_util::StreamExt;
+use reqwest::Url;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::retry::retry_after_from_headers;
+use crate::sse::{StreamAssembler, error_chain, push_frame, sse_frames};
+use crate::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy};
+
+/// The API version cairn speaks.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// Where requests go unless `ANTHROPIC_BASE_URL` says otherwise.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
+const API_KEY_VAR: &str = "ANTHROPIC_API_KEY";
+const AUTH_TOKEN_VAR: &str = "ANTHROPIC_AUTH_TOKEN";
+const BASE_URL_VAR: &str = "ANTHROPIC_BASE_URL";
+
+/// After `message_stop`, how long to wait for the body's end before dropping the connection.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How cairn proves who it is to the API. `Debug` never shows the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// An API key, sent as `x-api-key` (from `ANTHROPIC_API_KEY`).
+    ApiKey(String),
+    /// A bearer token, sent as `Authorization: Bearer …` (from `ANTHROPIC_AUTH_TOKEN`), as
+    /// gateways and proxies in front of the API expect.
+    AuthToken(String),
+}
+
+impl Credential {
+    /// The environment variable this kind of credential is read from; error messages name it.
+    pub fn variable(&self) -> &'static str {
+        match self {
+            Credential::ApiKey(_) => API_KEY_VAR,
+            Credential::AuthToken(_) => AUTH_TOKEN_VAR,
+        }
+    }
+
+    /// The request header that carries the credential, marked sensitive so that HTTP-level
+    /// debug output leaves it out.
+    fn header(&self) -> Result<(HeaderName, HeaderValue), ModelError> {
+        let (name, value) = match self {
+            Credential::ApiKey(key) => (HeaderName::from_static("x-api-key"), key.clone()),
+            Credential::AuthToken(token) => {
+                (reqwest::header::AUTHORIZATION, format!("Bearer {token}"))
+            }
+        };
+        let mut value =
+            HeaderValue::try_from(value).map_err(|_| ModelError::InvalidCredential {
+                variable: self.variable(),
+            })?;
+        value.set_sensitive(true);
+        Ok((name, value))
+    }
+}
+
+impl fmt::Debug for Credential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self {
+            Credential::ApiKey(_) => "ApiKey",
+            Credential::AuthToken(_) => "AuthToken",
+        };
+        f.debug_tuple(kind).field(&"<redacted>").finish()
+    }
+}
+
+/// Everything [`AnthropicClient`] needs: where to send requests, how to authenticate, how
+/// to retry, how long to wait.
+///
+/// ```
+/// use cairn_llm::{AnthropicConfig, Credential};
+///
+/// let config = AnthropicConfig::new(Credential::ApiKey("sk-ant-secret".to_string()));
+/// assert!(!format!("{config:?}").contains("secret"));
+/// ```
+#[derive(Clone)]
+pub struct AnthropicConfig {
+    /// The API's root, without `/v1/messages`.
+    pub base_url: String,
+    pub credential: Credential,
+    pub retry: RetryPolicy,
+    /// The limit on opening a connection (TCP and TLS).
+    pub connect_timeout: Duration,
+    /// The longest silence accepted while waiting for response headers or between two chunks
+    /// of a stream. The API sends `ping` events, so silence this long means a dead stream. There
+    /// is deliberately no limit on a whole request: long answers stream for minutes.
+    pub idle_timeout: Duration,
+}
+
+impl AnthropicConfig {
+    /// The defaults (the public API, [`RetryPolicy::default`], a 15 s connect timeout, a
+    /// 5 minute idle timeout) with `credential`.
+    pub fn new(credential: Credential) -> Self {
+        AnthropicConfig {
+            base_url: DEFAULT_BASE_URL.to_string(),
+            credential,
+            retry: RetryPolicy::default(),
+            connect_timeout: Duration::from_secs(15),
+            idle_timeout: Duration::from_secs(300),
+        }
+    }
+
+    /// The configuration the environment describes: `ANTHROPIC_API_KEY` (or else
+    /// `ANTHROPIC_AUTH_TOKEN`), `ANTHROPIC_BASE_URL` and `CAIRN_MAX_RETRIES`.
+    pub fn from_env() -> Result<Self, ModelError> {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// [`from_env`](Self::from_env) with variables looked up through `var`, so that callers
+    /// and tests can supply them from somewhere else. Empty values count as unset.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        let value = |name: &str| {
+            var(name)
+                .map(|value| value.trim().to_string())
+                .filter(|value| !value.is_empty())
+        };
+        let credential = match (value(API_KEY_VAR), value(AUTH_TOKEN_VAR)) {
+            (Some(key), _) => Credential::ApiKey(key),
+            (None, Some(token)) => Credential::AuthToken(token),
+            (None, None) => return Err(ModelError::MissingCredentials),
+        };
+        let mut config = AnthropicConfig::new(credential);
+        if let Some(base_url) = value(BASE_URL_VAR) {
+            config.base_url = base_url;
+        }
+        config.retry =
+            RetryPolicy::from_max_retries(value(crate::retry::MAX_RETRIES_VAR).as_deref())?;
+        Ok(config)
+    }
+
+    /// The messages endpoint under `base_url`.
+    fn messages_url(&self) -> Result<Url, ModelError> {
+        let invalid = || ModelError::InvalidSetting {
+            variable: BASE_URL_VAR,
+            value: self.base_url.clone(),
+            expected: "an http or https URL such as https://api.anthropic.com",
+        };
+        let url = Url::parse(&format!(
+            "{}/v1/messages",
+            self.base_url.trim_end_matches('/')
+        ))
+        .map_err(|_| invalid())?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid());
+        }
+        Ok(url)
+    }
+}
+
+impl fmt::Debug for AnthropicConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicConfig")
+            .field("base_url", &self.base_url)
+            .field("credential", &self.credential)
+            .field("retry", &self.retry)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish()
+    }
+}
+
+/// A [`ModelClient`] for the Anthropic Messages API.
+///
+/// Each attempt POSTs the request with `stream: true` and decodes the SSE answer as it
+/// arrives, forwarding deltas. A failure worth retrying (see [`ModelError::is_retryable`])
+/// sends the whole request again after a [`ModelEvent::Retrying`] notice; when the failed
+/// attempt had already streamed output, the notice says to discard it. Every wait (the
+/// request, each chunk, the pause between attempts) gives way to cancellation at once.
+pub struct AnthropicClient {
+    http: reqwest::Client,
+    url: Url,
+    auth: (HeaderName, HeaderValue),
+    /// Where the credential came from, for error messages.
+    credential_variable: &'static str,
+    retry: RetryPolicy,
+    idle_timeout: Duration,
+}
+
+impl AnthropicClient {
+    /// A client for `config`. Cheap: no connection is opened until the first request.
+    pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
+        let url = config.messages_url()?;
+        let auth = config.credential.header()?;
+        // reqwest is built without a default crypto provider; installing it twice is harmless.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| ModelError::HttpClient(error_chain(&error)))?;
+        Ok(AnthropicClient {
+            http,
+            url,
+            auth,
+            credential_variable: config.credential.variable(),
+            retry: config.retry,
+            idle_timeout: config.idle_timeout,
+        })
+    }
+
+    /// One attempt: send, then stream the answer. `emitted` records whether any output was
+    /// forwarded, which a retry notice reports.
+    async fn attempt(
+        &self,
+        body: &Bytes,
+        model: &str,
+        on_event: &mut (dyn FnMut(ModelEvent) + Send),
+        emitted: &mut bool,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError> {
+        let send = self
+            .http
+            .post(self.url.clone())
+            .headers(self.request_headers())
+            .body(body.clone())
+            .send();
+        let response = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(ModelError::Cancelled),
+            sent = tokio::time::timeout(self.idle_timeout, send) => match sent {
+                Ok(Ok(response)) => response,
+                Ok(Err(error)) => {
+                    return Err(ModelError::Connection { message: error_chain(&error) });
+                }
+                Err(_) => {
+                    return Err(ModelError::Connection {
+                        message: format!(
+                            "no response within {} s",
+                            self.idle_timeout.as_secs()
+                        ),
+                    });
+                }
+            },
+        };
+
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = retry_after_from_headers(response.headers());
+            let body = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                body = tokio::time::timeout(self.idle_timeout, response.bytes()) => {
+                    body.ok().and_then(Result::ok).unwrap_or_default()
+                }
+            };
+            return Err(ModelError::from_status(
+                status.as_u16(),
+                &body,
+                retry_after,
+                self.credential_variable,
+                model,
+            ));
+        }
+
+        let mut frames = pin!(sse_frames(response.bytes_stream()));
+        let mut assembler = StreamAssembler::new();
+        let mut forward = |event: ModelEvent| {
+            *emitted = true;
+            on_event(event);
+        };
+        loop {
+            let complete = assembler.is_complete();
+            let wait = if complete {
+                DRAIN_TIMEOUT
+            } else {
+                self.idle_timeout
+            };
+            let next = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                next = tokio::time::timeout(wait, frames.next()) => next,
+            };
+            match next {
+                // The answer is whole: the rest of the body only matters for reusing the
+                // connection, so a failure or a wait there changes nothing.
+                Ok(Some(Ok(_))) if complete => {}
+                Ok(Some(Err(_))) | Err(_) if complete => break,
+                Ok(Some(frame)) => push_frame(&mut assembler, frame, &mut forward)?,
+                Ok(None) => break,
+                Err(_) => return Err(ModelError::StreamStalled(wait)),
+            }
+        }
+        assembler.finish()
+    }
+
+    fn request_headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::with_capacity(4);
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers.insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        headers.insert(self.auth.0.clone(), self.auth.1.clone());
+        headers
+    }
+}
+
+impl fmt::Debug for AnthropicClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicClient")
+            .field("url", &self.url.as_str())
+            .field("credential", &self.credential_variable)
+            .field("retry", &self.retry)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The JSON body of a Messages API request.
+#[derive(Serialize)]
+struct MessagesBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    system: &'a str,
+    messages: &'a [Message],
+    #[serde(skip_serializing_if = "<[ToolSpec]>::is_empty")]
+    tools: &'a [ToolSpec],
+    stream: bool,
+}
+
+impl<'a> From<&'a ModelRequest> for MessagesBody<'a> {
+    fn from(request: &'a ModelRequest) -> Self {
+        MessagesBody {
+            model: &request.model,
+            max_tokens: request.max_tokens,
+            system: &request.system,
+            messages: &request.messages,
+            tools: &request.tools,
+            stream: true,
+        }
+    }
+}
+
+#[async_trait]
+impl ModelClient for AnthropicClient {
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        on_event: &mut (dyn FnMut(ModelEvent) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError> {
+        let body = serde_json::to_vec(&MessagesBody::from(request)).map_err(|error| {
+            ModelError::InvalidRequest {
+                message: format!("could not encode the request: {error}"),
+            }
+        })?;
+        let body = Bytes::from(body);
+        let max_attempts = self.retry.max_attempts.max(1);
+        let mut attempt = 1;
+        loop {
+            if cancel.is_cancelled() {
+                return Err(ModelError::Cancelled);
+            }
+            let mut emitted = false;
+            let error = match self
+                .attempt(&body, &request.model, on_event, &mut emitted, cancel)
+                .await
+            {
+                Ok(response) => return Ok(response),
+                Err(error) => error,
+            };
+            if !error.is_retryable() {
+                return Err(error);
+            }
+            if attempt >= max_attempts {
+                return Err(if max_attempts > 1 {
+                    ModelError::RetriesExhausted {
+                        attempts: attempt,
+                        last: Box::new(error),
+                    }
+                } else {
+                    error
+                });
+            }
+            let delay = self.retry.delay_for(attempt, error.retry_after());
+            on_event(ModelEvent::Retrying(RetryNotice {
+                attempt: attempt + 1,
+                max_attempts,
+                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                reason: error.retry_reason(),
+                discard_partial: emitted,
+            }));
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                () = tokio::time::sleep(delay) => {}
+            }
+            attempt += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        }
+    }
+
+    #[test]
+    fn credentials_come_from_the_environment() {
+        let config = AnthropicConfig::from_vars(vars(&[("ANTHROPIC_API_KEY", " sk-ant-1\n")]));
+        assert_eq!(
+            config.map(|c| c.credential).ok(),
+            Some(Credential::ApiKey("sk-ant-1".to_string()))
+        );
+        let config = AnthropicConfig::from_vars(vars(&[
+            ("ANTHROPIC_API_KEY", ""),
+            ("ANTHROPIC_AUTH_TOKEN", "tok"),
+        ]));
+        assert_eq!(
+            config.map(|c| c.credential).ok(),
+            Some(Credential::AuthToken("tok".to_string()))
+        );
+    }
+
+    #[test]
+    fn missing_credentials_say_what_to_set() {
+        let error = AnthropicConfig::from_vars(vars(&[])).err();
+        assert_eq!(
+            error.map(|e| e.to_string()),
+            Some("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".to_string())
+        );
+    }
+
+    #[test]
+    fn base_url_and_retries_come_from_the_environment() {
+        let config = AnthropicConfig::from_vars(vars(&[
+            ("ANTHROPIC_API_KEY", "k"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/proxy/"),
+            ("CAIRN_MAX_RETRIES", "2"),
+        ]));
+        let config = match config {
+            Ok(config) => config,
+            Err(error) => panic!("{error}"),
+        };
+        assert_eq!(config.retry.max_attempts, 3);
+        assert_eq!(
+            config.messages_url().map(String::from).ok(),
+            Some("http://127.0.0.1:9/proxy/v1/messages".to_string())
+        );
+    }
+
+    #[test]
+    fn a_bad_base_url_is_named() {
+        let mut config = AnthropicConfig::new(Credential::ApiKey("k".to_string()));
+        config.base_url = "api.anthropic.com".to_string();
+        assert_eq!(
+            AnthropicClient::new(config).err().map(|e| e.to_string()),
+            Some(
+                "ANTHROPIC_BASE_URL is `api.anthropic.com`: expected an http or https URL such \
+                 as https://api.anthropic.com"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn debug_output_hides_secrets() {
+        let secret = "sk-ant-api03-SECRET";
+        let mut shown = Vec::new();
+        for credential in [
+            Credential::ApiKey(secret.to_string()),
+            Credential::AuthToken(secret.to_string()),
+        ] {
+            shown.push(format!("{credential:?}"));
+            let config = AnthropicConfig::new(credential);
+            shown.push(format!("{config:?}"));
+            shown.push(format!("{config:#?}"));
+            match AnthropicClient::new(config) {
+                Ok(client) => {
+                    shown.push(format!("{client:?}"));
+                    shown.push(format!("{:?}", client.request_headers()));
+                }
+                Err(error) => panic!("{error}"),
+            }
+        }
+        for text in &shown {
+            assert!(!text.contains("SECRET"), "{text}");
+        }
+        assert_eq!(shown[0], "ApiKey(\"<redacted>\")");
+    }
+
+    #[test]
+    fn a_key_that_cannot_be_a_header_is_refused_without_showing_it() {
+        let config = AnthropicConfig::new(Credential::ApiKey("sk-SECRET\u{7}".to_string()));
+        let error = AnthropicClient::new(config).err().map(|e| e.to_string());
+        assert_eq!(
+            error,
+            Some(
+                "the value of ANTHROPIC_API_KEY cannot be sent in an HTTP header (it holds a \
+                 control character or line break): set it again"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn the_body_omits_empty_system_and_tools() {
+        let request = ModelRequest {
+            model: "claude-haiku-4-5".to_string(),
+            system: String::new(),
+            messages: vec![Message::user_text("hi")],
+            tools: vec![],
+            max_tokens: 1024,
+        };
+        let body = serde_json::to_value(MessagesBody::from(&request)).ok();
+        assert_eq!(
+            body,
+            Some(serde_json::json!({
+                "model": "claude-haiku-4-5",
+                "max_tokens": 1024,
+                "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+                "stream": true,
+            }))
+        );
+    }
+}

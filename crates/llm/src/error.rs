@@ -1,0 +1,404 @@
+//! What can go wrong when talking to a model API, in words a user can act on.
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::retry;
+
+/// Why a model request failed.
+///
+/// The `Display` text is what the user reads: it says what happened and, where there is one,
+/// what to do. When the API explained itself (the `message` of its JSON error body), that
+/// explanation is part of the text. No variant ever holds a credential.
+#[derive(Debug, Error)]
+pub enum ModelError {
+    #[error("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")]
+    MissingCredentials,
+
+    /// An environment variable or setting holds a value cairn cannot use.
+    #[error("{variable} is `{value}`: expected {expected}")]
+    InvalidSetting {
+        variable: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+
+    /// The credential holds bytes an HTTP header cannot carry. The value is never shown.
+    #[error(
+        "the value of {variable} cannot be sent in an HTTP header (it holds a control character or line break): set it again"
+    )]
+    InvalidCredential { variable: &'static str },
+
+    #[error("could not set up the HTTP client: {0}")]
+    HttpClient(String),
+
+    /// 401: the credential was refused. `variable` names where it came from.
+    #[error(
+        "the API key was rejected (401 unauthorized){}: check the value of {variable}",
+        api_says(.message)
+    )]
+    Unauthorized {
+        variable: &'static str,
+        message: String,
+    },
+
+    /// 403: the credential is valid but may not do this.
+    #[error(
+        "permission denied (403){}: the credential in {variable} may not use this model or endpoint",
+        api_says(.message)
+    )]
+    PermissionDenied {
+        variable: &'static str,
+        message: String,
+    },
+
+    /// 404: usually a misspelt model id, sometimes a wrong `ANTHROPIC_BASE_URL`.
+    #[error(
+        "model or endpoint not found (404) for model `{model}`{}: check the model name and ANTHROPIC_BASE_URL",
+        api_says(.message)
+    )]
+    NotFound { model: String, message: String },
+
+    /// 413: the request body is over the API's size limit.
+    #[error(
+        "request too large (413){}: the conversation is over the API's size limit; compact it or drop large attachments",
+        api_says(.message)
+    )]
+    RequestTooLarge { message: String },
+
+    /// 400: the API's own message says what it did not accept.
+    #[error("the API rejected the request (400): {message}")]
+    InvalidRequest { message: String },
+
+    /// Any other HTTP error status (429, 5xx, 529, …). `retry_after` is the server's
+    /// `retry-after-ms` / `retry-after` header, when it sent one.
+    #[error("{}{}", status_summary(*.status), api_says(.message))]
+    Api {
+        status: u16,
+        message: String,
+        retry_after: Option<Duration>,
+    },
+
+    /// The request never got an answer: DNS, connect, TLS, reset, or no response headers.
+    #[error("connection error: {message}")]
+    Connection { message: String },
+
+    /// The response body failed part-way through.
+    #[error("the response stream broke: {message}")]
+    StreamBroke { message: String },
+
+    /// The response body ended cleanly but before the API's `message_stop` event.
+    #[error("the response stream ended early, before the message was complete")]
+    StreamEndedEarly,
+
+    /// No bytes arrived for this long in the middle of a response.
+    #[error("the response stream stalled: no data for {} s", .0.as_secs())]
+    StreamStalled(Duration),
+
+    /// An `error` event in the stream, such as `overloaded_error`.
+    #[error("the API reported an error mid-stream ({error_type}): {message}")]
+    StreamError { error_type: String, message: String },
+
+    /// The stream held something that is not the Anthropic event protocol.
+    #[error("the API sent an event cairn could not read: {0}")]
+    InvalidStream(String),
+
+    /// Every attempt failed with an error worth retrying.
+    #[error("gave up after {attempts} attempts; last error: {last}")]
+    RetriesExhausted {
+        attempts: u32,
+        last: Box<ModelError>,
+    },
+
+    #[error("the request was cancelled")]
+    Cancelled,
+}
+
+/// `": <message>"`, or nothing when the API gave no message.
+fn api_says(message: &str) -> String {
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
+    }
+}
+
+fn status_summary(status: u16) -> String {
+    match status {
+        429 => "rate limited (429)".to_string(),
+        529 => "the API is overloaded (529)".to_string(),
+        408 => "the API timed out waiting for the request (408)".to_string(),
+        500..=599 => format!("server error {status}"),
+        _ => format!("API error {status}"),
+    }
+}
+
+impl ModelError {
+    /// Whether sending the same request again may succeed.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ModelError::Api { status, .. } => retry::is_retryable_status(*status),
+            ModelError::StreamError { error_type, .. } => {
+                retry::is_retryable_stream_error(error_type)
+            }
+            ModelError::Connection { .. }
+            | ModelError::StreamBroke { .. }
+            | ModelError::StreamEndedEarly
+            | ModelError::StreamStalled(_) => true,
+            ModelError::MissingCredentials
+            | ModelError::InvalidSetting { .. }
+            | ModelError::InvalidCredential { .. }
+            | ModelError::HttpClient(_)
+            | ModelError::Unauthorized { .. }
+            | ModelError::PermissionDenied { .. }
+            | ModelError::NotFound { .. }
+            | ModelError::RequestTooLarge { .. }
+            | ModelError::InvalidRequest { .. }
+            | ModelError::InvalidStream(_)
+            | ModelError::RetriesExhausted { .. }
+            | ModelError::Cancelled => false,
+        }
+    }
+
+    /// The wait the server asked for before trying again, if it asked.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ModelError::Api { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// A few words for a retry notice: `overloaded`, `rate limited`, `server error 503`.
+    pub fn retry_reason(&self) -> String {
+        match self {
+            ModelError::Api { status: 529, .. } => "overloaded".to_string(),
+            ModelError::Api { status: 429, .. } => "rate limited".to_string(),
+            ModelError::Api { status: 408, .. } => "request timeout".to_string(),
+            ModelError::Api { status, .. } if *status >= 500 => format!("server error {status}"),
+            ModelError::Api { status, .. } => format!("HTTP {status}"),
+            ModelError::StreamError { error_type, .. } if error_type == "overloaded_error" => {
+                "overloaded".to_string()
+            }
+            ModelError::StreamError { error_type, .. } if error_type == "api_error" => {
+                "server error".to_string()
+            }
+            ModelError::StreamError { error_type, .. } => error_type.clone(),
+            ModelError::Connection { .. } => "connection error".to_string(),
+            ModelError::StreamBroke { .. } => "stream broke".to_string(),
+            ModelError::StreamEndedEarly => "stream ended early".to_string(),
+            ModelError::StreamStalled(_) => "stream stalled".to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The error for an HTTP error status, from the response body (the API's JSON error
+    /// object, or the raw text when it is not one).
+    ///
+    /// `variable` names where the credential came from; `model` is the requested model id.
+    pub(crate) fn from_status(
+        status: u16,
+        body: &[u8],
+        retry_after: Option<Duration>,
+        variable: &'static str,
+        model: &str,
+    ) -> ModelError {
+        let message = api_error_message(body);
+        match status {
+            400 => ModelError::InvalidRequest {
+                message: if message.is_empty() {
+                    "no details given".to_string()
+                } else {
+                    message
+                },
+            },
+            401 => ModelError::Unauthorized { variable, message },
+            403 => ModelError::PermissionDenied { variable, message },
+            404 => ModelError::NotFound {
+                model: model.to_string(),
+                message,
+            },
+            413 => ModelError::RequestTooLarge { message },
+            _ => ModelError::Api {
+                status,
+                message,
+                retry_after,
+            },
+        }
+    }
+}
+
+/// The longest stretch of a non-JSON error body quoted in a message.
+const MAX_QUOTED_BODY: usize = 300;
+
+/// The `error.message` of an API error body
+/// (`{"type":"error","error":{"type":…,"message":…}}`), or the start of the body's text when
+/// it is something else (a proxy's HTML page, say).
+pub(crate) fn api_error_message(body: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        error: Inner,
+    }
+    #[derive(serde::Deserialize)]
+    struct Inner {
+        #[serde(default)]
+        message: String,
+    }
+    if let Ok(envelope) = serde_json::from_slice::<Envelope>(body) {
+        return envelope.error.message;
+    }
+    let text = String::from_utf8_lossy(body);
+    truncate_chars(text.trim(), MAX_QUOTED_BODY)
+}
+
+/// `text` cut to at most `max` bytes on a character boundary, with `…` when cut.
+pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn error_body(error_type: &str, message: &str) -> Vec<u8> {
+        serde_json::json!({"type": "error", "error": {"type": error_type, "message": message}})
+            .to_string()
+            .into_bytes()
+    }
+
+    #[test]
+    fn unauthorized_names_the_variable_and_quotes_the_api() {
+        let error = ModelError::from_status(
+            401,
+            &error_body("authentication_error", "invalid x-api-key"),
+            None,
+            "ANTHROPIC_API_KEY",
+            "claude-sonnet-4-5",
+        );
+        assert_eq!(
+            error.to_string(),
+            "the API key was rejected (401 unauthorized): invalid x-api-key: check the value of \
+             ANTHROPIC_API_KEY"
+        );
+        assert!(!error.is_retryable());
+    }
+
+    #[test]
+    fn not_found_names_the_model() {
+        let error = ModelError::from_status(
+            404,
+            &error_body("not_found_error", "model: claude-nope"),
+            None,
+            "ANTHROPIC_API_KEY",
+            "claude-nope",
+        );
+        assert_eq!(
+            error.to_string(),
+            "model or endpoint not found (404) for model `claude-nope`: model: claude-nope: check \
+             the model name and ANTHROPIC_BASE_URL"
+        );
+    }
+
+    #[test]
+    fn bad_request_shows_the_api_message() {
+        let error = ModelError::from_status(
+            400,
+            &error_body("invalid_request_error", "max_tokens: must be at least 1"),
+            None,
+            "ANTHROPIC_API_KEY",
+            "m",
+        );
+        assert_eq!(
+            error.to_string(),
+            "the API rejected the request (400): max_tokens: must be at least 1"
+        );
+    }
+
+    #[test]
+    fn permission_and_size_errors_read_clearly() {
+        let forbidden = ModelError::from_status(403, b"", None, "ANTHROPIC_AUTH_TOKEN", "m");
+        assert_eq!(
+            forbidden.to_string(),
+            "permission denied (403): the credential in ANTHROPIC_AUTH_TOKEN may not use this \
+             model or endpoint"
+        );
+        let too_large = ModelError::from_status(413, b"", None, "ANTHROPIC_API_KEY", "m");
+        assert!(too_large.to_string().starts_with("request too large (413)"));
+    }
+
+    #[test]
+    fn non_json_bodies_are_quoted_and_capped() {
+        let body = format!("<html>{}</html>", "x".repeat(1000));
+        let error = ModelError::from_status(502, body.as_bytes(), None, "ANTHROPIC_API_KEY", "m");
+        let text = error.to_string();
+        assert!(text.starts_with("server error 502: <html>xxx"), "{text}");
+        assert!(text.ends_with('…'), "{text}");
+        assert!(text.len() < 400, "{text}");
+        assert!(error.is_retryable());
+        assert_eq!(error.retry_reason(), "server error 502");
+    }
+
+    #[test]
+    fn retries_exhausted_says_how_many_and_why() {
+        let error = ModelError::RetriesExhausted {
+            attempts: 10,
+            last: Box::new(ModelError::from_status(
+                529,
+                &error_body("overloaded_error", "Overloaded"),
+                None,
+                "ANTHROPIC_API_KEY",
+                "m",
+            )),
+        };
+        assert_eq!(
+            error.to_string(),
+            "gave up after 10 attempts; last error: the API is overloaded (529): Overloaded"
+        );
+    }
+
+    #[test]
+    fn retry_reasons_are_short() {
+        let api = |status| ModelError::Api {
+            status,
+            message: String::new(),
+            retry_after: None,
+        };
+        assert_eq!(api(529).retry_reason(), "overloaded");
+        assert_eq!(api(429).retry_reason(), "rate limited");
+        assert_eq!(api(503).retry_reason(), "server error 503");
+        let overloaded = ModelError::StreamError {
+            error_type: "overloaded_error".to_string(),
+            message: "Overloaded".to_string(),
+        };
+        assert_eq!(overloaded.retry_reason(), "overloaded");
+        assert_eq!(
+            ModelError::Connection {
+                message: "reset".to_string()
+            }
+            .retry_reason(),
+            "connection error"
+        );
+        assert_eq!(
+            ModelError::StreamBroke {
+                message: "eof".to_string()
+            }
+            .retry_reason(),
+            "stream broke"
+        );
+    }
+
+    #[test]
+    fn truncation_respects_character_boundaries() {
+        assert_eq!(truncate_chars("héllo", 2), "h…");
+        assert_eq!(truncate_chars("hello", 5), "hello");
+    }
+}

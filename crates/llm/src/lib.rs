@@ -1,0 +1,91 @@
+//! The service layer's model clients: everything cairn needs to talk to a model API.
+//!
+//! [`ModelClient`] is the provider-neutral contract the engine depends on: send a
+//! [`ModelRequest`], receive [`ModelEvent`]s while the answer streams, and get the complete
+//! [`ModelResponse`] at the end. [`AnthropicClient`] implements it for the Anthropic Messages
+//! API: SSE framing and decoding, assembling tool inputs from partial JSON, retries with
+//! backoff, and clear errors. [`pricing`] turns usage into dollars.
+
+mod anthropic;
+mod error;
+pub mod models;
+pub mod pricing;
+mod retry;
+pub mod sse;
+
+use async_trait::async_trait;
+use cairn_protocol::{ContentBlock, Message, RetryNotice, StopReason, ToolSpec, Usage};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub use anthropic::{AnthropicClient, AnthropicConfig, Credential};
+pub use error::ModelError;
+pub use retry::RetryPolicy;
+
+/// One request to a model, independent of the provider.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequest {
+    /// A model id as the provider names it (aliases already resolved).
+    pub model: String,
+    /// The system prompt; empty for none.
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub max_tokens: u32,
+}
+
+/// Something that happened while a response streamed. Deltas are forwarded as they arrive.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelEvent {
+    TextDelta(String),
+    ThinkingDelta(String),
+    /// A tool call began; its input is still streaming.
+    ToolUseStarted {
+        id: String,
+        name: String,
+    },
+    /// A tool call's input is complete and parsed.
+    ToolUseComplete {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    /// The request failed and will be sent again after `delay_ms`.
+    Retrying(RetryNotice),
+}
+
+/// A tool call whose input the model wrote as something other than a JSON object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MalformedToolInput {
+    pub id: String,
+    pub name: String,
+    /// What was wrong, for the model to read: the parse error and the text it received.
+    pub error: String,
+}
+
+/// The complete answer to a [`ModelRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelResponse {
+    /// The provider's id for the message.
+    pub id: String,
+    pub model: String,
+    /// The assistant's content. A tool call with malformed input appears here with `{}` as
+    /// its input (so the conversation stays valid for the API) and is also listed in
+    /// `malformed_tool_inputs`.
+    pub content: Vec<ContentBlock>,
+    pub stop_reason: Option<StopReason>,
+    pub usage: Usage,
+    pub malformed_tool_inputs: Vec<MalformedToolInput>,
+}
+
+/// A model API. Implementations stream, retry what is worth retrying, and stop promptly when
+/// `cancel` fires (returning [`ModelError::Cancelled`]).
+#[async_trait]
+pub trait ModelClient: Send + Sync {
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        on_event: &mut (dyn FnMut(ModelEvent) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError>;
+}

@@ -1,0 +1,151 @@
+//! What tokens cost: one price table, and usage turned into US dollars.
+
+use cairn_protocol::Usage;
+
+use crate::models::resolve_model;
+
+/// List prices of one model in USD per million tokens.
+///
+/// Prompt-cache writes cost 1.25× the input price and cache reads 0.1× of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+}
+
+impl Price {
+    const fn new(input_per_mtok: f64, output_per_mtok: f64) -> Self {
+        Price {
+            input_per_mtok,
+            output_per_mtok,
+        }
+    }
+
+    pub fn cache_write_per_mtok(&self) -> f64 {
+        self.input_per_mtok * 1.25
+    }
+
+    pub fn cache_read_per_mtok(&self) -> f64 {
+        self.input_per_mtok * 0.1
+    }
+
+    /// The cost of `usage` at these prices.
+    pub fn cost_usd(&self, usage: &Usage) -> f64 {
+        let per_token = |tokens: u64, per_mtok: f64| tokens as f64 * per_mtok / 1_000_000.0;
+        per_token(usage.input_tokens, self.input_per_mtok)
+            + per_token(usage.output_tokens, self.output_per_mtok)
+            + per_token(
+                usage.cache_creation_input_tokens,
+                self.cache_write_per_mtok(),
+            )
+            + per_token(usage.cache_read_input_tokens, self.cache_read_per_mtok())
+    }
+}
+
+/// Model id prefixes and their prices. A dated id (`claude-sonnet-4-5-20250929`) matches its
+/// undated prefix; the longest matching prefix wins.
+const PRICES: &[(&str, Price)] = &[
+    ("claude-opus-4-5", Price::new(5.0, 25.0)),
+    ("claude-opus-4-1", Price::new(15.0, 75.0)),
+    ("claude-opus-4", Price::new(15.0, 75.0)),
+    ("claude-sonnet-4-5", Price::new(3.0, 15.0)),
+    ("claude-sonnet-4", Price::new(3.0, 15.0)),
+    ("claude-3-7-sonnet", Price::new(3.0, 15.0)),
+    ("claude-haiku-4-5", Price::new(1.0, 5.0)),
+    ("claude-3-5-haiku", Price::new(0.8, 4.0)),
+];
+
+/// The prices of `model` (an id or an alias), or `None` for a model cairn does not know.
+///
+/// ```
+/// use cairn_llm::pricing::price_for;
+///
+/// assert_eq!(price_for("claude-sonnet-4-5-20250929").map(|p| p.input_per_mtok), Some(3.0));
+/// assert_eq!(price_for("claude-opus-4-6"), None); // a version the table does not list
+/// ```
+pub fn price_for(model: &str) -> Option<Price> {
+    let model = resolve_model(model);
+    PRICES
+        .iter()
+        .filter(|(prefix, _)| {
+            model
+                .strip_prefix(prefix)
+                .is_some_and(|rest| !starts_with_version_number(rest))
+        })
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map(|(_, price)| *price)
+}
+
+/// Whether `rest` (what follows a prefix) starts another version component such as `-6` or
+/// `-1-`, as opposed to a date (`-20250929`), a tag (`-latest`) or nothing. Without this,
+/// `claude-opus-4-6` would be priced as `claude-opus-4`.
+fn starts_with_version_number(rest: &str) -> bool {
+    let Some(rest) = rest.strip_prefix('-') else {
+        // `claude-opus-4` must not match `claude-opus-45`.
+        return rest.starts_with(|c: char| c.is_ascii_alphanumeric());
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=2).contains(&digits)
+}
+
+/// The cost in USD of `usage` on `model`; 0.0 for a model without a known price (use
+/// [`price_for`] to tell that case apart).
+pub fn cost_usd(model: &str, usage: &Usage) -> f64 {
+    price_for(model).map_or(0.0, |price| price.cost_usd(usage))
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn input_output(model: &str) -> Option<(f64, f64)> {
+        price_for(model).map(|p| (p.input_per_mtok, p.output_per_mtok))
+    }
+
+    #[test]
+    fn every_listed_model_has_its_price() {
+        assert_eq!(input_output("claude-opus-4-5"), Some((5.0, 25.0)));
+        assert_eq!(input_output("claude-opus-4-5-20251101"), Some((5.0, 25.0)));
+        assert_eq!(input_output("claude-opus-4-1-20250805"), Some((15.0, 75.0)));
+        assert_eq!(input_output("claude-opus-4-20250514"), Some((15.0, 75.0)));
+        assert_eq!(
+            input_output("claude-sonnet-4-5-20250929"),
+            Some((3.0, 15.0))
+        );
+        assert_eq!(input_output("claude-sonnet-4-20250514"), Some((3.0, 15.0)));
+        assert_eq!(input_output("claude-3-7-sonnet-latest"), Some((3.0, 15.0)));
+        assert_eq!(input_output("claude-haiku-4-5"), Some((1.0, 5.0)));
+        assert_eq!(input_output("claude-3-5-haiku-20241022"), Some((0.8, 4.0)));
+        assert_eq!(input_output("haiku"), Some((1.0, 5.0)));
+    }
+
+    #[test]
+    fn unknown_models_have_no_price() {
+        assert_eq!(input_output("gpt-4o"), None);
+        assert_eq!(input_output("claude-opus-4-6"), None);
+        assert_eq!(input_output("claude-opus-45"), None);
+        assert_eq!(cost_usd("gpt-4o", &Usage::default()), 0.0);
+    }
+
+    #[test]
+    fn cost_counts_every_kind_of_token() {
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 1_000_000,
+            cache_creation_input_tokens: 1_000_000,
+            cache_read_input_tokens: 1_000_000,
+        };
+        // 3 + 15 + 3.75 + 0.3
+        let cost = cost_usd("claude-sonnet-4-5", &usage);
+        assert!((cost - 22.05).abs() < 1e-9, "{cost}");
+        let small = Usage {
+            input_tokens: 1200,
+            output_tokens: 300,
+            ..Usage::default()
+        };
+        let cost = cost_usd("claude-haiku-4-5-20251001", &small);
+        assert!((cost - (0.0012 + 0.0015)).abs() < 1e-12, "{cost}");
+    }
+}

@@ -1,0 +1,122 @@
+//! What goes into the engine ([`Op`]) and what comes out of it ([`AgentEvent`]).
+//!
+//! The interactive UI, the headless `-p` runner and the stream-json protocol are three faces of
+//! one engine: each sends operations and renders the same stream of events.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{ContentBlock, Message, StopReason, ToolResultContent, Usage};
+
+/// An operation for the engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Op {
+    /// The user says something; starts a turn.
+    UserMessage { content: Vec<ContentBlock> },
+    /// Stop the running turn as soon as possible.
+    Interrupt,
+    /// Use another model from the next request on.
+    SetModel { model: String },
+}
+
+/// A request that failed and will be tried again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetryNotice {
+    /// The attempt that comes next, counting from 1 for the first request.
+    pub attempt: u32,
+    pub max_attempts: u32,
+    pub delay_ms: u64,
+    /// Short and human: `overloaded`, `rate limited`, `connection reset`.
+    pub reason: String,
+    /// The failed attempt had already streamed part of an answer: a UI drops what it showed of
+    /// it, because the retry streams the whole answer again.
+    pub discard_partial: bool,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The model finished (`end_turn` or an equivalent stop).
+    Completed,
+    /// The model hit its output limit; the answer is cut.
+    MaxTokens,
+    /// The loop reached the configured number of model turns.
+    MaxTurns { limit: u32 },
+    /// The user interrupted the turn.
+    Interrupted,
+    /// A request failed for good.
+    Failed { message: String },
+}
+
+impl TurnEnd {
+    pub fn is_error(&self) -> bool {
+        match self {
+            TurnEnd::Completed | TurnEnd::MaxTokens => false,
+            TurnEnd::MaxTurns { .. } | TurnEnd::Interrupted | TurnEnd::Failed { .. } => true,
+        }
+    }
+}
+
+/// The totals of one turn (one user message and every model request it caused).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnSummary {
+    pub end: TurnEnd,
+    /// The text of the last assistant message.
+    pub result: String,
+    /// Model requests that completed in this turn.
+    pub num_turns: u32,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    /// Time spent waiting on the model API.
+    pub duration_api_ms: u64,
+}
+
+/// Something the engine reports while it works. Deltas arrive as the model streams them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        text: String,
+    },
+    /// The model began a tool call; its input is still streaming.
+    ToolCallStarted {
+        id: String,
+        name: String,
+    },
+    /// The whole input of a tool call has arrived.
+    ToolCallInputComplete {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolCallResult {
+        id: String,
+        name: String,
+        content: ToolResultContent,
+        is_error: bool,
+    },
+    /// A complete assistant message, after its stream ended.
+    AssistantMessage {
+        message: Message,
+        /// The API's id for the message (`msg_…`).
+        id: String,
+        model: String,
+        stop_reason: Option<StopReason>,
+        usage: Usage,
+    },
+    /// The user message that carries tool results back to the model.
+    ToolResultsMessage {
+        message: Message,
+    },
+    Retrying(RetryNotice),
+    /// Something the user should know that does not stop the turn.
+    Warning {
+        message: String,
+    },
+    TurnFinished(TurnSummary),
+}

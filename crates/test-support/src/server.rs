@@ -1,0 +1,372 @@
+//! The loopback HTTP/1.1 server: accepts connections on its own thread and runtime, records
+//! each request and answers it with the next queued [`Reply`].
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::fmt;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+
+use crate::delivery::{FlushWatch, PacedBody, WatchedStream};
+use crate::reply::Reply;
+
+/// The model reported in `message_start` when the request body names none.
+const FALLBACK_MODEL: &str = "scripted-model";
+
+/// A scripted Anthropic Messages API on `127.0.0.1`, for tests.
+///
+/// It runs on its own thread with its own tokio runtime, so sync tests (driving the `cairn`
+/// binary with `assert_cmd`) and async tests can both use it. Dropping it shuts it down.
+///
+/// ```
+/// use cairn_test_support::{Reply, ScriptedServer};
+///
+/// let server = ScriptedServer::start();
+/// server.push(Reply::tool_use("toolu_1", "bash", serde_json::json!({"command": "ls"})));
+/// server.push(Reply::text("Done."));
+/// assert!(server.url().starts_with("http://127.0.0.1:"));
+/// ```
+pub struct ScriptedServer {
+    url: String,
+    shared: Arc<Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// One request as the server received it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedRequest {
+    /// `POST`, `GET`, ...
+    pub method: String,
+    /// The path without the query string, e.g. `/v1/messages`.
+    pub path: String,
+    /// Every header in arrival order; names are lowercase.
+    pub headers: Vec<(String, String)>,
+    /// The body parsed as JSON; `Value::Null` if the body was not JSON.
+    pub body: serde_json::Value,
+}
+
+impl RecordedRequest {
+    /// The first value of header `name`, compared case-insensitively.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(header, _)| header.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// State shared between the test's thread and the server's.
+#[derive(Debug, Default)]
+struct Shared {
+    state: Mutex<State>,
+    /// Notified each time a request is recorded.
+    arrived: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    queue: VecDeque<Reply>,
+    /// Served when the queue is empty, instead of the "no reply queued" error.
+    default_reply: Option<Reply>,
+    requests: Vec<RecordedRequest>,
+    messages_served: u64,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A test that panicked while holding the lock leaves the state usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a request and picks its reply. Both happen under one lock, so the n-th request
+    /// to arrive gets the n-th reply.
+    fn record(&self, request: RecordedRequest) -> Answer {
+        let mut state = self.lock();
+        state.requests.push(request);
+        let request_number = state.requests.len();
+        let reply = state
+            .queue
+            .pop_front()
+            .or_else(|| state.default_reply.clone());
+        let answer = match reply {
+            Some(reply) => {
+                if reply.is_message() {
+                    state.messages_served += 1;
+                }
+                Answer {
+                    request_number,
+                    reply,
+                    message_number: state.messages_served,
+                }
+            }
+            None => Answer {
+                request_number,
+                reply: Reply::error(
+                    500,
+                    "api_error",
+                    &format!(
+                        "scripted server: no reply queued for request {request_number} \
+                         (push a Reply before the client sends it)"
+                    ),
+                ),
+                message_number: state.messages_served,
+            },
+        };
+        drop(state);
+        self.arrived.notify_all();
+        answer
+    }
+}
+
+/// The reply picked for one request.
+#[derive(Debug)]
+struct Answer {
+    request_number: usize,
+    reply: Reply,
+    message_number: u64,
+}
+
+impl ScriptedServer {
+    /// Starts on 127.0.0.1:0 on its own background thread with its own tokio runtime, so it works from sync tests (assert_cmd) and async tests alike.
+    ///
+    /// Panics if the port cannot be bound or the runtime cannot be built: there is no test
+    /// to run without it.
+    pub fn start() -> ScriptedServer {
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(err) => panic!("scripted server: cannot build a tokio runtime: {err}"),
+        };
+        let listener = {
+            // The listener registers with the runtime's reactor, so bind inside it.
+            let _entered = runtime.enter();
+            match std::net::TcpListener::bind(("127.0.0.1", 0))
+                .and_then(|listener| {
+                    listener.set_nonblocking(true)?;
+                    Ok(listener)
+                })
+                .and_then(TcpListener::from_std)
+            {
+                Ok(listener) => listener,
+                Err(err) => panic!("scripted server: cannot listen on 127.0.0.1: {err}"),
+            }
+        };
+        let port = match listener.local_addr() {
+            Ok(address) => address.port(),
+            Err(err) => panic!("scripted server: cannot read the listening port: {err}"),
+        };
+        let shared = Arc::new(Shared::default());
+        let (shutdown, shutdown_requested) = oneshot::channel();
+        let thread_shared = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name(format!("scripted-server-{port}"))
+            .spawn(move || {
+                runtime.block_on(accept_connections(
+                    listener,
+                    thread_shared,
+                    shutdown_requested,
+                ));
+                // Dropping the runtime here ends every open connection, stalled ones included.
+            });
+        let thread = match thread {
+            Ok(thread) => thread,
+            Err(err) => panic!("scripted server: cannot spawn its thread: {err}"),
+        };
+        ScriptedServer {
+            url: format!("http://127.0.0.1:{port}"),
+            shared,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        }
+    }
+
+    /// The base URL, `http://127.0.0.1:PORT` without a trailing slash: the value for
+    /// `ANTHROPIC_BASE_URL`.
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// Queues one reply; replies are served first in, first out, one per request.
+    pub fn push(&self, reply: Reply) {
+        self.shared.lock().queue.push_back(reply);
+    }
+
+    /// Serves `reply` to every request that finds the queue empty, instead of the
+    /// "no reply queued" 500. For benchmarks and other open-ended runs.
+    pub fn set_default_reply(&self, reply: Reply) {
+        self.shared.lock().default_reply = Some(reply);
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// Blocks (Condvar, no sleeping loops) until at least n requests have arrived; panics with a clear message after `timeout`.
+    ///
+    /// Returns every request so far, in arrival order.
+    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<RecordedRequest> {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.lock();
+        while state.requests.len() < n {
+            let now = Instant::now();
+            if now >= deadline {
+                let arrived: Vec<String> = state
+                    .requests
+                    .iter()
+                    .map(|request| format!("{} {}", request.method, request.path))
+                    .collect();
+                drop(state);
+                panic!(
+                    "scripted server at {}: waited {timeout:?} for {n} request(s), but {} arrived: {arrived:?}",
+                    self.url,
+                    arrived.len(),
+                );
+            }
+            state = self
+                .shared
+                .arrived
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        state.requests.clone()
+    }
+}
+
+impl fmt::Debug for ScriptedServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.shared.lock();
+        f.debug_struct("ScriptedServer")
+            .field("url", &self.url)
+            .field("queued_replies", &state.queue.len())
+            .field("requests", &state.requests.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            // Err means the server thread already ended, which is what we want anyway.
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            // A panic on the server thread has nothing left to clean up.
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn accept_connections(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    mut shutdown_requested: oneshot::Receiver<()>,
+) {
+    loop {
+        tokio::select! {
+            _ = &mut shutdown_requested => return,
+            accepted = listener.accept() => {
+                // An accept error concerns one would-be connection; keep serving the others.
+                if let Ok((stream, _)) = accepted {
+                    tokio::spawn(serve_connection(stream, Arc::clone(&shared)));
+                }
+            }
+        }
+    }
+}
+
+async fn serve_connection(stream: TcpStream, shared: Arc<Shared>) {
+    // Chunks are meant to reach the client one by one, not coalesced by Nagle's algorithm.
+    let _ = stream.set_nodelay(true);
+    let watch = Arc::new(FlushWatch::default());
+    let io = TokioIo::new(WatchedStream {
+        stream,
+        watch: Arc::clone(&watch),
+    });
+    let service = service_fn(move |request| {
+        let shared = Arc::clone(&shared);
+        let watch = Arc::clone(&watch);
+        async move { Ok::<_, Infallible>(respond(request, &shared, watch).await) }
+    });
+    // Errors here are clients going away and scripted cuts: both expected, neither reportable.
+    let _ = http1::Builder::new().serve_connection(io, service).await;
+}
+
+async fn respond(
+    request: Request<Incoming>,
+    shared: &Shared,
+    watch: Arc<FlushWatch>,
+) -> Response<PacedBody> {
+    let (parts, body) = request.into_parts();
+    // A body the client failed to send is recorded as not JSON.
+    let body = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => bytes::Bytes::new(),
+    };
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+    let model = body
+        .get("model")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or(FALLBACK_MODEL)
+        .to_owned();
+    let recorded = RecordedRequest {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_owned(),
+        headers: parts
+            .headers
+            .iter()
+            .map(|(name, value)| {
+                let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                (name.as_str().to_owned(), value)
+            })
+            .collect(),
+        body,
+    };
+    let answer = shared.record(recorded);
+    let rendered = answer.reply.render(&model, answer.message_number);
+    if let Some(delay) = rendered.delay {
+        tokio::time::sleep(delay).await;
+    }
+    let body = PacedBody::new(
+        rendered.pieces,
+        rendered.chunking,
+        rendered.ending,
+        rendered.known_length,
+        watch,
+    );
+    let mut response = Response::new(body);
+    *response.status_mut() = rendered.status;
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(rendered.content_type),
+    );
+    if let Ok(request_id) =
+        HeaderValue::from_str(&format!("req_scripted_{}", answer.request_number))
+    {
+        headers.insert(HeaderName::from_static("request-id"), request_id);
+    }
+    // A scripted header replaces a default of the same name; repeating it adds values.
+    for (name, _) in &rendered.headers {
+        headers.remove(name);
+    }
+    for (name, value) in rendered.headers {
+        headers.append(name, value);
+    }
+    response
+}
