@@ -266,6 +266,8 @@ fn one_byte_chunks_and_whole_delivery_give_identical_output() {
     };
     h.server.push(blocks());
     let whole = h.run(&["-p", "hi", "--output-format", "stream-json"]);
+    // A fresh server, so that the message ids match too.
+    let h = Harness::new();
     h.server.push(blocks().with_chunk_size(1));
     let bytewise = h.run(&["-p", "hi", "--output-format", "stream-json"]);
     assert_eq!(whole.code, Some(0), "{whole:?}");

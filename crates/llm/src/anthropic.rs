@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::pin::pin;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -14,8 +15,9 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use crate::error::{body_excerpt, error_chain};
 use crate::retry::retry_after_from_headers;
-use crate::sse::{StreamAssembler, error_chain, push_frame, sse_frames};
+use crate::sse::{StreamAssembler, push_frame, sse_frames};
 use crate::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy};
 
 /// The API version cairn speaks.
@@ -181,7 +183,7 @@ impl fmt::Debug for AnthropicConfig {
 /// attempt had already streamed output, the notice says to discard it. Every wait (the
 /// request, each chunk, the pause between attempts) gives way to cancellation at once.
 pub struct AnthropicClient {
-    http: reqwest::Client,
+    http: HttpClient,
     url: Url,
     auth: (HeaderName, HeaderValue),
     /// Where the credential came from, for error messages.
@@ -191,19 +193,17 @@ pub struct AnthropicClient {
 }
 
 impl AnthropicClient {
-    /// A client for `config`. Cheap: no connection is opened until the first request.
+    /// A client for `config`.
+    ///
+    /// Cheap (tens of microseconds): the settings are checked here, but the HTTP client, whose
+    /// construction reads the system's certificate store, is built on a background thread
+    /// while the caller gets on with its own startup, and no connection opens before the
+    /// first request.
     pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
         let url = config.messages_url()?;
         let auth = config.credential.header()?;
-        // reqwest is built without a default crypto provider; installing it twice is harmless.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|error| ModelError::HttpClient(error_chain(&error)))?;
         Ok(AnthropicClient {
-            http,
+            http: HttpClient::warm_up(config.connect_timeout),
             url,
             auth,
             credential_variable: config.credential.variable(),
@@ -224,6 +224,7 @@ impl AnthropicClient {
     ) -> Result<ModelResponse, ModelError> {
         let send = self
             .http
+            .get()?
             .post(self.url.clone())
             .headers(self.request_headers())
             .body(body.clone())
@@ -264,6 +265,24 @@ impl AnthropicClient {
                 self.credential_variable,
                 model,
             ));
+        }
+
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+        if !is_event_stream(content_type.as_deref()) {
+            let body = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                body = tokio::time::timeout(self.idle_timeout, response.bytes()) => {
+                    body.ok().and_then(Result::ok).unwrap_or_default()
+                }
+            };
+            return Err(ModelError::NotAnEventStream {
+                content_type: content_type.unwrap_or_default(),
+                body: body_excerpt(&body),
+            });
         }
 
         let mut frames = pin!(sse_frames(response.bytes_stream()));
@@ -325,6 +344,61 @@ impl fmt::Debug for AnthropicClient {
             .field("idle_timeout", &self.idle_timeout)
             .finish_non_exhaustive()
     }
+}
+
+/// Whether a successful response's `content-type` promises SSE. A missing header gets the
+/// benefit of the doubt.
+fn is_event_stream(content_type: Option<&str>) -> bool {
+    content_type.is_none_or(|kind| {
+        kind.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("text/event-stream")
+    })
+}
+
+/// The reqwest client, built once, off the caller's thread when possible.
+///
+/// Building it reads and parses the system's root certificates (3–6 ms on Linux), a large
+/// share of cairn's startup budget; started early on another thread, that work overlaps
+/// whatever the caller does before its first request.
+struct HttpClient {
+    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    connect_timeout: Duration,
+}
+
+impl HttpClient {
+    fn warm_up(connect_timeout: Duration) -> Self {
+        let client = Arc::new(OnceLock::new());
+        let warming = Arc::clone(&client);
+        // Without a thread, the first request builds the client instead.
+        let _ = std::thread::Builder::new()
+            .name("cairn-http-init".to_string())
+            .spawn(move || {
+                warming.get_or_init(|| build_http_client(connect_timeout));
+            });
+        HttpClient {
+            client,
+            connect_timeout,
+        }
+    }
+
+    /// The client, waiting for the warm-up thread if it is still building it.
+    fn get(&self) -> Result<&reqwest::Client, ModelError> {
+        self.client
+            .get_or_init(|| build_http_client(self.connect_timeout))
+            .as_ref()
+            .map_err(|message| ModelError::HttpClient(message.clone()))
+    }
+}
+
+fn build_http_client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
+    // reqwest is built without a default crypto provider; installing it twice is harmless.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|error| error_chain(&error))
 }
 
 /// The JSON body of a Messages API request.
@@ -527,6 +601,25 @@ mod tests {
                     .to_string()
             )
         );
+    }
+
+    #[test]
+    fn only_event_streams_are_decoded() {
+        assert!(is_event_stream(Some("text/event-stream")));
+        assert!(is_event_stream(Some("Text/Event-Stream; charset=utf-8")));
+        assert!(is_event_stream(None));
+        assert!(!is_event_stream(Some("text/html")));
+        assert!(!is_event_stream(Some("application/json")));
+        let error = ModelError::NotAnEventStream {
+            content_type: "text/html".to_string(),
+            body: "<html>Welcome to nginx!</html>".to_string(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "expected an event stream from the API but got `text/html`: <html>Welcome to \
+             nginx!</html>: check ANTHROPIC_BASE_URL"
+        );
+        assert!(!error.is_retryable());
     }
 
     #[test]

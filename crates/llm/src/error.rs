@@ -100,6 +100,14 @@ pub enum ModelError {
     #[error("the API reported an error mid-stream ({error_type}): {message}")]
     StreamError { error_type: String, message: String },
 
+    /// A successful response that is not an event stream: usually `ANTHROPIC_BASE_URL` points
+    /// at something other than the Messages API. `body` is the start of what came instead.
+    #[error(
+        "expected an event stream from the API but got `{content_type}`{}: check ANTHROPIC_BASE_URL",
+        api_says(.body)
+    )]
+    NotAnEventStream { content_type: String, body: String },
+
     /// The stream held something that is not the Anthropic event protocol.
     #[error("the API sent an event cairn could not read: {0}")]
     InvalidStream(String),
@@ -155,6 +163,7 @@ impl ModelError {
             | ModelError::NotFound { .. }
             | ModelError::RequestTooLarge { .. }
             | ModelError::InvalidRequest { .. }
+            | ModelError::NotAnEventStream { .. }
             | ModelError::InvalidStream(_)
             | ModelError::RetriesExhausted { .. }
             | ModelError::Cancelled => false,
@@ -247,8 +256,28 @@ pub(crate) fn api_error_message(body: &[u8]) -> String {
     if let Ok(envelope) = serde_json::from_slice::<Envelope>(body) {
         return envelope.error.message;
     }
-    let text = String::from_utf8_lossy(body);
-    truncate_chars(text.trim(), MAX_QUOTED_BODY)
+    body_excerpt(body)
+}
+
+/// An error and its sources, joined with `: ` (reqwest's own text is often just
+/// "error decoding response body", with the useful part in a source).
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The start of a body that is not what was expected, as text to quote in a message.
+pub(crate) fn body_excerpt(body: &[u8]) -> String {
+    truncate_chars(String::from_utf8_lossy(body).trim(), MAX_QUOTED_BODY)
 }
 
 /// `text` cut to at most `max` bytes on a character boundary, with `…` when cut.

@@ -18,9 +18,11 @@ use cairn_protocol::{ContentBlock, Message, RetryNotice, StopReason, ToolSpec, U
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use anthropic::{ANTHROPIC_VERSION, DEFAULT_BASE_URL};
 pub use anthropic::{AnthropicClient, AnthropicConfig, Credential};
 pub use error::ModelError;
 pub use retry::RetryPolicy;
+pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
 
 /// One request to a model, independent of the provider.
 #[derive(Debug, Clone, PartialEq)]

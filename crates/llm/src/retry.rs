@@ -11,7 +11,7 @@ use crate::ModelError;
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// The environment variable that sets how many times a failed request is retried.
-pub const MAX_RETRIES_VAR: &str = "CAIRN_MAX_RETRIES";
+pub(crate) const MAX_RETRIES_VAR: &str = "CAIRN_MAX_RETRIES";
 
 /// How many times to try a request and how long to wait between tries.
 ///

@@ -3,6 +3,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::MalformedToolInput;
 
 /// One SSE event as the API writes it: `event:` line, `data:` line, blank line.
 fn frame(data: &Value) -> String {
@@ -184,6 +185,22 @@ fn multi_byte_characters_split_across_chunks() {
             "chunk size {size}"
         );
     }
+}
+
+#[test]
+fn large_chunks_with_multi_byte_characters_decode() {
+    // Well over one framer piece, so characters straddle the cuts between pieces.
+    let text = "ünïcødé ✓ 🦀 ".repeat(300);
+    let events = vec![
+        message_start(),
+        text_start(0),
+        text_delta(0, &text),
+        stop(0),
+        message_delta("end_turn", 3),
+        message_stop(),
+    ];
+    let (response, _) = decode_ok(&body(&events));
+    assert_eq!(response.content, vec![ContentBlock::text(text)]);
 }
 
 #[test]
