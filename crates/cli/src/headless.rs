@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use anyhow::Context;
 use cairn_core::{Engine, EngineConfig};
-use cairn_llm::{AnthropicClient, AnthropicConfig, Credential, models};
+use cairn_llm::{AnthropicClient, AnthropicConfig, models};
 use cairn_protocol::{AgentEvent, ContentBlock, Op};
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 use tokio::sync::mpsc;
@@ -29,76 +30,13 @@ pub async fn run(args: Args) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let prompt = match read_prompt(args.prompt.as_deref()) {
-        Ok(prompt) => prompt,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let config = match AnthropicConfig::from_env() {
-        Ok(config) => config,
+    let (engine, session, prompt) = match prepare(&args) {
+        Ok(prepared) => prepared,
         Err(err) => {
-            eprintln!("error: {err}");
+            eprintln!("error: {err:#}");
             return ExitCode::FAILURE;
         }
     };
-    let api_key_source = match config.credential {
-        Credential::ApiKey(_) => "ANTHROPIC_API_KEY",
-        Credential::AuthToken(_) => "ANTHROPIC_AUTH_TOKEN",
-    };
-    let client = match AnthropicClient::new(config) {
-        Ok(client) => client,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let cwd = match std::env::current_dir() {
-        Ok(cwd) => cwd,
-        Err(err) => {
-            eprintln!("error: cannot read the working directory: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let model = models::resolve_model(
-        &args
-            .model
-            .clone()
-            .or_else(|| std::env::var("ANTHROPIC_MODEL").ok())
-            .unwrap_or_else(|| models::DEFAULT_MODEL.to_string()),
-    );
-    let max_output_tokens = match std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS") {
-        Ok(value) => match value.trim().parse() {
-            Ok(tokens) => tokens,
-            Err(_) => {
-                eprintln!(
-                    "error: CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a whole number of tokens, not {value:?}"
-                );
-                return ExitCode::FAILURE;
-            }
-        },
-        Err(_) => DEFAULT_MAX_OUTPUT_TOKENS,
-    };
-    let tools = ToolRegistry::with_builtins(ToolContext { cwd: cwd.clone() });
-    let session = SessionInfo {
-        session_id: uuid::Uuid::new_v4().to_string(),
-        cwd: cwd.display().to_string(),
-        model: model.clone(),
-        tools: tools.specs().into_iter().map(|spec| spec.name).collect(),
-        api_key_source,
-    };
-    let engine = Engine::new(
-        Arc::new(client),
-        Arc::new(tools),
-        EngineConfig {
-            model,
-            system_prompt: SYSTEM_PROMPT.to_string(),
-            max_turns: args.max_turns,
-            max_output_tokens,
-        },
-    );
-
     let (ops, op_receiver) = mpsc::unbounded_channel();
     let (events, mut event_receiver) = mpsc::unbounded_channel::<AgentEvent>();
     tokio::spawn(async move {
@@ -133,12 +71,55 @@ pub async fn run(args: Args) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// Everything a headless run needs before the first request: the prompt, the credentials,
+/// the tools and the engine.
+fn prepare(args: &Args) -> anyhow::Result<(Engine, SessionInfo, String)> {
+    let prompt = read_prompt(args.prompt.as_deref())?;
+    let config = AnthropicConfig::from_env()?;
+    let api_key_source = config.credential.variable();
+    let client = AnthropicClient::new(config)?;
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let model = models::resolve_model(
+        &args
+            .model
+            .clone()
+            .or_else(|| std::env::var("ANTHROPIC_MODEL").ok())
+            .unwrap_or_else(|| models::DEFAULT_MODEL.to_string()),
+    );
+    let max_output_tokens = match std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS") {
+        Ok(value) => value.trim().parse().with_context(|| {
+            format!("CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a whole number of tokens, not {value:?}")
+        })?,
+        Err(_) => DEFAULT_MAX_OUTPUT_TOKENS,
+    };
+    let tools = ToolRegistry::with_builtins(ToolContext { cwd: cwd.clone() });
+    let session = SessionInfo {
+        session_id: uuid::Uuid::new_v4().to_string(),
+        cwd: cwd.display().to_string(),
+        model: model.clone(),
+        tools: tools.specs().into_iter().map(|spec| spec.name).collect(),
+        api_key_source,
+    };
+    let engine = Engine::new(
+        Arc::new(client),
+        Arc::new(tools),
+        EngineConfig {
+            model,
+            system_prompt: SYSTEM_PROMPT.to_string(),
+            max_turns: args.max_turns,
+            max_output_tokens,
+        },
+    );
+    Ok((engine, session, prompt))
+}
+
 /// Turns the first Ctrl-C into an interrupt of the running turn (which then reports and
 /// exits); a second one leaves at once. The handler is registered before this returns, so a
 /// signal that arrives while the first request is in flight is never missed.
 fn watch_interrupts(ops: mpsc::UnboundedSender<Op>) {
     #[cfg(unix)]
-    let mut signals = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) {
+    let mut signals = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+    {
         Ok(signals) => signals,
         Err(err) => {
             eprintln!("warning: cannot watch for Ctrl-C: {err}");
@@ -165,21 +146,21 @@ fn watch_interrupts(ops: mpsc::UnboundedSender<Op>) {
 }
 
 /// The prompt from the argument and, when standard input is piped, from standard input.
-fn read_prompt(argument: Option<&str>) -> Result<String, String> {
+fn read_prompt(argument: Option<&str>) -> anyhow::Result<String> {
     let mut piped = String::new();
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         stdin
             .lock()
             .read_to_string(&mut piped)
-            .map_err(|err| format!("cannot read standard input: {err}"))?;
+            .context("cannot read standard input")?;
     }
     let parts: Vec<&str> = [argument.unwrap_or(""), piped.trim_end()]
         .into_iter()
         .filter(|part| !part.trim().is_empty())
         .collect();
     if parts.is_empty() {
-        return Err("no prompt: give one as an argument (cairn -p \"…\") or on standard input".into());
+        anyhow::bail!("no prompt: give one as an argument (cairn -p \"…\") or on standard input");
     }
     Ok(parts.join("\n\n"))
 }

@@ -1,5 +1,11 @@
 //! `cairn`: parses the command line and wires the crates together.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the binary is where cairn talks to the terminal"
+)]
+
 mod args;
 mod headless;
 mod output;

@@ -1,6 +1,10 @@
 //! The real `cairn` binary in headless mode against the scripted model server.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test should fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -100,7 +104,10 @@ fn text_output_prints_the_answer() {
     let request = &h.server.requests()[0];
     assert_eq!(request.path, "/v1/messages");
     assert_eq!(request.header("x-api-key"), Some("sk-test-key"));
-    assert_eq!(request.body["messages"], json!([{"role": "user", "content": [{"type": "text", "text": "hello"}]}]));
+    assert_eq!(
+        request.body["messages"],
+        json!([{"role": "user", "content": [{"type": "text", "text": "hello"}]}])
+    );
     assert_eq!(request.body["stream"], json!(true));
     assert_eq!(request.body["tools"][0]["name"], json!("Read"));
 }
@@ -108,7 +115,8 @@ fn text_output_prints_the_answer() {
 #[test]
 fn json_output_is_one_result_object_with_claude_code_field_names() {
     let h = Harness::new();
-    h.server.push(Reply::text("Four.").with_usage(1_000_000, 1_000_000));
+    h.server
+        .push(Reply::text("Four.").with_usage(1_000_000, 1_000_000));
     let run = h.run(&["-p", "2+2?", "--output-format", "json", "--model", "sonnet"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     let result = run.json();
@@ -122,27 +130,48 @@ fn json_output_is_one_result_object_with_claude_code_field_names() {
     assert_eq!(result["usage"]["input_tokens"], json!(1_000_000));
     assert!(result["session_id"].as_str().unwrap().len() >= 32);
     assert!(result["duration_ms"].is_u64() && result["duration_api_ms"].is_u64());
-    assert_eq!(h.server.requests()[0].body["model"], json!("claude-sonnet-4-5"));
+    assert_eq!(
+        h.server.requests()[0].body["model"],
+        json!("claude-sonnet-4-5")
+    );
 }
 
 #[test]
 fn stream_json_reports_init_messages_and_result_line_by_line() {
     let h = Harness::new();
     std::fs::write(h.work.path().join("notes.txt"), "alpha\nbeta\n").unwrap();
-    h.server.push(Reply::tool_use("toolu_1", "Read", json!({"file_path": "notes.txt"})));
+    h.server.push(Reply::tool_use(
+        "toolu_1",
+        "Read",
+        json!({"file_path": "notes.txt"}),
+    ));
     h.server.push(Reply::text("It lists alpha and beta."));
-    let run = h.run(&["-p", "what is in notes.txt?", "--output-format", "stream-json"]);
+    let run = h.run(&[
+        "-p",
+        "what is in notes.txt?",
+        "--output-format",
+        "stream-json",
+    ]);
     assert_eq!(run.code, Some(0), "{run:?}");
     let lines = run.json_lines();
-    let kinds: Vec<&str> = lines.iter().map(|line| line["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, vec!["system", "assistant", "user", "assistant", "result"]);
+    let kinds: Vec<&str> = lines
+        .iter()
+        .map(|line| line["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["system", "assistant", "user", "assistant", "result"]
+    );
     assert_eq!(lines[0]["subtype"], json!("init"));
     assert_eq!(lines[0]["tools"], json!(["Read"]));
     assert_eq!(lines[0]["apiKeySource"], json!("ANTHROPIC_API_KEY"));
     assert_eq!(lines[1]["message"]["content"][0]["name"], json!("Read"));
     let tool_result = &lines[2]["message"]["content"][0];
     assert_eq!(tool_result["tool_use_id"], json!("toolu_1"));
-    assert_eq!(tool_result["content"], json!("     1\talpha\n     2\tbeta\n"));
+    assert_eq!(
+        tool_result["content"],
+        json!("     1\talpha\n     2\tbeta\n")
+    );
     assert_eq!(lines[4]["result"], json!("It lists alpha and beta."));
     assert_eq!(lines[4]["num_turns"], json!(2));
     let session = lines[0]["session_id"].clone();
@@ -150,7 +179,10 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
 
     // The second request carries the tool result back, answering every tool_use.
     let second = &h.server.wait_for_requests(2, WAIT)[1];
-    assert_eq!(second.body["messages"][2]["content"][0]["tool_use_id"], json!("toolu_1"));
+    assert_eq!(
+        second.body["messages"][2]["content"][0]["tool_use_id"],
+        json!("toolu_1")
+    );
 }
 
 #[test]
@@ -180,26 +212,34 @@ fn piped_standard_input_is_added_to_the_prompt() {
 #[test]
 fn overloaded_529_is_retried_and_announced() {
     let h = Harness::new();
-    h.server.push(Reply::error(529, "overloaded_error", "Overloaded"));
+    h.server
+        .push(Reply::error(529, "overloaded_error", "Overloaded"));
     h.server.push(Reply::text("Made it."));
     let run = h.run(&["-p", "hi"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(run.stdout, "Made it.\n");
-    assert!(run.stderr.contains("(overloaded), attempt 2 of"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("(overloaded), attempt 2 of"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(h.server.requests().len(), 2);
 }
 
 #[test]
 fn rate_limit_429_honours_retry_after() {
     let h = Harness::new();
-    h.server.push(
-        Reply::error(429, "rate_limit_error", "Slow down").with_header("retry-after", "1"),
-    );
+    h.server
+        .push(Reply::error(429, "rate_limit_error", "Slow down").with_header("retry-after", "1"));
     h.server.push(Reply::text("Made it."));
     let started = Instant::now();
     let run = h.run(&["-p", "hi"]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(run.stderr.contains("retrying in 1.0s (rate limited)"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("retrying in 1.0s (rate limited)"),
+        "{}",
+        run.stderr
+    );
     assert!(started.elapsed() >= Duration::from_secs(1));
     assert_eq!(h.server.requests().len(), 2);
 }
@@ -207,27 +247,48 @@ fn rate_limit_429_honours_retry_after() {
 #[test]
 fn invalid_key_401_is_not_retried_and_says_which_variable() {
     let h = Harness::new();
-    h.server.push(Reply::error(401, "authentication_error", "invalid x-api-key"));
+    h.server.push(Reply::error(
+        401,
+        "authentication_error",
+        "invalid x-api-key",
+    ));
     let run = h.run(&["-p", "hi"]);
     assert_eq!(run.code, Some(1), "{run:?}");
     assert_eq!(run.stdout, "");
     assert!(run.stderr.contains("ANTHROPIC_API_KEY"), "{}", run.stderr);
-    assert!(!run.stderr.contains("sk-test-key"), "the key must never be printed");
+    assert!(
+        !run.stderr.contains("sk-test-key"),
+        "the key must never be printed"
+    );
     assert_eq!(h.server.requests().len(), 1);
 
-    h.server.push(Reply::error(401, "authentication_error", "invalid x-api-key"));
+    h.server.push(Reply::error(
+        401,
+        "authentication_error",
+        "invalid x-api-key",
+    ));
     let run = h.run(&["-p", "hi", "--output-format", "json"]);
     assert_eq!(run.code, Some(1));
     let result = run.json();
     assert_eq!(result["is_error"], json!(true));
     assert_eq!(result["subtype"], json!("error_during_execution"));
-    assert!(result["result"].as_str().unwrap().contains("ANTHROPIC_API_KEY"));
+    assert!(
+        result["result"]
+            .as_str()
+            .unwrap()
+            .contains("ANTHROPIC_API_KEY")
+    );
 }
 
 #[test]
 fn missing_credentials_name_the_variable_to_set() {
     let h = Harness::new();
-    let output = h.command().env_remove("ANTHROPIC_API_KEY").args(["-p", "hi"]).output().unwrap();
+    let output = h
+        .command()
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(["-p", "hi"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
@@ -244,9 +305,15 @@ fn a_stream_cut_mid_way_is_retried_without_duplicated_text() {
     let run = h.run(&["-p", "fox?", "--output-format", "stream-json"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     let lines = run.json_lines();
-    let assistant: Vec<&Value> = lines.iter().filter(|line| line["type"] == "assistant").collect();
+    let assistant: Vec<&Value> = lines
+        .iter()
+        .filter(|line| line["type"] == "assistant")
+        .collect();
     assert_eq!(assistant.len(), 1);
-    assert_eq!(assistant[0]["message"]["content"], json!([{"type": "text", "text": answer}]));
+    assert_eq!(
+        assistant[0]["message"]["content"],
+        json!([{"type": "text", "text": answer}])
+    );
     assert_eq!(lines.last().unwrap()["result"], json!(answer));
     assert_eq!(h.server.requests().len(), 2);
     assert!(run.stderr.contains("retrying"), "{}", run.stderr);
@@ -272,14 +339,21 @@ fn one_byte_chunks_and_whole_delivery_give_identical_output() {
     let bytewise = h.run(&["-p", "hi", "--output-format", "stream-json"]);
     assert_eq!(whole.code, Some(0), "{whole:?}");
     assert_eq!(stable_lines(&whole), stable_lines(&bytewise));
-    assert_eq!(stable_lines(&whole)[2]["result"], json!("Here is 日本語 and an emoji 🎉."));
+    assert_eq!(
+        stable_lines(&whole)[2]["result"],
+        json!("Here is 日本語 and an emoji 🎉.")
+    );
 }
 
 #[test]
 fn max_turns_ends_with_error_max_turns() {
     let h = Harness::new();
     std::fs::write(h.work.path().join("a.txt"), "a\n").unwrap();
-    h.server.push(Reply::tool_use("toolu_1", "Read", json!({"file_path": "a.txt"})));
+    h.server.push(Reply::tool_use(
+        "toolu_1",
+        "Read",
+        json!({"file_path": "a.txt"}),
+    ));
     let run = h.run(&["-p", "loop", "--max-turns", "1", "--output-format", "json"]);
     assert_eq!(run.code, Some(1), "{run:?}");
     assert_eq!(run.json()["subtype"], json!("error_max_turns"));
@@ -289,11 +363,13 @@ fn max_turns_ends_with_error_max_turns() {
 #[test]
 fn malformed_tool_input_reaches_the_model_as_an_error_and_the_loop_goes_on() {
     let h = Harness::new();
-    h.server.push(Reply::blocks(vec![cairn_test_support::ScriptedBlock::RawToolUse {
-        id: "toolu_bad".into(),
-        name: "Read".into(),
-        input_json: "{\"file_path\": \"a.txt\"".into(),
-    }]));
+    h.server.push(Reply::blocks(vec![
+        cairn_test_support::ScriptedBlock::RawToolUse {
+            id: "toolu_bad".into(),
+            name: "Read".into(),
+            input_json: "{\"file_path\": \"a.txt\"".into(),
+        },
+    ]));
     h.server.push(Reply::text("Sorry, retrying differently."));
     let run = h.run(&["-p", "read a.txt", "--output-format", "json"]);
     assert_eq!(run.code, Some(0), "{run:?}");
@@ -301,7 +377,10 @@ fn malformed_tool_input_reaches_the_model_as_an_error_and_the_loop_goes_on() {
     let result = &second.body["messages"][2]["content"][0];
     assert_eq!(result["tool_use_id"], json!("toolu_bad"));
     assert_eq!(result["is_error"], json!(true));
-    assert!(result["content"].as_str().unwrap().contains("Read"), "{result}");
+    assert!(
+        result["content"].as_str().unwrap().contains("Read"),
+        "{result}"
+    );
     // The assistant message sent back keeps a valid object as the input.
     assert_eq!(second.body["messages"][1]["content"][0]["input"], json!({}));
 }
@@ -309,7 +388,8 @@ fn malformed_tool_input_reaches_the_model_as_an_error_and_the_loop_goes_on() {
 #[test]
 fn sigint_during_a_stream_exits_promptly_with_an_error_result() {
     let h = Harness::new();
-    h.server.push(Reply::text("This answer never finishes streaming.").stall_after(300));
+    h.server
+        .push(Reply::text("This answer never finishes streaming.").stall_after(300));
     let mut child = h
         .command()
         .args(["-p", "hi", "--output-format", "json"])
@@ -328,7 +408,12 @@ fn sigint_during_a_stream_exits_promptly_with_an_error_result() {
     let exit = child.wait().unwrap();
     let elapsed = interrupted.elapsed();
     let mut stdout = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
     assert_eq!(exit.code(), Some(1), "stdout: {stdout}");
     let result: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(result["subtype"], json!("error_during_execution"));

@@ -169,7 +169,11 @@ impl Engine {
             let response = match outcome {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => return TurnEnd::Interrupted,
-                Err(err) => return TurnEnd::Failed { message: err.to_string() },
+                Err(err) => {
+                    return TurnEnd::Failed {
+                        message: err.to_string(),
+                    };
+                }
             };
             tally.num_turns += 1;
             tally.usage += response.usage;

@@ -1,13 +1,19 @@
 //! The agent loop against a scripted model client and scripted tools.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test should fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use cairn_core::{Engine, EngineConfig};
-use cairn_llm::{MalformedToolInput, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse};
+use cairn_llm::{
+    MalformedToolInput, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse,
+};
 use cairn_protocol::{
     AgentEvent, ContentBlock, Message, Op, Role, StopReason, ToolSpec, TurnEnd, Usage,
 };
@@ -31,7 +37,10 @@ struct ScriptedClient {
 
 impl ScriptedClient {
     fn new(steps: Vec<Step>) -> Arc<Self> {
-        Arc::new(ScriptedClient { steps: Mutex::new(steps.into()), requests: Mutex::default() })
+        Arc::new(ScriptedClient {
+            steps: Mutex::new(steps.into()),
+            requests: Mutex::default(),
+        })
     }
 }
 
@@ -44,7 +53,12 @@ impl ModelClient for ScriptedClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         self.requests.lock().unwrap().push(request.clone());
-        let step = self.steps.lock().unwrap().pop_front().expect("a scripted step");
+        let step = self
+            .steps
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("a scripted step");
         match step {
             Step::Respond(response) => {
                 for block in &response.content {
@@ -69,13 +83,21 @@ fn response(content: Vec<ContentBlock>, stop_reason: StopReason) -> ModelRespons
         model: "claude-sonnet-4-5".into(),
         content,
         stop_reason: Some(stop_reason),
-        usage: Usage { input_tokens: 100, output_tokens: 10, ..Usage::default() },
+        usage: Usage {
+            input_tokens: 100,
+            output_tokens: 10,
+            ..Usage::default()
+        },
         malformed_tool_inputs: Vec::new(),
     }
 }
 
 fn tool_use(id: &str, input: serde_json::Value) -> ContentBlock {
-    ContentBlock::ToolUse { id: id.into(), name: "Echo".into(), input }
+    ContentBlock::ToolUse {
+        id: id.into(),
+        name: "Echo".into(),
+        input,
+    }
 }
 
 /// Echoes its input back; records every call.
@@ -87,7 +109,11 @@ struct EchoTools {
 #[async_trait]
 impl ToolExecutor for EchoTools {
     fn specs(&self) -> Vec<ToolSpec> {
-        vec![ToolSpec { name: "Echo".into(), description: "echo".into(), input_schema: json!({"type": "object"}) }]
+        vec![ToolSpec {
+            name: "Echo".into(),
+            description: "echo".into(),
+            input_schema: json!({"type": "object"}),
+        }]
     }
 
     async fn execute(&self, call: &ToolCall, _cancel: &CancellationToken) -> ToolOutput {
@@ -113,16 +139,26 @@ fn engine(client: Arc<ScriptedClient>, tools: Arc<EchoTools>, max_turns: Option<
 async fn tool_round_trip_sends_results_back_and_ends_with_the_answer() {
     let client = ScriptedClient::new(vec![
         Step::Respond(response(
-            vec![ContentBlock::text("Let me look."), tool_use("t1", json!({"x": 1}))],
+            vec![
+                ContentBlock::text("Let me look."),
+                tool_use("t1", json!({"x": 1})),
+            ],
             StopReason::ToolUse,
         )),
-        Step::Respond(response(vec![ContentBlock::text("Done.")], StopReason::EndTurn)),
+        Step::Respond(response(
+            vec![ContentBlock::text("Done.")],
+            StopReason::EndTurn,
+        )),
     ]);
     let tools = Arc::new(EchoTools::default());
     let mut engine = engine(client.clone(), tools.clone(), None);
     let mut events = Vec::new();
     let summary = engine
-        .run_turn(vec![ContentBlock::text("hi")], &mut events, &CancellationToken::new())
+        .run_turn(
+            vec![ContentBlock::text("hi")],
+            &mut events,
+            &CancellationToken::new(),
+        )
         .await;
 
     assert_eq!(summary.end, TurnEnd::Completed);
@@ -142,7 +178,9 @@ async fn tool_round_trip_sends_results_back_and_ends_with_the_answer() {
     );
     assert_eq!(engine.messages().len(), 4);
     assert!(matches!(events.last(), Some(AgentEvent::TurnFinished(_))));
-    assert!(events.contains(&AgentEvent::TextDelta { text: "Let me look.".into() }));
+    assert!(events.contains(&AgentEvent::TextDelta {
+        text: "Let me look.".into()
+    }));
 }
 
 #[tokio::test]
@@ -155,18 +193,32 @@ async fn malformed_tool_input_becomes_an_error_result_and_the_loop_goes_on() {
     });
     let client = ScriptedClient::new(vec![
         Step::Respond(first),
-        Step::Respond(response(vec![ContentBlock::text("Sorry.")], StopReason::EndTurn)),
+        Step::Respond(response(
+            vec![ContentBlock::text("Sorry.")],
+            StopReason::EndTurn,
+        )),
     ]);
     let tools = Arc::new(EchoTools::default());
     let mut engine = engine(client.clone(), tools.clone(), None);
     let summary = engine
-        .run_turn(vec![ContentBlock::text("hi")], &mut Vec::new(), &CancellationToken::new())
+        .run_turn(
+            vec![ContentBlock::text("hi")],
+            &mut Vec::new(),
+            &CancellationToken::new(),
+        )
         .await;
     assert_eq!(summary.end, TurnEnd::Completed);
-    assert!(tools.calls.lock().unwrap().is_empty(), "a malformed call must not run");
+    assert!(
+        tools.calls.lock().unwrap().is_empty(),
+        "a malformed call must not run"
+    );
     assert_eq!(
         engine.messages()[2].content,
-        vec![ContentBlock::tool_result("t1", "The input for Echo was not valid JSON", true)]
+        vec![ContentBlock::tool_result(
+            "t1",
+            "The input for Echo was not valid JSON",
+            true
+        )]
     );
 }
 
@@ -178,7 +230,11 @@ async fn max_turns_stops_the_loop_with_an_error_end() {
     ))]);
     let mut engine = engine(client.clone(), Arc::new(EchoTools::default()), Some(1));
     let summary = engine
-        .run_turn(vec![ContentBlock::text("hi")], &mut Vec::new(), &CancellationToken::new())
+        .run_turn(
+            vec![ContentBlock::text("hi")],
+            &mut Vec::new(),
+            &CancellationToken::new(),
+        )
         .await;
     assert_eq!(summary.end, TurnEnd::MaxTurns { limit: 1 });
     assert!(summary.end.is_error());
@@ -194,7 +250,11 @@ async fn max_tokens_warns_that_the_answer_was_cut() {
     let mut engine = engine(client, Arc::new(EchoTools::default()), None);
     let mut events = Vec::new();
     let summary = engine
-        .run_turn(vec![ContentBlock::text("hi")], &mut events, &CancellationToken::new())
+        .run_turn(
+            vec![ContentBlock::text("hi")],
+            &mut events,
+            &CancellationToken::new(),
+        )
         .await;
     assert_eq!(summary.end, TurnEnd::MaxTokens);
     assert!(events.iter().any(|event| matches!(event,
@@ -205,7 +265,10 @@ async fn max_tokens_warns_that_the_answer_was_cut() {
 async fn interrupt_op_cancels_the_stream_and_appends_no_half_message() {
     let client = ScriptedClient::new(vec![
         Step::Hang,
-        Step::Respond(response(vec![ContentBlock::text("Second.")], StopReason::EndTurn)),
+        Step::Respond(response(
+            vec![ContentBlock::text("Second.")],
+            StopReason::EndTurn,
+        )),
     ]);
     let engine = engine(client.clone(), Arc::new(EchoTools::default()), None);
     let (ops, receiver) = tokio::sync::mpsc::unbounded_channel();
@@ -214,7 +277,10 @@ async fn interrupt_op_cancels_the_stream_and_appends_no_half_message() {
         let mut sink = events;
         engine.run(receiver, &mut sink).await
     });
-    ops.send(Op::UserMessage { content: vec![ContentBlock::text("first")] }).unwrap();
+    ops.send(Op::UserMessage {
+        content: vec![ContentBlock::text("first")],
+    })
+    .unwrap();
     // Wait for the partial delta, then interrupt.
     loop {
         if let Some(AgentEvent::TextDelta { .. }) = event_rx.recv().await {
@@ -228,7 +294,10 @@ async fn interrupt_op_cancels_the_stream_and_appends_no_half_message() {
         }
     };
     assert_eq!(finished.end, TurnEnd::Interrupted);
-    ops.send(Op::UserMessage { content: vec![ContentBlock::text("second")] }).unwrap();
+    ops.send(Op::UserMessage {
+        content: vec![ContentBlock::text("second")],
+    })
+    .unwrap();
     let finished = loop {
         if let Some(AgentEvent::TurnFinished(summary)) = event_rx.recv().await {
             break summary;

@@ -105,7 +105,11 @@ impl ContentBlock {
     }
 
     /// A tool result holding plain text.
-    pub fn tool_result(tool_use_id: impl Into<String>, text: impl Into<String>, is_error: bool) -> Self {
+    pub fn tool_result(
+        tool_use_id: impl Into<String>,
+        text: impl Into<String>,
+        is_error: bool,
+    ) -> Self {
         ContentBlock::ToolResult {
             tool_use_id: tool_use_id.into(),
             content: ToolResultContent::Text(text.into()),

@@ -30,8 +30,14 @@ impl Usage {
         for (mine, theirs) in [
             (&mut self.input_tokens, later.input_tokens),
             (&mut self.output_tokens, later.output_tokens),
-            (&mut self.cache_creation_input_tokens, later.cache_creation_input_tokens),
-            (&mut self.cache_read_input_tokens, later.cache_read_input_tokens),
+            (
+                &mut self.cache_creation_input_tokens,
+                later.cache_creation_input_tokens,
+            ),
+            (
+                &mut self.cache_read_input_tokens,
+                later.cache_read_input_tokens,
+            ),
         ] {
             if theirs != 0 {
                 *mine = theirs;

@@ -1,6 +1,10 @@
 //! The protocol types read and write the Anthropic wire format exactly.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test should fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
 
 use cairn_protocol::{ContentBlock, Message, Role, StopReason, ToolResultContent, Usage};
 use pretty_assertions::assert_eq;
@@ -35,7 +39,9 @@ fn every_block_kind_reads_as_expected() {
     );
     assert_eq!(
         messages[1].content[1],
-        ContentBlock::RedactedThinking { data: "cmVkYWN0ZWQ=".into() }
+        ContentBlock::RedactedThinking {
+            data: "cmVkYWN0ZWQ=".into()
+        }
     );
     assert_eq!(
         messages[1].tool_uses().collect::<Vec<_>>(),
@@ -45,7 +51,11 @@ fn every_block_kind_reads_as_expected() {
         ]
     );
     match &messages[2].content[0] {
-        ContentBlock::ToolResult { tool_use_id, content, is_error } => {
+        ContentBlock::ToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        } => {
             assert_eq!(tool_use_id, "toolu_01");
             assert_eq!(content.text(), "     1\thello");
             assert!(!is_error);
@@ -53,7 +63,11 @@ fn every_block_kind_reads_as_expected() {
         other => panic!("expected a tool result, got {other:?}"),
     }
     match &messages[2].content[1] {
-        ContentBlock::ToolResult { content: ToolResultContent::Blocks(blocks), is_error, .. } => {
+        ContentBlock::ToolResult {
+            content: ToolResultContent::Blocks(blocks),
+            is_error,
+            ..
+        } => {
             assert_eq!(blocks.len(), 2);
             assert!(is_error);
         }
@@ -65,7 +79,13 @@ fn every_block_kind_reads_as_expected() {
 fn string_content_reads_as_one_text_block() {
     let message: Message =
         serde_json::from_value(json!({"role": "user", "content": "hi"})).unwrap();
-    assert_eq!(message, Message { role: Role::User, content: vec![ContentBlock::text("hi")] });
+    assert_eq!(
+        message,
+        Message {
+            role: Role::User,
+            content: vec![ContentBlock::text("hi")]
+        }
+    );
 }
 
 #[test]
@@ -76,7 +96,12 @@ fn usage_reads_null_and_missing_cache_fields_as_zero() {
     .unwrap();
     assert_eq!(
         usage,
-        Usage { input_tokens: 12, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
+        Usage {
+            input_tokens: 12,
+            output_tokens: 3,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0
+        }
     );
 }
 

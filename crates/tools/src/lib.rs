@@ -84,5 +84,6 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &'static str;
     /// The JSON Schema of the input object.
     fn input_schema(&self) -> Value;
-    async fn run(&self, input: &Value, ctx: &ToolContext, cancel: &CancellationToken) -> ToolOutput;
+    async fn run(&self, input: &Value, ctx: &ToolContext, cancel: &CancellationToken)
+    -> ToolOutput;
 }

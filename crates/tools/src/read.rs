@@ -52,7 +52,12 @@ impl Tool for ReadTool {
         })
     }
 
-    async fn run(&self, input: &Value, ctx: &ToolContext, _cancel: &CancellationToken) -> ToolOutput {
+    async fn run(
+        &self,
+        input: &Value,
+        ctx: &ToolContext,
+        _cancel: &CancellationToken,
+    ) -> ToolOutput {
         let input: ReadInput = match serde_json::from_value(input.clone()) {
             Ok(input) => input,
             Err(err) => return ToolOutput::error(format!("Invalid input for Read: {err}")),
@@ -127,11 +132,15 @@ mod tests {
     use super::*;
 
     fn context(dir: &std::path::Path) -> ToolContext {
-        ToolContext { cwd: PathBuf::from(dir) }
+        ToolContext {
+            cwd: PathBuf::from(dir),
+        }
     }
 
     async fn read(dir: &std::path::Path, input: Value) -> ToolOutput {
-        ReadTool.run(&input, &context(dir), &CancellationToken::new()).await
+        ReadTool
+            .run(&input, &context(dir), &CancellationToken::new())
+            .await
     }
 
     #[tokio::test]
@@ -147,7 +156,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let text: String = (1..=10).map(|n| format!("line {n}\n")).collect();
         std::fs::write(dir.path().join("a.txt"), text).unwrap();
-        let output = read(dir.path(), json!({"file_path": "a.txt", "offset": 3, "limit": 2})).await;
+        let output = read(
+            dir.path(),
+            json!({"file_path": "a.txt", "offset": 3, "limit": 2}),
+        )
+        .await;
         assert_eq!(
             output,
             ToolOutput::text(
@@ -164,13 +177,20 @@ mod tests {
         assert!(binary.is_error);
         assert!(binary.content.text().contains("binary file"), "{binary:?}");
 
-        let directory = read(dir.path(), json!({"file_path": dir.path().to_str().unwrap()})).await;
+        let directory = read(
+            dir.path(),
+            json!({"file_path": dir.path().to_str().unwrap()}),
+        )
+        .await;
         assert!(directory.is_error);
         assert!(directory.content.text().contains("Use LS"), "{directory:?}");
 
         let missing = read(dir.path(), json!({"file_path": "nope.txt"})).await;
         assert!(missing.is_error);
-        assert!(missing.content.text().starts_with("File does not exist"), "{missing:?}");
+        assert!(
+            missing.content.text().starts_with("File does not exist"),
+            "{missing:?}"
+        );
     }
 
     #[tokio::test]
