@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{body_excerpt, error_chain};
 use crate::retry::retry_after_from_headers;
-use crate::sse::{StreamAssembler, push_frame, sse_frames};
+use crate::sse::StreamDecoder;
 use crate::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy};
 
 /// The API version cairn speaks.
@@ -285,14 +285,14 @@ impl AnthropicClient {
             });
         }
 
-        let mut frames = pin!(sse_frames(response.bytes_stream()));
-        let mut assembler = StreamAssembler::new();
+        let mut body = pin!(response.bytes_stream());
+        let mut decoder = StreamDecoder::new();
         let mut forward = |event: ModelEvent| {
             *emitted = true;
             on_event(event);
         };
         loop {
-            let complete = assembler.is_complete();
+            let complete = decoder.is_complete();
             let wait = if complete {
                 DRAIN_TIMEOUT
             } else {
@@ -301,19 +301,20 @@ impl AnthropicClient {
             let next = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                next = tokio::time::timeout(wait, frames.next()) => next,
+                next = tokio::time::timeout(wait, body.next()) => next,
             };
             match next {
                 // The answer is whole: the rest of the body only matters for reusing the
                 // connection, so a failure or a wait there changes nothing.
                 Ok(Some(Ok(_))) if complete => {}
                 Ok(Some(Err(_))) | Err(_) if complete => break,
-                Ok(Some(frame)) => push_frame(&mut assembler, frame, &mut forward)?,
+                Ok(Some(Ok(chunk))) => decoder.push(&chunk, &mut forward)?,
+                Ok(Some(Err(error))) => return Err(stream_broke(&error)),
                 Ok(None) => break,
                 Err(_) => return Err(ModelError::StreamStalled(wait)),
             }
         }
-        assembler.finish()
+        decoder.finish()
     }
 
     fn request_headers(&self) -> HeaderMap {
@@ -354,6 +355,13 @@ fn is_event_stream(content_type: Option<&str>) -> bool {
             .to_ascii_lowercase()
             .starts_with("text/event-stream")
     })
+}
+
+/// The error for a response body that failed part-way through.
+fn stream_broke(error: &dyn std::error::Error) -> ModelError {
+    ModelError::StreamBroke {
+        message: error_chain(error),
+    }
 }
 
 /// The reqwest client, built once, off the caller's thread when possible.
@@ -620,6 +628,19 @@ mod tests {
              nginx!</html>: check ANTHROPIC_BASE_URL"
         );
         assert!(!error.is_retryable());
+    }
+
+    #[test]
+    fn a_transport_error_is_a_broken_stream() {
+        let error = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection reset");
+        let error = stream_broke(&error);
+        assert_eq!(
+            (error.to_string(), error.retry_reason()),
+            (
+                "the response stream broke: connection reset".to_string(),
+                "stream broke".to_string()
+            )
+        );
     }
 
     #[test]

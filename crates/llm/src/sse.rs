@@ -2,8 +2,8 @@
 //!
 //! Three steps, each usable on its own:
 //!
-//! 1. Framing: [`eventsource_stream`] splits the byte stream into events, whatever the network
-//!    chunking (events split across chunks or several in one, `\n` or `\r\n` line ends,
+//! 1. Framing: an [`SseFramer`] splits the byte stream into events, whatever the network
+//!    chunking (events split across chunks or several in one, `\n`, `\r\n` or `\r` line ends,
 //!    comments, multi-line `data:`).
 //! 2. Decoding: [`parse_event`] reads an event's `data` into a [`StreamEvent`]. Event, delta
 //!    and content-block types this version does not know decode to an `Unknown` variant and are
@@ -14,22 +14,18 @@
 //! [`decode_stream`] runs all three over chunks held in memory, on the same code path as the
 //! HTTP client; it is what the benchmark and most tests drive.
 
-use std::convert::Infallible;
-use std::pin::pin;
-
-use bytes::Bytes;
 use cairn_protocol::{StopReason, Usage};
-use eventsource_stream::{Event, EventStreamError, Eventsource};
-use futures_util::{FutureExt, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{error_chain, truncate_chars};
+use crate::error::truncate_chars;
 use crate::{ModelError, ModelEvent, ModelResponse};
 
 mod assembler;
+mod framer;
 
 pub use assembler::StreamAssembler;
+pub use framer::{SseError, SseEvent, SseFramer};
 
 /// One event of the Messages API stream, as its `data` JSON reads.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -221,56 +217,61 @@ const KNOWN_EVENT_NAMES: &[&str] = &[
 /// The longest stretch of an unreadable event's data quoted in an error.
 const MAX_QUOTED_DATA: usize = 200;
 
-/// The size of the pieces handed to the framer.
-///
-/// eventsource-stream copies its unparsed text once for every line it reads, so its cost grows
-/// with the size of the chunks it is given: measured on the benchmark stream, framing 16 KiB
-/// chunks runs at ~150 MiB/s and 1 KiB pieces at ~265 MiB/s. Splitting a `Bytes` is free.
-const FRAMER_PIECE_BYTES: usize = 1024;
-
-/// Frames a response body into SSE events: the framing step shared by [`decode_stream`] and
-/// the HTTP client.
-pub(crate) fn sse_frames<S, E>(body: S) -> impl Stream<Item = Result<Event, EventStreamError<E>>>
-where
-    S: Stream<Item = Result<Bytes, E>>,
-{
-    body.flat_map(|chunk| futures_util::stream::iter(framer_pieces(chunk)))
-        .eventsource()
-}
-
-/// `chunk` cut into pieces of at most [`FRAMER_PIECE_BYTES`].
-fn framer_pieces<E>(chunk: Result<Bytes, E>) -> impl Iterator<Item = Result<Bytes, E>> {
-    let (bytes, error) = match chunk {
-        Ok(bytes) => (bytes, None),
-        Err(error) => (Bytes::new(), Some(error)),
-    };
-    let len = bytes.len();
-    (0..len.div_ceil(FRAMER_PIECE_BYTES))
-        .map(move |piece| {
-            let start = piece * FRAMER_PIECE_BYTES;
-            Ok(bytes.slice(start..len.min(start + FRAMER_PIECE_BYTES)))
-        })
-        .chain(error.map(Err))
-}
-
-/// Feeds one framed SSE event (or framing error) to `assembler`: the step shared by
+/// A response body fed chunk by chunk, framed, decoded and assembled: the path shared by
 /// [`decode_stream`] and the HTTP client.
-pub(crate) fn push_frame<E>(
+#[derive(Debug, Default)]
+pub(crate) struct StreamDecoder {
+    framer: SseFramer,
+    assembler: StreamAssembler,
+}
+
+impl StreamDecoder {
+    pub(crate) fn new() -> Self {
+        StreamDecoder::default()
+    }
+
+    /// Whether `message_stop` has arrived; nothing after it is read.
+    pub(crate) fn is_complete(&self) -> bool {
+        self.assembler.is_complete()
+    }
+
+    /// Reads the next `chunk` of the body, reporting [`ModelEvent`]s to `on_event`.
+    pub(crate) fn push(
+        &mut self,
+        chunk: &[u8],
+        on_event: &mut dyn FnMut(ModelEvent),
+    ) -> Result<(), ModelError> {
+        if self.assembler.is_complete() {
+            return Ok(());
+        }
+        let assembler = &mut self.assembler;
+        self.framer
+            .feed(chunk, |event| push_event(assembler, event, on_event))
+    }
+
+    /// The whole response, or why the body did not hold one.
+    pub(crate) fn finish(self) -> Result<ModelResponse, ModelError> {
+        self.assembler.finish()
+    }
+}
+
+/// Feeds one framed SSE event to `assembler`.
+fn push_event(
     assembler: &mut StreamAssembler,
-    frame: Result<Event, EventStreamError<E>>,
+    event: SseEvent<'_>,
     on_event: &mut dyn FnMut(ModelEvent),
-) -> Result<(), ModelError>
-where
-    E: std::error::Error,
-{
-    let frame = frame.map_err(frame_error)?;
-    match parse_event(&frame.data) {
-        Ok(event) => assembler.push(event, on_event),
-        Err(error) if KNOWN_EVENT_NAMES.contains(&frame.event.as_str()) => {
+) -> Result<(), ModelError> {
+    // Events after `message_stop` in the same chunk are skipped unread, as later chunks are.
+    if assembler.is_complete() {
+        return Ok(());
+    }
+    match parse_event(event.data) {
+        Ok(decoded) => assembler.push(decoded, on_event),
+        Err(error) if KNOWN_EVENT_NAMES.contains(&event.event) => {
             Err(ModelError::InvalidStream(format!(
                 "`{}` event: {error}; data: {}",
-                frame.event,
-                truncate_chars(&frame.data, MAX_QUOTED_DATA)
+                event.event,
+                truncate_chars(event.data, MAX_QUOTED_DATA)
             )))
         }
         // Some other kind of event whose data is not ours to read.
@@ -278,17 +279,9 @@ where
     }
 }
 
-fn frame_error<E: std::error::Error>(error: EventStreamError<E>) -> ModelError {
-    match error {
-        EventStreamError::Transport(error) => ModelError::StreamBroke {
-            message: error_chain(&error),
-        },
-        EventStreamError::Utf8(error) => {
-            ModelError::InvalidStream(format!("the stream is not UTF-8: {error}"))
-        }
-        EventStreamError::Parser(error) => {
-            ModelError::InvalidStream(format!("malformed SSE framing: {error}"))
-        }
+impl From<SseError> for ModelError {
+    fn from(error: SseError) -> Self {
+        ModelError::InvalidStream(error.to_string())
     }
 }
 
@@ -315,16 +308,11 @@ pub fn decode_stream_with<'a>(
     chunks: impl IntoIterator<Item = &'a [u8]>,
     on_event: &mut dyn FnMut(ModelEvent),
 ) -> Result<ModelResponse, ModelError> {
-    let body = chunks
-        .into_iter()
-        .map(|chunk| Ok::<_, Infallible>(Bytes::copy_from_slice(chunk)));
-    let mut frames = pin!(sse_frames(futures_util::stream::iter(body)));
-    let mut assembler = StreamAssembler::new();
-    // An in-memory stream is always ready, so each poll completes at once.
-    while let Some(frame) = frames.next().now_or_never().flatten() {
-        push_frame(&mut assembler, frame, on_event)?;
+    let mut decoder = StreamDecoder::new();
+    for chunk in chunks {
+        decoder.push(chunk, on_event)?;
     }
-    assembler.finish()
+    decoder.finish()
 }
 
 #[cfg(test)]

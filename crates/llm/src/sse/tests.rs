@@ -189,7 +189,7 @@ fn multi_byte_characters_split_across_chunks() {
 
 #[test]
 fn large_chunks_with_multi_byte_characters_decode() {
-    // Well over one framer piece, so characters straddle the cuts between pieces.
+    // One data line of several KiB of multi-byte characters, in one chunk.
     let text = "ünïcødé ✓ 🦀 ".repeat(300);
     let events = vec![
         message_start(),
@@ -211,6 +211,40 @@ fn crlf_line_endings() {
     // A CR and its LF in different chunks.
     let (result, _) = decode_chunks(text.as_bytes().chunks(1));
     assert_eq!(result.ok(), Some(hello_response()));
+}
+
+#[test]
+fn cr_line_endings() {
+    let text = body(&hello_events()).replace('\n', "\r");
+    let (response, _) = decode_ok(&text);
+    assert_eq!(response, hello_response());
+}
+
+#[test]
+fn invalid_utf8_is_an_invalid_stream() {
+    let mut text = body(&hello_events()[..2]).into_bytes();
+    let offset = text.len() + "data: ".len();
+    text.extend_from_slice(b"data: \xff\n\n");
+    let (result, _) = decode_chunks(text.chunks(5));
+    assert_eq!(
+        result.map_err(|error| error.to_string()),
+        Err(format!(
+            "the API sent an event cairn could not read: the event stream is not UTF-8: byte \
+             {offset} does not begin a valid character"
+        ))
+    );
+}
+
+#[test]
+fn message_stop_without_its_blank_line_ended_early() {
+    // The stream ends inside the `message_stop` event, which is therefore never read.
+    let text = body(&hello_events());
+    let (result, events) = decode(text.trim_end_matches('\n'));
+    assert!(
+        matches!(result, Err(ModelError::StreamEndedEarly)),
+        "{result:?}"
+    );
+    assert_eq!(events.len(), 2);
 }
 
 #[test]
@@ -716,25 +750,6 @@ fn a_known_event_with_bad_data_is_an_error() {
     assert!(
         matches!(&result, Err(ModelError::InvalidStream(message)) if message.contains("content_block_delta")),
         "{result:?}"
-    );
-}
-
-#[test]
-fn a_transport_error_is_a_broken_stream() {
-    let mut assembler = StreamAssembler::new();
-    let error = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection reset");
-    let result = push_frame(
-        &mut assembler,
-        Err(EventStreamError::Transport(error)),
-        &mut |_| {},
-    );
-    let error = result.err();
-    assert_eq!(
-        error.as_ref().map(|e| (e.to_string(), e.retry_reason())),
-        Some((
-            "the response stream broke: connection reset".to_string(),
-            "stream broke".to_string()
-        ))
     );
 }
 
