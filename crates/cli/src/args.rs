@@ -1,11 +1,17 @@
 //! The command line.
 
-use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+
+use cairn_config::PermissionMode;
+use clap::{Parser, Subcommand, ValueEnum};
 
 /// cairn: a terminal coding agent.
 #[derive(Debug, Parser)]
 #[command(name = "cairn", version, about, long_about = None)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// The prompt. With -p it is answered and cairn exits; piped standard input is appended.
     pub prompt: Option<String>,
 
@@ -28,6 +34,52 @@ pub struct Args {
     /// Report progress (tool calls, retries, usage) on standard error.
     #[arg(long)]
     pub verbose: bool,
+
+    /// How tool calls are permitted: default, acceptEdits, plan, bypassPermissions or dontAsk.
+    /// Default: permissions.defaultMode from settings, then default. Accepted now so scripts
+    /// keep working; until the permission gate lands, every call runs without asking.
+    #[arg(long, value_name = "MODE")]
+    pub permission_mode: Option<PermissionMode>,
+
+    /// Same as --permission-mode bypassPermissions.
+    #[arg(long)]
+    pub dangerously_skip_permissions: bool,
+
+    /// Replace cairn's own system prompt (environment, git and instruction files are kept).
+    #[arg(long, conflicts_with = "system_prompt_file")]
+    pub system_prompt: Option<String>,
+
+    /// Like --system-prompt, from a file.
+    #[arg(long)]
+    pub system_prompt_file: Option<PathBuf>,
+
+    /// Text added at the end of the system prompt's static part.
+    #[arg(long)]
+    pub append_system_prompt: Option<String>,
+
+    /// Extra settings, above every settings file: a JSON file or an inline JSON object.
+    #[arg(long, value_name = "FILE_OR_JSON")]
+    pub settings: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the merged settings and where each value comes from.
+    Config {
+        #[command(subcommand)]
+        what: ConfigCommand,
+    },
+    /// Look inside cairn.
+    Debug {
+        #[command(subcommand)]
+        what: DebugCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DebugCommand {
+    /// Print the system prompt cairn would send here, with section markers and token estimates.
+    Prompt,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -38,4 +90,12 @@ pub enum OutputFormat {
     Json,
     /// One JSON object per line as the session goes (the Agent SDK's format).
     StreamJson,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Every effective setting with the file it comes from.
+    List,
+    /// One setting (a dotted key such as permissions.defaultMode) and where it comes from.
+    Get { key: String },
 }

@@ -6,18 +6,19 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
+use cairn_context::PromptBuilder;
 use cairn_core::{Engine, EngineConfig};
 use cairn_llm::{AnthropicClient, AnthropicConfig, models};
 use cairn_protocol::{AgentEvent, ContentBlock, Op};
-use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
+use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry};
 use tokio::sync::mpsc;
+
+use cairn_config::{LoadedSettings, PermissionMode};
 
 use crate::args::Args;
 use crate::output::{Printer, SessionInfo};
-
-/// A short identity until the context layer builds the full system prompt.
-const SYSTEM_PROMPT: &str = "You are cairn, a coding agent working in the user's terminal. \
-Use the tools you are given to read the code before you answer, and answer concisely.";
+use crate::prompt::prompt_options;
+use crate::settings::load_settings;
 
 const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
 
@@ -30,7 +31,12 @@ pub async fn run(args: Args) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let (engine, session, prompt) = match prepare(&args) {
+    let Prepared {
+        engine,
+        session,
+        prompt,
+        tool_state,
+    } = match prepare(&args) {
         Ok(prepared) => prepared,
         Err(err) => {
             eprintln!("error: {err:#}");
@@ -43,7 +49,7 @@ pub async fn run(args: Args) -> ExitCode {
         let mut sink = events;
         engine.run(op_receiver, &mut sink).await
     });
-    watch_interrupts(ops.clone());
+    watch_interrupts(ops.clone(), tool_state.clone());
     if ops
         .send(Op::UserMessage {
             content: vec![ContentBlock::text(prompt)],
@@ -56,67 +62,126 @@ pub async fn run(args: Args) -> ExitCode {
 
     let mut printer = Printer::new(args.output_format, args.verbose, session);
     printer.start();
+    let mut code = None;
     while let Some(event) = event_receiver.recv().await {
         if let AgentEvent::TurnFinished(summary) = &event {
             let failed = printer.finish(summary, started.elapsed());
-            return if failed {
+            code = Some(if failed {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS
-            };
+            });
+            break;
         }
         printer.event(&event);
     }
-    eprintln!("error: the engine stopped without finishing the turn");
-    ExitCode::FAILURE
+    // Background shells do not outlive cairn.
+    tool_state.shells.kill_all();
+    code.unwrap_or_else(|| {
+        eprintln!("error: the engine stopped without finishing the turn");
+        ExitCode::FAILURE
+    })
+}
+
+/// What a headless run is made of.
+struct Prepared {
+    engine: Engine,
+    session: SessionInfo,
+    prompt: String,
+    /// The tools' session state, for stopping background shells on the way out.
+    tool_state: Arc<SessionState>,
+}
+
+/// The model the flags, environment and settings ask for (in that order), aliases resolved.
+pub fn chosen_model(args: &Args, settings: &LoadedSettings) -> String {
+    models::resolve_model(
+        &args
+            .model
+            .clone()
+            .or_else(|| std::env::var("ANTHROPIC_MODEL").ok())
+            .or_else(|| settings.settings().model.clone())
+            .unwrap_or_else(|| models::DEFAULT_MODEL.to_string()),
+    )
 }
 
 /// Everything a headless run needs before the first request: the prompt, the credentials,
 /// the tools and the engine.
-fn prepare(args: &Args) -> anyhow::Result<(Engine, SessionInfo, String)> {
+fn prepare(args: &Args) -> anyhow::Result<Prepared> {
     let prompt = read_prompt(args.prompt.as_deref())?;
     let config = AnthropicConfig::from_env()?;
     let api_key_source = config.credential.variable();
     let client = AnthropicClient::new(config)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let model = models::resolve_model(
-        &args
-            .model
-            .clone()
-            .or_else(|| std::env::var("ANTHROPIC_MODEL").ok())
-            .unwrap_or_else(|| models::DEFAULT_MODEL.to_string()),
-    );
+    let settings = load_settings(args, &cwd)?;
+    let model = chosen_model(args, &settings);
     let max_output_tokens = match std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS") {
         Ok(value) => value.trim().parse().with_context(|| {
             format!("CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a whole number of tokens, not {value:?}")
         })?,
         Err(_) => DEFAULT_MAX_OUTPUT_TOKENS,
     };
-    let tools = ToolRegistry::with_builtins(ToolContext { cwd: cwd.clone() });
+    let mut tool_context = ToolContext::new(cwd.clone());
+    tool_context.env = settings.env().clone().into_iter().collect();
+    let tool_state = tool_context.session.clone();
+    let tools = ToolRegistry::with_builtins(tool_context);
+    let session_id = uuid::Uuid::new_v4().to_string();
+    let spill_dir = session_dir(&cwd, &session_id)?.join("tool-results");
+    let permission_mode = if args.dangerously_skip_permissions {
+        PermissionMode::BypassPermissions
+    } else {
+        args.permission_mode
+            .or(settings.settings().permissions.default_mode)
+            .unwrap_or(PermissionMode::Default)
+    };
     let session = SessionInfo {
-        session_id: uuid::Uuid::new_v4().to_string(),
+        session_id,
         cwd: cwd.display().to_string(),
         model: model.clone(),
         tools: tools.specs().into_iter().map(|spec| spec.name).collect(),
         api_key_source,
+        permission_mode: permission_mode.as_str(),
     };
     let engine = Engine::new(
         Arc::new(client),
         Arc::new(tools),
         EngineConfig {
+            system_prompt: Arc::new(PromptBuilder::new(prompt_options(args, &cwd, &model)?)),
             model,
-            system_prompt: SYSTEM_PROMPT.to_string(),
             max_turns: args.max_turns,
             max_output_tokens,
+            spill_dir,
         },
     );
-    Ok((engine, session, prompt))
+    Ok(Prepared {
+        engine,
+        session,
+        prompt,
+        tool_state,
+    })
+}
+
+/// `~/.cairn/projects/<project>/<session-id>/` (`CAIRN_HOME` overrides `~/.cairn`), where
+/// the project is the working directory with every character but letters and digits
+/// replaced by `-`. Nothing is created here; writers create what they need.
+fn session_dir(cwd: &std::path::Path, session_id: &str) -> anyhow::Result<std::path::PathBuf> {
+    let home = match std::env::var_os("CAIRN_HOME") {
+        Some(home) => std::path::PathBuf::from(home),
+        None => std::env::home_dir()
+            .context("cannot find the home directory: set HOME or CAIRN_HOME")?
+            .join(".cairn"),
+    };
+    let project: String = cwd
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    Ok(home.join("projects").join(project).join(session_id))
 }
 
 /// Turns the first Ctrl-C into an interrupt of the running turn (which then reports and
 /// exits); a second one leaves at once. The handler is registered before this returns, so a
 /// signal that arrives while the first request is in flight is never missed.
-fn watch_interrupts(ops: mpsc::UnboundedSender<Op>) {
+fn watch_interrupts(ops: mpsc::UnboundedSender<Op>, tool_state: Arc<SessionState>) {
     #[cfg(unix)]
     let mut signals = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
     {
@@ -137,6 +202,7 @@ fn watch_interrupts(ops: mpsc::UnboundedSender<Op>) {
                 return;
             }
             if interrupted {
+                tool_state.shells.kill_all();
                 std::process::exit(130);
             }
             interrupted = true;

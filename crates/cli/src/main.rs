@@ -9,6 +9,8 @@
 mod args;
 mod headless;
 mod output;
+mod prompt;
+mod settings;
 
 use std::process::ExitCode;
 
@@ -16,6 +18,13 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = args::Args::parse();
+    match &args.command {
+        Some(args::Command::Debug {
+            what: args::DebugCommand::Prompt,
+        }) => return prompt::print_debug_prompt(&args),
+        Some(args::Command::Config { what }) => return settings::run_config_command(&args, what),
+        None => {}
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

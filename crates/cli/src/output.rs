@@ -20,6 +20,7 @@ pub struct SessionInfo {
     pub tools: Vec<String>,
     /// The name of the variable the credential came from, never the credential.
     pub api_key_source: &'static str,
+    pub permission_mode: &'static str,
 }
 
 #[derive(Debug)]
@@ -48,7 +49,7 @@ impl Printer {
                 "tools": self.session.tools,
                 "mcp_servers": [],
                 "model": self.session.model,
-                "permissionMode": "default",
+                "permissionMode": self.session.permission_mode,
                 "apiKeySource": self.session.api_key_source,
             }));
         }
@@ -112,6 +113,13 @@ impl Printer {
             } => {
                 if self.verbose {
                     eprintln!("tool {name} failed: {}", content.text());
+                }
+            }
+            AgentEvent::TodosChanged { todos } => {
+                if self.verbose {
+                    for todo in todos {
+                        eprintln!("todo [{:?}] {}", todo.status, todo.content);
+                    }
                 }
             }
             AgentEvent::TextDelta { .. }

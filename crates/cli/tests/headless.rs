@@ -106,10 +106,12 @@ fn text_output_prints_the_answer() {
     assert_eq!(request.header("x-api-key"), Some("sk-test-key"));
     assert_eq!(
         request.body["messages"],
-        json!([{"role": "user", "content": [{"type": "text", "text": "hello"}]}])
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}
+        ]}])
     );
     assert_eq!(request.body["stream"], json!(true));
-    assert_eq!(request.body["tools"][0]["name"], json!("Read"));
+    assert_eq!(request.body["tools"][3]["name"], json!("Read"));
 }
 
 #[test]
@@ -163,7 +165,23 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
         vec!["system", "assistant", "user", "assistant", "result"]
     );
     assert_eq!(lines[0]["subtype"], json!("init"));
-    assert_eq!(lines[0]["tools"], json!(["Read"]));
+    assert_eq!(
+        lines[0]["tools"],
+        json!([
+            "Bash",
+            "BashOutput",
+            "KillShell",
+            "Read",
+            "Glob",
+            "Grep",
+            "LS",
+            "Write",
+            "Edit",
+            "MultiEdit",
+            "NotebookEdit",
+            "TodoWrite"
+        ])
+    );
     assert_eq!(lines[0]["apiKeySource"], json!("ANTHROPIC_API_KEY"));
     assert_eq!(lines[1]["message"]["content"][0]["name"], json!("Read"));
     let tool_result = &lines[2]["message"]["content"][0];

@@ -1,13 +1,15 @@
 //! The turn loop (DESIGN.md §3).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use cairn_context::PromptSource;
 use cairn_llm::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, pricing};
 use cairn_protocol::{
     AgentEvent, ContentBlock, Message, Op, Role, StopReason, TurnEnd, TurnSummary, Usage,
 };
-use cairn_tools::{ToolCall, ToolExecutor, ToolOutput};
+use cairn_tools::{ToolCall, ToolExecutor};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
@@ -15,13 +17,15 @@ use crate::EventSink;
 
 /// What one engine instance is allowed and told. Each engine has its own, so a sub-agent can
 /// run beside the main one with other limits.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct EngineConfig {
     pub model: String,
-    pub system_prompt: String,
+    pub system_prompt: Arc<dyn PromptSource>,
     /// Model requests allowed per turn; `None` for no limit.
     pub max_turns: Option<u32>,
     pub max_output_tokens: u32,
+    /// Where tool results too large for the conversation are written.
+    pub spill_dir: PathBuf,
 }
 
 /// A conversation and the parts that run it.
@@ -155,7 +159,7 @@ impl Engine {
             }
             let request = ModelRequest {
                 model: self.config.model.clone(),
-                system: self.config.system_prompt.clone(),
+                system: self.config.system_prompt.system_prompt(),
                 messages: self.messages.clone(),
                 tools: self.tools.specs(),
                 max_tokens: self.config.max_output_tokens,
@@ -209,7 +213,10 @@ impl Engine {
                     _ => TurnEnd::Completed,
                 };
             }
-            let results = self.run_tools(&response, &calls, sink, cancel).await;
+            let results =
+                crate::orchestrate::run_tool_calls(&self.tools, &response, &calls, sink, cancel)
+                    .await;
+            let results = crate::orchestrate::apply_result_budget(results, &self.config.spill_dir);
             let message = Message {
                 role: Role::User,
                 content: results,
@@ -222,47 +229,6 @@ impl Engine {
                 return TurnEnd::Interrupted;
             }
         }
-    }
-
-    /// Runs the calls in order and returns one result block for each, in the model's order.
-    /// Calls with malformed input, and calls after an interrupt, get error results without
-    /// running, so every `tool_use` is answered and the conversation stays valid.
-    async fn run_tools(
-        &self,
-        response: &ModelResponse,
-        calls: &[ToolCall],
-        sink: &mut dyn EventSink,
-        cancel: &CancellationToken,
-    ) -> Vec<ContentBlock> {
-        let mut results = Vec::with_capacity(calls.len());
-        for call in calls {
-            let malformed = response
-                .malformed_tool_inputs
-                .iter()
-                .find(|bad| bad.id == call.id);
-            let output = if let Some(bad) = malformed {
-                ToolOutput::error(bad.error.clone())
-            } else if cancel.is_cancelled() {
-                ToolOutput::error("The user interrupted before this tool call ran.")
-            } else {
-                tokio::select! {
-                    output = self.tools.execute(call, cancel) => output,
-                    _ = cancel.cancelled() => ToolOutput::error("The user interrupted this tool call."),
-                }
-            };
-            sink.emit(AgentEvent::ToolCallResult {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                content: output.content.clone(),
-                is_error: output.is_error,
-            });
-            results.push(ContentBlock::ToolResult {
-                tool_use_id: call.id.clone(),
-                content: output.content,
-                is_error: output.is_error,
-            });
-        }
-        results
     }
 }
 

@@ -11,7 +11,10 @@
 //! [`ToolExecutor`]: cairn_tools::ToolExecutor
 
 mod engine;
+mod orchestrate;
 mod sink;
 
+pub use cairn_context::PromptSource;
 pub use engine::{Engine, EngineConfig};
+pub use orchestrate::MAX_PARALLEL;
 pub use sink::EventSink;

@@ -15,9 +15,11 @@ use cairn_llm::{
     MalformedToolInput, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse,
 };
 use cairn_protocol::{
-    AgentEvent, ContentBlock, Message, Op, Role, StopReason, ToolSpec, TurnEnd, Usage,
+    AgentEvent, ContentBlock, Message, Op, Role, StopReason, SystemPrompt, ToolSpec, TurnEnd, Usage,
 };
-use cairn_tools::{ToolCall, ToolExecutor, ToolOutput};
+use cairn_tools::{
+    Access, Concurrency, Destructiveness, PreparedCall, Safety, ToolCall, ToolExecutor, ToolOutput,
+};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -100,10 +102,13 @@ fn tool_use(id: &str, input: serde_json::Value) -> ContentBlock {
     }
 }
 
-/// Echoes its input back; records every call.
+/// Echoes its input back and records every call. `Slow` calls are concurrency-safe and wait
+/// until every slow call of the batch has started (a barrier), so they can only finish if they
+/// really run at the same time; `Panic` panics; anything else runs alone.
 #[derive(Default)]
 struct EchoTools {
-    calls: Mutex<Vec<ToolCall>>,
+    calls: Mutex<Vec<PreparedCall>>,
+    slow_barrier: Option<Arc<tokio::sync::Barrier>>,
 }
 
 #[async_trait]
@@ -116,9 +121,36 @@ impl ToolExecutor for EchoTools {
         }]
     }
 
-    async fn execute(&self, call: &ToolCall, _cancel: &CancellationToken) -> ToolOutput {
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        let concurrency = if call.name == "Slow" {
+            Concurrency::Safe
+        } else {
+            Concurrency::Exclusive
+        };
+        Ok(PreparedCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone(),
+            safety: Safety {
+                access: Access::ReadOnly,
+                destructive: Destructiveness::Harmless,
+                concurrency,
+            },
+            paths: Vec::new(),
+        })
+    }
+
+    async fn execute(&self, call: &PreparedCall, _cancel: &CancellationToken) -> ToolOutput {
         self.calls.lock().unwrap().push(call.clone());
-        ToolOutput::text(format!("echo {}", call.input))
+        if call.name == "Panic" {
+            panic!("boom");
+        }
+        if call.name == "Slow" {
+            if let Some(barrier) = &self.slow_barrier {
+                barrier.wait().await;
+            }
+        }
+        ToolOutput::text(format!("{} {}", call.name.to_lowercase(), call.input))
     }
 }
 
@@ -128,9 +160,13 @@ fn engine(client: Arc<ScriptedClient>, tools: Arc<EchoTools>, max_turns: Option<
         tools,
         EngineConfig {
             model: "claude-sonnet-4-5".into(),
-            system_prompt: "be brief".into(),
+            system_prompt: Arc::new(SystemPrompt {
+                static_part: "be brief".into(),
+                dynamic_part: String::new(),
+            }),
             max_turns,
             max_output_tokens: 1000,
+            spill_dir: std::env::temp_dir().join("cairn-engine-tests"),
         },
     )
 }
@@ -168,7 +204,7 @@ async fn tool_round_trip_sends_results_back_and_ends_with_the_answer() {
     assert!(summary.cost_usd > 0.0);
     let requests = client.requests.lock().unwrap();
     assert_eq!(requests.len(), 2);
-    assert_eq!(requests[1].system, "be brief");
+    assert_eq!(requests[1].system.static_part, "be brief");
     assert_eq!(
         requests[1].messages[2],
         Message {
@@ -308,4 +344,104 @@ async fn interrupt_op_cancels_the_stream_and_appends_no_half_message() {
     let engine = task.await.unwrap();
     let texts: Vec<String> = engine.messages().iter().map(Message::text).collect();
     assert_eq!(texts, vec!["first", "second", "Second."]);
+}
+
+fn named_call(id: &str, name: &str) -> ContentBlock {
+    ContentBlock::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        input: json!({"id": id}),
+    }
+}
+
+#[tokio::test]
+async fn safe_calls_run_together_and_results_keep_the_models_order() {
+    let client = ScriptedClient::new(vec![
+        Step::Respond(response(
+            vec![
+                named_call("a", "Slow"),
+                named_call("b", "Slow"),
+                named_call("c", "Slow"),
+                named_call("d", "Echo"),
+            ],
+            StopReason::ToolUse,
+        )),
+        Step::Respond(response(
+            vec![ContentBlock::text("ok")],
+            StopReason::EndTurn,
+        )),
+    ]);
+    // The three slow calls finish only if all three are running at once.
+    let tools = Arc::new(EchoTools {
+        calls: Mutex::default(),
+        slow_barrier: Some(Arc::new(tokio::sync::Barrier::new(3))),
+    });
+    let mut engine = engine(client.clone(), tools.clone(), None);
+    let summary = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        engine.run_turn(
+            vec![ContentBlock::text("go")],
+            &mut Vec::new(),
+            &CancellationToken::new(),
+        ),
+    )
+    .await
+    .expect("the slow calls did not run in parallel");
+    assert_eq!(summary.end, TurnEnd::Completed);
+    let ids: Vec<String> = tools
+        .calls
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| c.id.clone())
+        .collect();
+    assert_eq!(
+        ids.last().map(String::as_str),
+        Some("d"),
+        "the exclusive call runs after the batch"
+    );
+    let results: Vec<String> = engine.messages()[2]
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::ToolResult { tool_use_id, .. } => tool_use_id.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(results, vec!["a", "b", "c", "d"]);
+}
+
+#[tokio::test]
+async fn a_panicking_tool_becomes_an_error_result_and_the_session_goes_on() {
+    let client = ScriptedClient::new(vec![
+        Step::Respond(response(
+            vec![named_call("p", "Panic")],
+            StopReason::ToolUse,
+        )),
+        Step::Respond(response(
+            vec![ContentBlock::text("recovered")],
+            StopReason::EndTurn,
+        )),
+    ]);
+    let mut engine = engine(client, Arc::new(EchoTools::default()), None);
+    let summary = engine
+        .run_turn(
+            vec![ContentBlock::text("go")],
+            &mut Vec::new(),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(summary.result, "recovered");
+    match &engine.messages()[2].content[0] {
+        ContentBlock::ToolResult {
+            is_error, content, ..
+        } => {
+            assert!(is_error);
+            assert!(
+                content.text().contains("failed unexpectedly (boom)"),
+                "{content:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use cairn_protocol::{Message, RetryNotice, ToolSpec};
+use cairn_protocol::RetryNotice;
 use futures_util::StreamExt;
 use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{body_excerpt, error_chain};
+use crate::request_body::{PromptCaching, messages_body};
 use crate::retry::retry_after_from_headers;
 use crate::sse::StreamDecoder;
 use crate::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy};
@@ -29,6 +29,8 @@ pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_KEY_VAR: &str = "ANTHROPIC_API_KEY";
 const AUTH_TOKEN_VAR: &str = "ANTHROPIC_AUTH_TOKEN";
 const BASE_URL_VAR: &str = "ANTHROPIC_BASE_URL";
+/// Set to anything but `0` or `false` to send no prompt-caching breakpoints.
+const DISABLE_CACHING_VAR: &str = "DISABLE_PROMPT_CACHING";
 
 /// After `message_stop`, how long to wait for the body's end before dropping the connection.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
@@ -101,6 +103,8 @@ pub struct AnthropicConfig {
     /// of a stream. The API sends `ping` events, so silence this long means a dead stream. There
     /// is deliberately no limit on a whole request: long answers stream for minutes.
     pub idle_timeout: Duration,
+    /// Whether requests carry prompt-caching breakpoints.
+    pub prompt_caching: PromptCaching,
 }
 
 impl AnthropicConfig {
@@ -113,6 +117,7 @@ impl AnthropicConfig {
             retry: RetryPolicy::default(),
             connect_timeout: Duration::from_secs(15),
             idle_timeout: Duration::from_secs(300),
+            prompt_caching: PromptCaching::Enabled,
         }
     }
 
@@ -141,6 +146,9 @@ impl AnthropicConfig {
         }
         config.retry =
             RetryPolicy::from_max_retries(value(crate::retry::MAX_RETRIES_VAR).as_deref())?;
+        if value(DISABLE_CACHING_VAR).is_some_and(|value| value != "0" && value != "false") {
+            config.prompt_caching = PromptCaching::Disabled;
+        }
         Ok(config)
     }
 
@@ -190,6 +198,7 @@ pub struct AnthropicClient {
     credential_variable: &'static str,
     retry: RetryPolicy,
     idle_timeout: Duration,
+    prompt_caching: PromptCaching,
 }
 
 impl AnthropicClient {
@@ -209,6 +218,7 @@ impl AnthropicClient {
             credential_variable: config.credential.variable(),
             retry: config.retry,
             idle_timeout: config.idle_timeout,
+            prompt_caching: config.prompt_caching,
         })
     }
 
@@ -409,32 +419,6 @@ fn build_http_client(connect_timeout: Duration) -> Result<reqwest::Client, Strin
         .map_err(|error| error_chain(&error))
 }
 
-/// The JSON body of a Messages API request.
-#[derive(Serialize)]
-struct MessagesBody<'a> {
-    model: &'a str,
-    max_tokens: u32,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    system: &'a str,
-    messages: &'a [Message],
-    #[serde(skip_serializing_if = "<[ToolSpec]>::is_empty")]
-    tools: &'a [ToolSpec],
-    stream: bool,
-}
-
-impl<'a> From<&'a ModelRequest> for MessagesBody<'a> {
-    fn from(request: &'a ModelRequest) -> Self {
-        MessagesBody {
-            model: &request.model,
-            max_tokens: request.max_tokens,
-            system: &request.system,
-            messages: &request.messages,
-            tools: &request.tools,
-            stream: true,
-        }
-    }
-}
-
 #[async_trait]
 impl ModelClient for AnthropicClient {
     async fn stream(
@@ -443,11 +427,12 @@ impl ModelClient for AnthropicClient {
         on_event: &mut (dyn FnMut(ModelEvent) + Send),
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
-        let body = serde_json::to_vec(&MessagesBody::from(request)).map_err(|error| {
-            ModelError::InvalidRequest {
-                message: format!("could not encode the request: {error}"),
-            }
-        })?;
+        let body =
+            serde_json::to_vec(&messages_body(request, self.prompt_caching)).map_err(|error| {
+                ModelError::InvalidRequest {
+                    message: format!("could not encode the request: {error}"),
+                }
+            })?;
         let body = Bytes::from(body);
         let max_attempts = self.retry.max_attempts.max(1);
         let mut attempt = 1;
@@ -640,27 +625,6 @@ mod tests {
                 "the response stream broke: connection reset".to_string(),
                 "stream broke".to_string()
             )
-        );
-    }
-
-    #[test]
-    fn the_body_omits_empty_system_and_tools() {
-        let request = ModelRequest {
-            model: "claude-haiku-4-5".to_string(),
-            system: String::new(),
-            messages: vec![Message::user_text("hi")],
-            tools: vec![],
-            max_tokens: 1024,
-        };
-        let body = serde_json::to_value(MessagesBody::from(&request)).ok();
-        assert_eq!(
-            body,
-            Some(serde_json::json!({
-                "model": "claude-haiku-4-5",
-                "max_tokens": 1024,
-                "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
-                "stream": true,
-            }))
         );
     }
 }

@@ -10,17 +10,21 @@ mod anthropic;
 mod error;
 pub mod models;
 pub mod pricing;
+pub mod request_body;
 mod retry;
 pub mod sse;
 
 use async_trait::async_trait;
-use cairn_protocol::{ContentBlock, Message, RetryNotice, StopReason, ToolSpec, Usage};
+use cairn_protocol::{
+    ContentBlock, Message, RetryNotice, StopReason, SystemPrompt, ToolSpec, Usage,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use anthropic::{ANTHROPIC_VERSION, DEFAULT_BASE_URL};
 pub use anthropic::{AnthropicClient, AnthropicConfig, Credential};
 pub use error::ModelError;
+pub use request_body::PromptCaching;
 pub use retry::RetryPolicy;
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
 
@@ -30,7 +34,7 @@ pub struct ModelRequest {
     /// A model id as the provider names it (aliases already resolved).
     pub model: String,
     /// The system prompt; empty for none.
-    pub system: String,
+    pub system: SystemPrompt,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: u32,

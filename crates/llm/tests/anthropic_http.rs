@@ -41,7 +41,7 @@ fn client(server: &ScriptedServer) -> AnthropicClient {
 fn request(text: &str) -> ModelRequest {
     ModelRequest {
         model: MODEL.to_string(),
-        system: String::new(),
+        system: cairn_protocol::SystemPrompt::default(),
         messages: vec![Message::user_text(text)],
         tools: vec![],
         max_tokens: 1024,
@@ -194,7 +194,7 @@ async fn a_tool_use_round_trip() {
             {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01",
                 "name": "Read", "input": {"file_path": "/tmp/notes.txt", "limit": 20}}]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01",
-                "content": "one\ntwo"}]},
+                "content": "one\ntwo", "cache_control": {"type": "ephemeral"}}]},
         ])
     );
 }
@@ -436,7 +436,10 @@ async fn requests_carry_the_headers_and_body_the_api_expects() {
     let server = ScriptedServer::start();
     server.push(Reply::text("ok"));
     let mut request = request("hello");
-    request.system = "You are terse.".to_string();
+    request.system = cairn_protocol::SystemPrompt {
+        static_part: "You are terse.".to_string(),
+        dynamic_part: "cwd: /tmp".to_string(),
+    };
     request.max_tokens = 2048;
     request.tools = vec![ToolSpec {
         name: "Glob".to_string(),
@@ -462,10 +465,16 @@ async fn requests_carry_the_headers_and_body_the_api_expects() {
         json!({
             "model": MODEL,
             "max_tokens": 2048,
-            "system": "You are terse.",
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}]}],
+            "system": [
+                {"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": "cwd: /tmp"}
+            ],
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}
+            ]}],
             "tools": [{"name": "Glob", "description": "Finds files",
-                       "input_schema": {"type": "object"}}],
+                       "input_schema": {"type": "object"},
+                       "cache_control": {"type": "ephemeral"}}],
             "stream": true,
         })
     );

@@ -34,6 +34,25 @@ pub struct RetryNotice {
     pub discard_partial: bool,
 }
 
+/// One entry of the session's todo list, with Claude Code's field names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TodoItem {
+    /// What is to be done, in the imperative: "Run the tests".
+    pub content: String,
+    pub status: TodoStatus,
+    /// The same in the present continuous, shown while it runs: "Running the tests".
+    #[serde(rename = "activeForm")]
+    pub active_form: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
 /// How a turn ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -114,6 +133,10 @@ pub enum AgentEvent {
         message: Message,
     },
     Retrying(RetryNotice),
+    /// The session's todo list changed (the `TodoWrite` tool); the whole new list.
+    TodosChanged {
+        todos: Vec<TodoItem>,
+    },
     /// Something the user should know that does not stop the turn.
     Warning {
         message: String,

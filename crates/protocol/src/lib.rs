@@ -11,9 +11,9 @@ mod event;
 mod message;
 mod usage;
 
-pub use event::{AgentEvent, Op, RetryNotice, TurnEnd, TurnSummary};
+pub use event::{AgentEvent, Op, RetryNotice, TodoItem, TodoStatus, TurnEnd, TurnSummary};
 pub use message::{
-    ContentBlock, ImageSource, Message, Role, StopReason, ToolResultBlock, ToolResultContent,
-    ToolSpec,
+    ContentBlock, ImageSource, Message, Role, StopReason, SystemPrompt, ToolResultBlock,
+    ToolResultContent, ToolSpec,
 };
 pub use usage::Usage;

@@ -186,3 +186,19 @@ pub struct ToolSpec {
     pub description: String,
     pub input_schema: Value,
 }
+
+/// The system prompt, split at the boundary between what never changes in a session and what
+/// does (DESIGN.md §1 principle 6). The static part comes first and can be cached.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SystemPrompt {
+    /// Identity, rules and tool guidance: the same for every session of this cairn version.
+    pub static_part: String,
+    /// Environment, git context and instruction files: fixed within a session.
+    pub dynamic_part: String,
+}
+
+impl SystemPrompt {
+    pub fn is_empty(&self) -> bool {
+        self.static_part.is_empty() && self.dynamic_part.is_empty()
+    }
+}

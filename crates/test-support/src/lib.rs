@@ -21,6 +21,7 @@
 //!
 //! The `cairn-scripted-server` binary serves one text reply to every request, for benchmarks.
 
+pub mod cache;
 mod delivery;
 mod reply;
 mod server;

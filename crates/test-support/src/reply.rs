@@ -78,6 +78,8 @@ enum Content {
 pub(crate) struct Usage {
     pub(crate) input_tokens: u64,
     pub(crate) output_tokens: u64,
+    pub(crate) cache_creation_input_tokens: u64,
+    pub(crate) cache_read_input_tokens: u64,
 }
 
 impl Default for Usage {
@@ -85,6 +87,8 @@ impl Default for Usage {
         Usage {
             input_tokens: 10,
             output_tokens: 5,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
         }
     }
 }
@@ -205,6 +209,7 @@ impl Reply {
             *usage = Usage {
                 input_tokens,
                 output_tokens,
+                ..*usage
             };
         }
         self
@@ -234,6 +239,16 @@ impl Reply {
     /// sending more until the client goes away. Replaces an earlier [`Reply::cut_after`].
     pub fn stall_after(mut self, bytes: usize) -> Reply {
         self.ending = Ending::StallAfter(bytes);
+        self
+    }
+
+    /// Reports `cache` as the input side of this reply's usage (the simulated prompt cache).
+    pub(crate) fn with_cache_usage(mut self, cache: crate::cache::CacheUsage) -> Reply {
+        if let Content::Message { usage, .. } = &mut self.content {
+            usage.input_tokens = cache.input_tokens;
+            usage.cache_creation_input_tokens = cache.cache_creation_input_tokens;
+            usage.cache_read_input_tokens = cache.cache_read_input_tokens;
+        }
         self
     }
 

@@ -18,6 +18,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
+use crate::cache::PromptCache;
 use crate::delivery::{FlushWatch, PacedBody, WatchedStream};
 use crate::reply::Reply;
 
@@ -82,6 +83,8 @@ struct State {
     default_reply: Option<Reply>,
     requests: Vec<RecordedRequest>,
     messages_served: u64,
+    /// When set, message replies report the usage this simulated prompt cache computes.
+    prompt_cache: Option<PromptCache>,
 }
 
 impl Shared {
@@ -94,6 +97,10 @@ impl Shared {
     /// to arrive gets the n-th reply.
     fn record(&self, request: RecordedRequest) -> Answer {
         let mut state = self.lock();
+        let cache_usage = state
+            .prompt_cache
+            .as_mut()
+            .map(|cache| cache.account(&request.body));
         state.requests.push(request);
         let request_number = state.requests.len();
         let reply = state
@@ -105,6 +112,10 @@ impl Shared {
                 if reply.is_message() {
                     state.messages_served += 1;
                 }
+                let reply = match cache_usage {
+                    Some(usage) => reply.with_cache_usage(usage),
+                    None => reply,
+                };
                 Answer {
                     request_number,
                     reply,
@@ -209,6 +220,12 @@ impl ScriptedServer {
     /// "no reply queued" 500. For benchmarks and other open-ended runs.
     pub fn set_default_reply(&self, reply: Reply) {
         self.shared.lock().default_reply = Some(reply);
+    }
+
+    /// From now on, message replies report input usage as the API's prompt cache would
+    /// (see [`PromptCache`]): cache reads and writes at the request's breakpoints.
+    pub fn simulate_prompt_cache(&self) {
+        self.shared.lock().prompt_cache = Some(PromptCache::default());
     }
 
     /// Every request so far, in arrival order.

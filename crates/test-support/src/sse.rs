@@ -40,8 +40,8 @@ pub(crate) fn message_events(message: &ScriptedMessage<'_>) -> Vec<String> {
                 usage: StartUsage {
                     input_tokens: message.usage.input_tokens,
                     output_tokens: 1,
-                    cache_creation_input_tokens: 0,
-                    cache_read_input_tokens: 0,
+                    cache_creation_input_tokens: message.usage.cache_creation_input_tokens,
+                    cache_read_input_tokens: message.usage.cache_read_input_tokens,
                 },
             },
         }),

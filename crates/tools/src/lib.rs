@@ -1,21 +1,44 @@
-//! The tool layer of cairn: what the model can do, behind one contract.
+//! The tool layer of cairn: everything the model can do, behind one contract.
 //!
-//! The engine knows no business (DESIGN.md §1): it hands each `tool_use` the model writes to
-//! a [`ToolExecutor`] and feeds the [`ToolOutput`] back. [`ToolRegistry`] is the executor that
-//! holds the built-in tools by name; a tool is one type implementing [`Tool`].
+//! The engine knows no business (DESIGN.md §1): it hands each `tool_use` the model writes to a
+//! [`ToolExecutor`] and feeds the [`ToolOutput`] back. A tool is one type implementing
+//! [`Tool`]: a typed input whose JSON Schema is what the model sees, the three safety
+//! attributes of each call ([`Safety`]), the paths a call will touch, and the work itself.
+//! [`ToolRegistry`] is the executor that holds the built-in tools; it matches the model's
+//! tool names tolerantly and validates input before anything runs. [`spill`] keeps large
+//! results out of the context window.
 
+mod bash;
+mod edit;
+mod file_state;
+mod input;
+mod notebook;
 mod read;
 mod registry;
+mod search;
+pub mod spill;
+mod todo;
+mod tool;
+mod write;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use cairn_protocol::{ToolResultContent, ToolSpec};
+use cairn_protocol::{TodoItem, ToolResultContent, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use bash::{BashOutputTool, BashTool, KillShellTool, ShellRegistry};
+pub use edit::{EditTool, MultiEditTool};
+pub use file_state::{FileStamp, FileTracker, StaleRead};
+pub use notebook::NotebookEditTool;
 pub use read::ReadTool;
 pub use registry::ToolRegistry;
+pub use search::{GlobTool, GrepTool, LsTool};
+pub use todo::TodoWriteTool;
+pub use tool::{Access, Concurrency, Destructiveness, Safety, Tool};
+pub use write::WriteTool;
 
 /// One tool call as the model wrote it.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,11 +48,31 @@ pub struct ToolCall {
     pub input: Value,
 }
 
+/// A call that names a known tool and whose input is valid: what it is and what it touches,
+/// known before it runs, so the permission layer and the orchestrator can judge it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedCall {
+    pub id: String,
+    /// The tool's canonical name (`Read`, even when the model wrote `read_file`).
+    pub name: String,
+    pub input: Value,
+    pub safety: Safety,
+    /// Absolute paths the call will read or write.
+    pub paths: Vec<PathBuf>,
+}
+
+/// A change to session state that a tool call made, for the engine to report and record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolEffect {
+    TodosChanged(Vec<TodoItem>),
+}
+
 /// What a tool call produced, for the model to read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     pub content: ToolResultContent,
     pub is_error: bool,
+    pub effect: Option<ToolEffect>,
 }
 
 impl ToolOutput {
@@ -37,6 +80,7 @@ impl ToolOutput {
         ToolOutput {
             content: ToolResultContent::Text(text.into()),
             is_error: false,
+            effect: None,
         }
     }
 
@@ -44,20 +88,47 @@ impl ToolOutput {
         ToolOutput {
             content: ToolResultContent::Text(text.into()),
             is_error: true,
+            effect: None,
         }
     }
+}
+
+/// State that lives as long as one agent's session and that tools share.
+#[derive(Debug, Default)]
+pub struct SessionState {
+    /// What was read and when, so edits of unread or changed files are refused.
+    pub files: FileTracker,
+    /// The shell's working directory and the background shells.
+    pub shells: ShellRegistry,
+    pub todos: Mutex<Vec<TodoItem>>,
 }
 
 /// What every tool call may know about where it runs.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
-    /// The session's working directory; relative paths resolve against it.
+    /// The project directory; relative paths resolve against it.
     pub cwd: PathBuf,
+    pub session: Arc<SessionState>,
+    /// Variables added to the environment of commands the tools run (settings' `env`).
+    pub env: Vec<(String, String)>,
 }
 
 impl ToolContext {
-    /// `path` made absolute against the working directory.
+    pub fn new(cwd: PathBuf) -> Self {
+        ToolContext {
+            cwd,
+            session: Arc::default(),
+            env: Vec::new(),
+        }
+    }
+
+    /// `path` made absolute against the working directory (`~` is the home directory).
     pub fn resolve(&self, path: &str) -> PathBuf {
+        if let Some(rest) = path.strip_prefix("~/")
+            && let Some(home) = std::env::var_os("HOME")
+        {
+            return PathBuf::from(home).join(rest);
+        }
         let path = Path::new(path);
         if path.is_absolute() {
             path.to_path_buf()
@@ -73,17 +144,10 @@ pub trait ToolExecutor: Send + Sync {
     /// The tools the model is offered, in a stable order.
     fn specs(&self) -> Vec<ToolSpec>;
 
-    /// Runs one call. Never fails: every problem becomes an error output for the model.
-    async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput;
-}
+    /// Resolves the tool and validates the input without running anything. An unknown tool or
+    /// invalid input is an error output for the model that says what was wrong.
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput>;
 
-/// One built-in tool.
-#[async_trait]
-pub trait Tool: Send + Sync {
-    fn name(&self) -> &'static str;
-    fn description(&self) -> &'static str;
-    /// The JSON Schema of the input object.
-    fn input_schema(&self) -> Value;
-    async fn run(&self, input: &Value, ctx: &ToolContext, cancel: &CancellationToken)
-    -> ToolOutput;
+    /// Runs a prepared call. Never fails: every problem becomes an error output.
+    async fn execute(&self, call: &PreparedCall, cancel: &CancellationToken) -> ToolOutput;
 }

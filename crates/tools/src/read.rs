@@ -1,68 +1,88 @@
-//! `Read`: a text file as numbered lines, in the `cat -n` style the model expects.
+//! `Read`: a text file as numbered lines, in the `cat -n` style the model expects; an image
+//! as an image the model can see; a Jupyter notebook cell by cell.
 
 use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
+use base64::Engine as _;
+use cairn_protocol::{ImageSource, ToolResultBlock, ToolResultContent};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::{Tool, ToolContext, ToolOutput};
+use crate::notebook::Notebook;
+use crate::{Safety, Tool, ToolContext, ToolOutput};
 
 const DEFAULT_LINE_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
 /// How much of a file's start is checked for NUL bytes to call it binary.
 const BINARY_SNIFF_BYTES: usize = 8192;
+/// The largest image Read returns. The API refuses images over 5 MB of base64, which is
+/// 3.75 MiB of image.
+const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024 / 4 * 3;
+/// File name extensions of the image formats Read returns as images.
+const IMAGE_EXTENSIONS: [&str; 5] = ["png", "jpg", "jpeg", "gif", "webp"];
 
 /// Reads a file from the local filesystem.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ReadInput {
+pub struct ReadInput {
+    /// The absolute path of the file to read.
     file_path: String,
+    /// The line number to start reading from (1-based). Only for files too long to read at once.
+    #[schemars(range(min = 1))]
     offset: Option<usize>,
+    /// The number of lines to read. Only for files too long to read at once.
+    #[schemars(range(min = 1))]
     limit: Option<usize>,
 }
 
 #[async_trait]
 impl Tool for ReadTool {
+    type Input = ReadInput;
+
     fn name(&self) -> &'static str {
         "Read"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> String {
         "Reads a file from the local filesystem. file_path should be absolute; relative paths \
          resolve against the working directory. By default up to 2000 lines are returned from \
          the start; use offset (1-based line number) and limit for long files. Lines are \
-         numbered like `cat -n`, and lines longer than 2000 characters are cut."
+         numbered like `cat -n` (spaces, the line number, a tab, then the line), and lines \
+         longer than 2000 characters are cut. Images (PNG, JPEG, GIF, WebP, up to 3.75 MB) are \
+         shown to you as images. Jupyter notebooks (.ipynb) are shown cell by cell with their \
+         outputs. offset and limit apply to text files only. Reading a file is required before \
+         editing or overwriting it. To list a directory, use LS or Bash instead."
+            .into()
     }
 
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {"type": "string", "description": "The absolute path of the file to read"},
-                "offset": {"type": "integer", "minimum": 1, "description": "The line number to start reading from"},
-                "limit": {"type": "integer", "minimum": 1, "description": "The number of lines to read"}
-            },
-            "required": ["file_path"],
-            "additionalProperties": false
-        })
+    fn safety(&self, _input: &ReadInput) -> Safety {
+        Safety::READ_ONLY
+    }
+
+    fn touched_paths(&self, input: &ReadInput, ctx: &ToolContext) -> Vec<PathBuf> {
+        vec![ctx.resolve(&input.file_path)]
     }
 
     async fn run(
         &self,
-        input: &Value,
+        input: ReadInput,
         ctx: &ToolContext,
         _cancel: &CancellationToken,
     ) -> ToolOutput {
-        let input: ReadInput = match serde_json::from_value(input.clone()) {
-            Ok(input) => input,
-            Err(err) => return ToolOutput::error(format!("Invalid input for Read: {err}")),
-        };
         let path = ctx.resolve(&input.file_path);
+        if has_image_extension(&path)
+            && let Ok(metadata) = tokio::fs::metadata(&path).await
+            && metadata.is_file()
+            && metadata.len() > MAX_IMAGE_BYTES
+        {
+            return image_too_large(&path, metadata.len());
+        }
         let bytes = match tokio::fs::read(&path).await {
             Ok(bytes) => bytes,
             Err(err) if err.kind() == ErrorKind::IsADirectory => {
@@ -78,6 +98,30 @@ impl Tool for ReadTool {
                 return ToolOutput::error(format!("Cannot read {}: {err}", path.display()));
             }
         };
+        if let Some(media_type) = image_media_type(&bytes) {
+            if bytes.len() as u64 > MAX_IMAGE_BYTES {
+                return image_too_large(&path, bytes.len() as u64);
+            }
+            ctx.session.files.record(&path);
+            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            return ToolOutput {
+                content: ToolResultContent::Blocks(vec![ToolResultBlock::Image {
+                    source: ImageSource::Base64 {
+                        media_type: media_type.to_string(),
+                        data,
+                    },
+                }]),
+                is_error: false,
+                effect: None,
+            };
+        }
+        if has_image_extension(&path) && !bytes.is_empty() {
+            return ToolOutput::error(format!(
+                "{} has an image file name, but its content is not a PNG, JPEG, GIF or WebP \
+                 image, so it cannot be shown.",
+                path.display()
+            ));
+        }
         let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
         if sniff.contains(&0) {
             return ToolOutput::error(format!(
@@ -86,15 +130,70 @@ impl Tool for ReadTool {
                 bytes.len()
             ));
         }
+        ctx.session.files.record(&path);
         if bytes.is_empty() {
             return ToolOutput::text(format!("(the file {} is empty)", path.display()));
         }
         let text = String::from_utf8_lossy(&bytes);
+        if is_notebook(&path) {
+            match Notebook::parse(&text) {
+                Ok(notebook) => {
+                    return ToolOutput::text(notebook.render(&path.display().to_string()));
+                }
+                Err(err) => {
+                    let lines = numbered_lines(&text, 1, DEFAULT_LINE_LIMIT);
+                    return ToolOutput::text(format!(
+                        "({} cannot be shown as a notebook: {err}. Its text follows.)\n{lines}",
+                        path.display()
+                    ));
+                }
+            }
+        }
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let offset = input.offset.unwrap_or(1).max(1);
         let limit = input.limit.unwrap_or(DEFAULT_LINE_LIMIT);
         ToolOutput::text(numbered_lines(text, offset, limit))
     }
+}
+
+fn has_image_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| {
+            IMAGE_EXTENSIONS
+                .iter()
+                .any(|known| ext.eq_ignore_ascii_case(known))
+        })
+}
+
+fn is_notebook(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("ipynb"))
+}
+
+/// The media type of an image Read can return, by its magic bytes (whatever its name says).
+fn image_media_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+fn image_too_large(path: &Path, len: u64) -> ToolOutput {
+    ToolOutput::error(format!(
+        "{} is an image of {:.1} MB; Read returns images up to {:.2} MB. Make a smaller copy \
+         (for example `convert in.png -resize 50% out.png` with Bash) and read that.",
+        path.display(),
+        len as f64 / (1024.0 * 1024.0),
+        MAX_IMAGE_BYTES as f64 / (1024.0 * 1024.0),
+    ))
 }
 
 /// Lines `offset..offset+limit` (1-based) as `cat -n` prints them, with a note when more
@@ -106,13 +205,7 @@ fn numbered_lines(text: &str, offset: usize, limit: usize) -> String {
     }
     let mut out = String::new();
     for (index, line) in text.lines().enumerate().skip(offset - 1).take(limit) {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let shown: String = line.chars().take(MAX_LINE_CHARS).collect();
-        out.push_str(&format!("{:>6}\t{shown}", index + 1));
-        if shown.len() < line.len() {
-            out.push_str(" [line cut at 2000 characters]");
-        }
-        out.push('\n');
+        out.push_str(&numbered_line(index + 1, line));
     }
     let last_shown = (offset - 1 + limit).min(total);
     if last_shown < total {
@@ -123,24 +216,34 @@ fn numbered_lines(text: &str, offset: usize, limit: usize) -> String {
     out
 }
 
+/// One line as `cat -n` prints it (number right-aligned in six columns, a tab, the line and a
+/// newline), cut at 2000 characters. Edit's results show lines the same way.
+pub(crate) fn numbered_line(number: usize, line: &str) -> String {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let shown: String = line.chars().take(MAX_LINE_CHARS).collect();
+    let mut out = format!("{number:>6}\t{shown}");
+    if shown.len() < line.len() {
+        out.push_str(" [line cut at 2000 characters]");
+    }
+    out.push('\n');
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use pretty_assertions::assert_eq;
+    use serde_json::{Value, json};
 
     use super::*;
-
-    fn context(dir: &std::path::Path) -> ToolContext {
-        ToolContext {
-            cwd: PathBuf::from(dir),
-        }
-    }
+    use crate::input::parse_input;
 
     async fn read(dir: &std::path::Path, input: Value) -> ToolOutput {
-        ReadTool
-            .run(&input, &context(dir), &CancellationToken::new())
-            .await
+        let input = match parse_input::<ReadInput>("Read", &input) {
+            Ok(input) => input,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let ctx = ToolContext::new(dir.to_path_buf());
+        ReadTool.run(input, &ctx, &CancellationToken::new()).await
     }
 
     #[tokio::test]

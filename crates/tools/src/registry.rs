@@ -1,17 +1,73 @@
-//! The executor that dispatches calls to built-in tools by name.
+//! The executor that holds the built-in tools: name matching, validation, dispatch.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use cairn_protocol::ToolSpec;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Tool, ToolCall, ToolContext, ToolExecutor, ToolOutput};
+use crate::input::{parse_input, schema_for};
+use crate::{PreparedCall, Safety, Tool, ToolCall, ToolContext, ToolExecutor, ToolOutput};
+
+/// A [`Tool`] with its input type erased, so tools of different types share one list.
+#[async_trait]
+trait ErasedTool: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn spec(&self) -> ToolSpec;
+    fn inspect(
+        &self,
+        input: &Value,
+        ctx: &ToolContext,
+    ) -> Result<(Safety, Vec<std::path::PathBuf>), String>;
+    async fn run_json(
+        &self,
+        input: &Value,
+        ctx: &ToolContext,
+        cancel: &CancellationToken,
+    ) -> ToolOutput;
+}
+
+#[async_trait]
+impl<T: Tool> ErasedTool for T {
+    fn name(&self) -> &'static str {
+        Tool::name(self)
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: Tool::name(self).to_string(),
+            description: self.description(),
+            input_schema: schema_for::<T::Input>(),
+        }
+    }
+
+    fn inspect(
+        &self,
+        input: &Value,
+        ctx: &ToolContext,
+    ) -> Result<(Safety, Vec<std::path::PathBuf>), String> {
+        let input: T::Input = parse_input(Tool::name(self), input)?;
+        Ok((self.safety(&input), self.touched_paths(&input, ctx)))
+    }
+
+    async fn run_json(
+        &self,
+        input: &Value,
+        ctx: &ToolContext,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        match parse_input::<T::Input>(Tool::name(self), input) {
+            Ok(input) => self.run(input, ctx, cancel).await,
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+}
 
 /// Built-in tools by name, in registration order.
 #[derive(Clone)]
 pub struct ToolRegistry {
-    tools: Vec<Arc<dyn Tool>>,
+    tools: Vec<Arc<dyn ErasedTool>>,
     context: ToolContext,
 }
 
@@ -35,44 +91,188 @@ impl ToolRegistry {
     /// The registry with every built-in tool cairn ships.
     pub fn with_builtins(context: ToolContext) -> Self {
         let mut registry = ToolRegistry::new(context);
-        registry.register(Arc::new(crate::ReadTool));
+        registry.register(crate::BashTool);
+        registry.register(crate::BashOutputTool);
+        registry.register(crate::KillShellTool);
+        registry.register(crate::ReadTool);
+        registry.register(crate::GlobTool);
+        registry.register(crate::GrepTool);
+        registry.register(crate::LsTool);
+        registry.register(crate::WriteTool);
+        registry.register(crate::EditTool);
+        registry.register(crate::MultiEditTool);
+        registry.register(crate::NotebookEditTool);
+        registry.register(crate::TodoWriteTool);
         registry
     }
 
-    pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        self.tools.push(tool);
+    pub fn register(&mut self, tool: impl Tool) {
+        self.tools.push(Arc::new(tool));
     }
 
     pub fn names(&self) -> Vec<&'static str> {
         self.tools.iter().map(|tool| tool.name()).collect()
     }
 
-    fn find(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.iter().find(|tool| tool.name() == name)
+    pub fn context(&self) -> &ToolContext {
+        &self.context
+    }
+
+    /// The tool the model meant: the exact name, else the same name in other case or spelling
+    /// (`read`, `READ`, `read_file`, `list-files`).
+    fn find(&self, name: &str) -> Option<&Arc<dyn ErasedTool>> {
+        if let Some(tool) = self.tools.iter().find(|tool| tool.name() == name) {
+            return Some(tool);
+        }
+        let wanted = canonical_spelling(name);
+        self.tools.iter().find(|tool| {
+            let own = canonical_spelling(tool.name());
+            own == wanted || aliases(tool.name()).contains(&wanted.as_str())
+        })
+    }
+}
+
+/// Lower case, letters and digits only, and a trailing "tool" dropped.
+fn canonical_spelling(name: &str) -> String {
+    let spelled: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    match spelled.strip_suffix("tool") {
+        Some(stem) if !stem.is_empty() => stem.to_string(),
+        _ => spelled,
+    }
+}
+
+/// Other names models use for a built-in tool, already in canonical spelling.
+fn aliases(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "Read" => &["readfile", "viewfile", "cat", "view"],
+        "Write" => &["writefile", "createfile"],
+        "Edit" => &["editfile", "strreplace", "replace"],
+        "MultiEdit" => &["multiedits", "editmany"],
+        "Bash" => &[
+            "shell",
+            "runcommand",
+            "execute",
+            "exec",
+            "terminal",
+            "runshellcommand",
+        ],
+        "Glob" => &["findfiles", "globfiles"],
+        "Grep" => &["search", "searchfiles", "ripgrep", "rg"],
+        "NotebookEdit" => &["editnotebook", "notebook"],
+        "LS" => &["listfiles", "listdir", "listdirectory", "list"],
+        "TodoWrite" => &["todo", "todos", "updatetodos", "writetodos"],
+        _ => &[],
     }
 }
 
 #[async_trait]
 impl ToolExecutor for ToolRegistry {
     fn specs(&self) -> Vec<ToolSpec> {
-        self.tools
-            .iter()
-            .map(|tool| ToolSpec {
-                name: tool.name().to_string(),
-                description: tool.description().to_string(),
-                input_schema: tool.input_schema(),
-            })
-            .collect()
+        self.tools.iter().map(|tool| tool.spec()).collect()
     }
 
-    async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        match self.find(&call.name) {
-            Some(tool) => tool.run(&call.input, &self.context, cancel).await,
-            None => ToolOutput::error(format!(
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        let Some(tool) = self.find(&call.name) else {
+            return Err(ToolOutput::error(format!(
                 "No tool named \"{}\". Available tools: {}.",
                 call.name,
                 self.names().join(", ")
-            )),
+            )));
+        };
+        let (safety, paths) = tool
+            .inspect(&call.input, &self.context)
+            .map_err(ToolOutput::error)?;
+        Ok(PreparedCall {
+            id: call.id.clone(),
+            name: tool.name().to_string(),
+            input: call.input.clone(),
+            safety,
+            paths,
+        })
+    }
+
+    async fn execute(&self, call: &PreparedCall, cancel: &CancellationToken) -> ToolOutput {
+        match self.find(&call.name) {
+            Some(tool) => tool.run_json(&call.input, &self.context, cancel).await,
+            None => ToolOutput::error(format!("No tool named \"{}\".", call.name)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn registry() -> ToolRegistry {
+        ToolRegistry::with_builtins(ToolContext::new(std::env::temp_dir()))
+    }
+
+    fn call(name: &str, input: Value) -> ToolCall {
+        ToolCall {
+            id: "t1".into(),
+            name: name.into(),
+            input,
+        }
+    }
+
+    #[test]
+    fn names_are_matched_tolerantly() {
+        let registry = registry();
+        for name in ["Read", "read", "READ", "read_file", "ReadFile", "read-tool"] {
+            let prepared = registry.prepare(&call(name, json!({"file_path": "/etc/hostname"})));
+            assert_eq!(prepared.map(|p| p.name), Ok("Read".to_string()), "{name}");
+        }
+    }
+
+    #[test]
+    fn unknown_names_list_the_available_tools() {
+        let error = registry()
+            .prepare(&call("Teleport", json!({})))
+            .unwrap_err();
+        assert!(error.is_error);
+        let text = error.content.text();
+        assert!(
+            text.starts_with("No tool named \"Teleport\". Available tools: "),
+            "{text}"
+        );
+        assert!(text.contains("Read") && text.contains("Bash"), "{text}");
+    }
+
+    #[test]
+    fn invalid_input_is_refused_before_running_naming_the_field() {
+        let error = registry()
+            .prepare(&call("Read", json!({"file_path": 7})))
+            .unwrap_err();
+        assert_eq!(
+            error,
+            ToolOutput::error(
+                "Invalid input for Read: field `file_path`: invalid type: integer `7`, expected a string."
+            )
+        );
+    }
+
+    #[test]
+    fn prepared_calls_carry_safety_and_absolute_paths() {
+        let registry = registry();
+        let prepared = registry
+            .prepare(&call("Read", json!({"file_path": "notes.txt"})))
+            .unwrap();
+        assert_eq!(prepared.safety, Safety::READ_ONLY);
+        assert_eq!(prepared.paths, vec![std::env::temp_dir().join("notes.txt")]);
+    }
+
+    #[test]
+    fn every_builtin_schema_is_an_object_schema() {
+        for spec in registry().specs() {
+            assert_eq!(spec.input_schema["type"], json!("object"), "{}", spec.name);
+            assert!(!spec.description.is_empty(), "{}", spec.name);
         }
     }
 }

@@ -1,0 +1,72 @@
+//! What can go wrong reading settings, and the warnings a load can carry.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use crate::Source;
+
+/// A settings load that cannot go on. Every message names the file (or flag, or override)
+/// and, for a bad value, the JSON path inside it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but could not be read (permissions, a directory in its place, …).
+    #[error("{}: cannot read settings file: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// `--settings` named a file that does not exist.
+    #[error(
+        "--settings {}: no such file (give the path of a settings file or an inline JSON object)",
+        path.display()
+    )]
+    SettingsFlagFileMissing { path: PathBuf },
+    /// A source was read but its content is not valid settings.
+    #[error("{origin}: {problem}")]
+    Invalid { origin: Source, problem: Problem },
+    /// An override key that does not name a settings key (empty, or with an empty part).
+    #[error(
+        "{label}: cannot override {key:?}: expected dot-separated key names such as \"permissions.defaultMode\""
+    )]
+    InvalidOverrideKey { label: String, key: String },
+}
+
+/// What is wrong with the content of one settings source; [`ConfigError::Invalid`] and
+/// [`ConfigWarning::LegacyFileSkipped`] pair it with the source.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    /// Not JSON at all.
+    #[error("invalid JSON at line {line}, column {column}: {message}")]
+    Syntax {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// JSON, but not an object at the top level.
+    #[error("expected a JSON object at the top level, found {found}")]
+    NotAnObject { found: &'static str },
+    /// A known key with a value of the wrong type or outside its allowed set.
+    #[error("{key}: {message}")]
+    InvalidValue { key: String, message: String },
+}
+
+/// Something worth telling the user that did not stop the load. The loader never prints;
+/// the caller shows these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigWarning {
+    /// A legacy `.claude.json` could not be used and was left out; the other levels loaded.
+    LegacyFileSkipped { origin: Source, problem: Problem },
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigWarning::LegacyFileSkipped { origin, problem } => write!(
+                f,
+                "{origin}: {problem}; this legacy settings file was skipped, the other settings still apply"
+            ),
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Claude Code's settings files, read and merged into one view: the crate's one job.
+//!
+//! cairn is drop-in compatible with the settings users already keep for Claude Code
+//! (DESIGN.md §5, §9). [`SettingsLoader`] reads them, lowest precedence first:
+//!
+//! 1. `~/.claude.json` (legacy; Claude Code keeps its own state there too)
+//! 2. `~/.claude/settings.json`
+//! 3. `<project>/.claude.json` (legacy)
+//! 4. `<project>/.claude/settings.json`
+//! 5. `<project>/.claude/settings.local.json`
+//! 6. `--settings <file or inline JSON object>`
+//! 7. overrides the caller applies last, for environment variables and command-line flags
+//!    ([`LoadedSettings::apply_override`]), so that `--model` beats every file.
+//!
+//! # Merge
+//!
+//! Objects merge key by key, recursively. Scalars and arrays are replaced by the higher
+//! level, with two exceptions that accumulate across levels, lower levels first:
+//!
+//! - the permission lists `permissions.allow`, `permissions.ask`, `permissions.deny` and
+//!   `permissions.additionalDirectories`, where each value appears once (a rule given at two
+//!   levels is kept where it first appeared);
+//! - hooks, `hooks.<EventName>`, where every entry is kept: the hook runner decides what to
+//!   do with identical commands.
+//!
+//! # Two views, with provenance
+//!
+//! [`LoadedSettings`] keeps the merged JSON with every key, known to cairn or not
+//! ([`get`](LoadedSettings::get) by dotted key, [`list`](LoadedSettings::list) of every leaf),
+//! and the typed [`Settings`] of the keys cairn acts on. For any key,
+//! [`origin`](LoadedSettings::origin) names the [`Source`] that supplied the effective value,
+//! and [`origins`](LoadedSettings::origins) every layer that contributed to a merged object or
+//! an accumulated list.
+//!
+//! # Errors and tolerance
+//!
+//! Each layer's known keys are checked on their own, so a [`ConfigError`] names the file (or
+//! flag, or override) and the JSON path in it, and says what was expected:
+//!
+//! ```text
+//! /proj/.claude/settings.json: permissions.defaultMode: unknown mode "acceptEdit" (expected one of default, acceptEdits, plan, bypassPermissions, dontAsk)
+//! ```
+//!
+//! A missing file is not an error. The legacy `.claude.json` files are read tolerantly
+//! (DESIGN.md §1, "old formats keep working"): only the keys [`Settings`] knows are taken from
+//! them, and one that is not JSON, not an object, or has a known key of the wrong type is
+//! skipped with one [`ConfigWarning`]. This crate never prints; warnings are returned.
+
+mod error;
+mod load;
+mod loaded;
+mod merge;
+mod settings;
+mod source;
+
+pub use error::{ConfigError, ConfigWarning, Problem};
+pub use load::SettingsLoader;
+pub use loaded::{Entry, LoadedSettings};
+pub use settings::{PermissionMode, Permissions, SandboxSettings, Settings, UnknownPermissionMode};
+pub use source::Source;

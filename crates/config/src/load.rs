@@ -1,0 +1,278 @@
+//! Reading the settings files and the `--settings` flag into validated layers.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::merge;
+use crate::settings::KNOWN_KEYS;
+use crate::{ConfigError, ConfigWarning, LoadedSettings, Problem, Settings, Source};
+
+/// Finds and reads the settings of one session: the five file levels under a home and a
+/// project directory, then the `--settings` flag if given.
+///
+/// Both directories are parameters so that tests and callers decide; the caller passes the
+/// user's home and the working directory (or, later, the repository root).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use cairn_config::{PermissionMode, SettingsLoader, Source};
+/// use serde_json::json;
+///
+/// let home = tempfile::tempdir()?;
+/// let project = tempfile::tempdir()?;
+/// std::fs::create_dir(project.path().join(".claude"))?;
+/// let file = project.path().join(".claude/settings.json");
+/// std::fs::write(&file, r#"{"permissions": {"defaultMode": "plan"}}"#)?;
+///
+/// let mut loaded = SettingsLoader::new(home.path(), project.path()).load()?;
+/// loaded.apply_override("model", json!("opus"), "--model")?;
+///
+/// assert_eq!(loaded.settings().permissions.default_mode, Some(PermissionMode::Plan));
+/// assert_eq!(loaded.origin("permissions.defaultMode"), Some(&Source::Project(file)));
+/// assert_eq!(loaded.get("model"), Some(&json!("opus")));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct SettingsLoader {
+    home: PathBuf,
+    project: PathBuf,
+    settings_flag: Option<String>,
+}
+
+impl SettingsLoader {
+    /// A loader for the user whose home is `home`, working in `project`.
+    pub fn new(home: impl Into<PathBuf>, project: impl Into<PathBuf>) -> Self {
+        SettingsLoader {
+            home: home.into(),
+            project: project.into(),
+            settings_flag: None,
+        }
+    }
+
+    /// The value of `--settings`: a JSON object given inline, or else the path of a settings
+    /// file. A relative path is taken from the project directory, so a caller whose working
+    /// directory differs from it should pass an absolute path.
+    #[must_use]
+    pub fn settings_flag(mut self, value: impl Into<String>) -> Self {
+        self.settings_flag = Some(value.into());
+        self
+    }
+
+    /// The five settings files, lowest precedence first, whether or not they exist.
+    pub fn files(&self) -> [Source; 5] {
+        let home = &self.home;
+        let project = &self.project;
+        [
+            Source::UserLegacy(home.join(".claude.json")),
+            Source::User(home.join(".claude").join("settings.json")),
+            Source::ProjectLegacy(project.join(".claude.json")),
+            Source::Project(project.join(".claude").join("settings.json")),
+            Source::ProjectLocal(project.join(".claude").join("settings.local.json")),
+        ]
+    }
+
+    /// Reads every level and merges them.
+    ///
+    /// A missing file is skipped. A legacy `.claude.json` that is not valid JSON, not an
+    /// object, or has a known key of the wrong type is skipped with a warning in the result.
+    /// Anything else wrong is an error naming the file and, for a bad value, its JSON path.
+    pub fn load(&self) -> Result<LoadedSettings, ConfigError> {
+        let mut layers: Vec<(Source, Map<String, Value>)> = Vec::new();
+        let mut warnings = Vec::new();
+        // When the project is the home directory, levels 3 and 4 are the files of levels 1
+        // and 2; reading them twice would run their hooks twice.
+        let mut seen: Vec<PathBuf> = Vec::new();
+
+        for source in self.files() {
+            let Some(path) = source.path() else {
+                continue;
+            };
+            let Some(bytes) = read_if_present(path)? else {
+                continue;
+            };
+            let identity = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            if seen.contains(&identity) {
+                continue;
+            }
+            seen.push(identity);
+            match parse_layer(&bytes, &source) {
+                Ok(layer) => layers.push((source, layer)),
+                Err(problem) if source.is_legacy() => {
+                    warnings.push(ConfigWarning::LegacyFileSkipped {
+                        origin: source,
+                        problem,
+                    });
+                }
+                Err(problem) => {
+                    return Err(ConfigError::Invalid {
+                        origin: source,
+                        problem,
+                    });
+                }
+            }
+        }
+
+        if let Some(flag) = &self.settings_flag {
+            layers.push(self.flag_layer(flag)?);
+        }
+
+        let mut sources = Vec::with_capacity(layers.len());
+        let mut tree = BTreeMap::new();
+        for (source, layer) in layers {
+            merge::merge_layer(&mut tree, layer, sources.len());
+            sources.push(source);
+        }
+        LoadedSettings::from_parts(sources, tree, warnings)
+    }
+
+    fn flag_layer(&self, flag: &str) -> Result<(Source, Map<String, Value>), ConfigError> {
+        let looks_inline = flag.trim_start().starts_with('{');
+        let parses_as_object = matches!(serde_json::from_str(flag), Ok(Value::Object(_)));
+        if looks_inline || parses_as_object {
+            let origin = Source::FlagInline;
+            return match parse_layer(flag.as_bytes(), &origin) {
+                Ok(layer) => Ok((origin, layer)),
+                Err(problem) => Err(ConfigError::Invalid { origin, problem }),
+            };
+        }
+        let path = self.project.join(flag);
+        let Some(bytes) = read_if_present(&path)? else {
+            return Err(ConfigError::SettingsFlagFileMissing { path });
+        };
+        let origin = Source::FlagFile(path);
+        match parse_layer(&bytes, &origin) {
+            Ok(layer) => Ok((origin, layer)),
+            Err(problem) => Err(ConfigError::Invalid { origin, problem }),
+        }
+    }
+}
+
+/// The file's bytes, or `None` when there is no file there.
+fn read_if_present(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(error)
+            if matches!(
+                error.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(source) => Err(ConfigError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Parses one source into a layer and checks its known keys.
+///
+/// An empty file is an empty layer, and a UTF-8 byte-order mark is ignored (both are what
+/// editors leave behind). A legacy file keeps only the known keys: the rest of
+/// `~/.claude.json` is Claude Code's state (accounts, project history), not settings.
+pub(crate) fn parse_layer(bytes: &[u8], origin: &Source) -> Result<Map<String, Value>, Problem> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    let value: Value = serde_json::from_slice(bytes).map_err(|error| syntax_problem(&error))?;
+    let mut layer = match value {
+        Value::Object(layer) => layer,
+        other => {
+            return Err(Problem::NotAnObject {
+                found: json_kind(&other),
+            });
+        }
+    };
+    if origin.is_legacy() {
+        layer.retain(|key, _| KNOWN_KEYS.contains(&key.as_str()));
+    }
+    check_known_keys(&layer)?;
+    Ok(layer)
+}
+
+/// Checks that the known keys of one layer have the types [`Settings`] wants, so that an
+/// error names the layer it is in.
+pub(crate) fn check_known_keys(layer: &Map<String, Value>) -> Result<(), Problem> {
+    let value = Value::Object(layer.clone());
+    typed_view(&value).map(|_| ())
+}
+
+/// The typed view of merged or single-layer JSON.
+pub(crate) fn typed_view(value: &Value) -> Result<Settings, Problem> {
+    serde_path_to_error::deserialize(value).map_err(|error| Problem::InvalidValue {
+        key: error.path().to_string(),
+        message: error.into_inner().to_string(),
+    })
+}
+
+fn syntax_problem(error: &serde_json::Error) -> Problem {
+    let (line, column) = (error.line(), error.column());
+    let full = error.to_string();
+    let position = format!(" at line {line} column {column}");
+    let message = full.strip_suffix(&position).unwrap_or(&full).to_owned();
+    Problem::Syntax {
+        line,
+        column,
+        message,
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn project_source() -> Source {
+        Source::Project(PathBuf::from("/p/.claude/settings.json"))
+    }
+
+    #[test]
+    fn syntax_errors_carry_line_and_column() {
+        assert_eq!(
+            parse_layer(b"{\n  \"model\": \"x\",\n}", &project_source()),
+            Err(Problem::Syntax {
+                line: 3,
+                column: 1,
+                message: "trailing comma".to_owned()
+            })
+        );
+    }
+
+    #[test]
+    fn empty_files_and_byte_order_marks_are_tolerated() {
+        assert_eq!(parse_layer(b" \n", &project_source()), Ok(Map::new()));
+        let layer = parse_layer(b"\xEF\xBB\xBF{\"model\": \"m\"}", &project_source()).unwrap();
+        assert_eq!(Value::Object(layer), json!({"model": "m"}));
+    }
+
+    #[test]
+    fn legacy_files_keep_only_settings_keys() {
+        let legacy = Source::UserLegacy(PathBuf::from("/h/.claude.json"));
+        let layer = parse_layer(
+            br#"{"numStartups": 3, "oauthAccount": {"email": "a@b"}, "model": "m"}"#,
+            &legacy,
+        )
+        .unwrap();
+        assert_eq!(Value::Object(layer), json!({"model": "m"}));
+    }
+}

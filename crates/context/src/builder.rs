@@ -1,0 +1,155 @@
+//! Assembling the sections into the two halves of the system prompt.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use cairn_protocol::SystemPrompt;
+
+use crate::environment::{Environment, GitContext};
+use crate::instructions::InstructionSet;
+use crate::sections::STATIC_SECTIONS;
+
+/// Gives the system prompt for the next request. The engine asks before every request, so a
+/// source can refresh what changed (instruction files); a fixed [`SystemPrompt`] is a source too.
+pub trait PromptSource: Send + Sync + std::fmt::Debug {
+    fn system_prompt(&self) -> SystemPrompt;
+}
+
+impl PromptSource for SystemPrompt {
+    fn system_prompt(&self) -> SystemPrompt {
+        self.clone()
+    }
+}
+
+/// Which half of the prompt a section is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectionPart {
+    /// Before the boundary: the same for every session, cached.
+    Static,
+    /// After the boundary: fixed within one session.
+    Dynamic,
+}
+
+/// One named part of the prompt, for assembling and for `cairn debug prompt`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub title: String,
+    pub part: SectionPart,
+    pub text: String,
+}
+
+/// What the prompt is built from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptOptions {
+    pub cwd: PathBuf,
+    /// The home directory, for `~/.claude/CLAUDE.md` and `~/` imports.
+    pub home: Option<PathBuf>,
+    pub model: String,
+    /// `--system-prompt`: replaces cairn's static sections.
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt`: added at the end of the static half.
+    pub append_system_prompt: Option<String>,
+    /// The memory index (`MEMORY.md`), when memory is in use.
+    pub memory_index: Option<String>,
+}
+
+/// Builds the system prompt of one session: the environment and git context are read once;
+/// instruction files are read again whenever one of them changes.
+#[derive(Debug)]
+pub struct PromptBuilder {
+    options: PromptOptions,
+    static_sections: Vec<Section>,
+    environment: Section,
+    git: Option<Section>,
+    instructions: Mutex<InstructionSet>,
+}
+
+impl PromptBuilder {
+    pub fn new(options: PromptOptions) -> Self {
+        let git = GitContext::read(&options.cwd);
+        let environment = Environment::detect(&options.cwd, &options.model, git.is_some());
+        let instructions = InstructionSet::load(&options.cwd, options.home.as_deref());
+        let mut static_sections: Vec<Section> = match &options.system_prompt {
+            Some(replacement) => vec![section(
+                "custom system prompt",
+                SectionPart::Static,
+                replacement,
+            )],
+            None => STATIC_SECTIONS
+                .iter()
+                .map(|(title, text)| section(title, SectionPart::Static, text))
+                .collect(),
+        };
+        if let Some(extra) = &options.append_system_prompt {
+            static_sections.push(section(
+                "appended system prompt",
+                SectionPart::Static,
+                extra,
+            ));
+        }
+        PromptBuilder {
+            environment: section("environment", SectionPart::Dynamic, &environment.render()),
+            git: git.map(|git| section("git context", SectionPart::Dynamic, &git.render())),
+            static_sections,
+            instructions: Mutex::new(instructions),
+            options,
+        }
+    }
+
+    /// Every section as it stands now, static ones first.
+    pub fn sections(&self) -> Vec<Section> {
+        let mut sections = self.static_sections.clone();
+        sections.push(self.environment.clone());
+        sections.extend(self.git.clone());
+        let instructions = self.current_instructions();
+        if !instructions.is_empty() {
+            sections.push(section(
+                "instruction files",
+                SectionPart::Dynamic,
+                &instructions,
+            ));
+        }
+        if let Some(memory) = &self.options.memory_index {
+            sections.push(section("memory index", SectionPart::Dynamic, memory));
+        }
+        sections
+    }
+
+    /// The instruction text, re-read first if a file changed.
+    fn current_instructions(&self) -> String {
+        let mut instructions = self
+            .instructions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if instructions.is_stale() {
+            *instructions = InstructionSet::load(&self.options.cwd, self.options.home.as_deref());
+        }
+        instructions.render()
+    }
+}
+
+impl PromptSource for PromptBuilder {
+    fn system_prompt(&self) -> SystemPrompt {
+        let sections = self.sections();
+        let join = |part: SectionPart| {
+            sections
+                .iter()
+                .filter(|section| section.part == part)
+                .map(|section| section.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        };
+        SystemPrompt {
+            static_part: join(SectionPart::Static),
+            dynamic_part: join(SectionPart::Dynamic),
+        }
+    }
+}
+
+fn section(title: &str, part: SectionPart, text: &str) -> Section {
+    Section {
+        title: title.to_string(),
+        part,
+        text: text.trim().to_string(),
+    }
+}

@@ -1,0 +1,22 @@
+//! What the model is told before the conversation: cairn's system prompt.
+//!
+//! The prompt is built from sections ([`sections`]) split by a boundary: the static half
+//! (identity, rules, tool guidance) is the same for every session and is cached by the API;
+//! the dynamic half holds the environment ([`environment`]), the git context and the
+//! instruction files the user and the project keep ([`instructions`]: `CLAUDE.md`,
+//! `AGENTS.md`, `.claude/rules/*.md`, with `@path` imports). [`PromptBuilder`] assembles
+//! them once per session and re-reads instruction files that change.
+
+mod builder;
+mod date;
+pub mod environment;
+pub mod instructions;
+pub mod sections;
+
+pub use builder::{PromptBuilder, PromptOptions, PromptSource, Section, SectionPart};
+
+/// A rough token count: about four characters a token, the usual estimate for English text
+/// and code. The API's reported usage corrects it where it matters.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}

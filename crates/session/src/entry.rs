@@ -1,0 +1,199 @@
+//! The lines of a session file, as serde types: the header and the entries.
+//!
+//! These types are the file format. Changing what a field means, or removing one, needs a new
+//! [`FORMAT_VERSION`] and a migration (see [`crate::migrate`]); adding an optional field or a
+//! new entry type does not, because readers ignore unknown fields and skip unknown types.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use cairn_protocol::{Message, TodoItem, Usage};
+use serde::{Deserialize, Serialize};
+
+use crate::SessionId;
+
+/// The version of the file format this build writes, and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Milliseconds since the Unix epoch (UTC), the unit of every timestamp in a session file.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// The first line of every session file.
+///
+/// ```json
+/// {"type":"header","format_version":1,"cairn_version":"0.1.0","session_id":"…","cwd":"/work/app","git_branch":"main","model":"claude-sonnet-4-5","started_at":1760000000000}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionHeader {
+    /// The format the rest of the file is written in ([`FORMAT_VERSION`] for new files).
+    pub format_version: u32,
+    /// The cairn that created the file.
+    pub cairn_version: String,
+    pub session_id: SessionId,
+    /// The working directory the session ran in (lossy if it was not UTF-8).
+    pub cwd: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_branch: Option<String>,
+    /// The model the session started with; `model_change` entries record later switches.
+    pub model: String,
+    /// Unix milliseconds.
+    pub started_at: u64,
+    /// The session this one was forked from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<SessionId>,
+}
+
+/// How the header is written: the struct's fields behind `"type":"header"`.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum HeaderLine<'a> {
+    Header(&'a SessionHeader),
+}
+
+/// One line after the header. Every entry carries a `timestamp` in Unix milliseconds and is
+/// built only from cairn's own types: no request, header or credential ever goes into a
+/// session file.
+///
+/// On disk the variant is the `"type"` field, written first:
+/// `user`, `assistant`, `tool_results`, `permission`, `todos`, `compaction`, `model_change`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Entry {
+    /// Something the user said.
+    User(MessageEntry),
+    /// One answer of the model.
+    Assistant(AssistantEntry),
+    /// The user-role message that carries the results of the previous answer's tool calls.
+    ToolResults(MessageEntry),
+    /// A permission decision about one tool call.
+    Permission(PermissionEntry),
+    /// The todo list, whole, each time it changes.
+    Todos(TodosEntry),
+    /// A compaction boundary: the history before it is replaced by a summary.
+    Compaction(CompactionEntry),
+    /// The user switched models.
+    ModelChange(ModelChangeEntry),
+}
+
+impl Entry {
+    /// A `user` entry stamped now.
+    pub fn user(message: Message) -> Self {
+        Entry::User(MessageEntry {
+            timestamp: now_ms(),
+            message,
+        })
+    }
+
+    /// A `tool_results` entry stamped now.
+    pub fn tool_results(message: Message) -> Self {
+        Entry::ToolResults(MessageEntry {
+            timestamp: now_ms(),
+            message,
+        })
+    }
+
+    /// A `todos` entry stamped now.
+    pub fn todos(todos: Vec<TodoItem>) -> Self {
+        Entry::Todos(TodosEntry {
+            timestamp: now_ms(),
+            todos,
+        })
+    }
+
+    /// A `model_change` entry stamped now.
+    pub fn model_change(model: impl Into<String>) -> Self {
+        Entry::ModelChange(ModelChangeEntry {
+            timestamp: now_ms(),
+            model: model.into(),
+        })
+    }
+
+    /// When the entry was written, in Unix milliseconds.
+    pub fn timestamp(&self) -> u64 {
+        match self {
+            Entry::User(entry) | Entry::ToolResults(entry) => entry.timestamp,
+            Entry::Assistant(entry) => entry.timestamp,
+            Entry::Permission(entry) => entry.timestamp,
+            Entry::Todos(entry) => entry.timestamp,
+            Entry::Compaction(entry) => entry.timestamp,
+            Entry::ModelChange(entry) => entry.timestamp,
+        }
+    }
+}
+
+/// A `user` or `tool_results` entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MessageEntry {
+    pub timestamp: u64,
+    pub message: Message,
+}
+
+/// An `assistant` entry: the message and what it cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssistantEntry {
+    pub timestamp: u64,
+    pub message: Message,
+    /// The model that answered, as the API named it.
+    pub model: String,
+    /// The API's id for the message (`msg_…`), when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    pub usage: Usage,
+    pub cost_usd: f64,
+}
+
+/// A `permission` entry, written by the governance layer for each decision about a tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermissionEntry {
+    pub timestamp: u64,
+    pub tool_name: String,
+    pub tool_use_id: String,
+    pub decision: PermissionDecision,
+    /// The settings rule that decided, as written (`Bash(npm run test:*)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// Why, in words, when there is more to say than the rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What was decided about a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionDecision {
+    Allow,
+    Deny,
+    Ask,
+}
+
+/// A `todos` entry: the whole list after a change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TodosEntry {
+    pub timestamp: u64,
+    pub todos: Vec<TodoItem>,
+}
+
+/// A `compaction` entry. When loading, every message before it is dropped and the history
+/// restarts with one user message whose text is `summary`, exactly as written: put any framing
+/// ("This session continues an earlier conversation…") into `summary` itself. The file keeps
+/// the messages before the boundary, so nothing is lost to a later reader.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionEntry {
+    pub timestamp: u64,
+    pub summary: String,
+    /// Estimated tokens of the history before compaction.
+    pub tokens_before: u64,
+    /// Estimated tokens after it.
+    pub tokens_after: u64,
+}
+
+/// A `model_change` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelChangeEntry {
+    pub timestamp: u64,
+    pub model: String,
+}

@@ -1,0 +1,115 @@
+//! What can go wrong, and what loading tolerates with a warning.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+use crate::{InvalidSessionId, SessionId};
+
+/// An error from writing or reading session files. Each message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot create the session directory {}: {source}", path.display())]
+    CreateDir { path: PathBuf, source: io::Error },
+
+    #[error("cannot write the session file {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+
+    #[error("cannot read the session file {}: {source}", path.display())]
+    Read { path: PathBuf, source: io::Error },
+
+    #[error("cannot remove {}: {source}", path.display())]
+    Remove { path: PathBuf, source: io::Error },
+
+    #[error("no session {id} for this project (looked for {})", path.display())]
+    NotFound { id: SessionId, path: PathBuf },
+
+    #[error("the session file {} already exists", path.display())]
+    AlreadyExists { path: PathBuf },
+
+    /// The file was written by a newer cairn; reading it could mis-read it, so it is refused.
+    #[error(
+        "{} was written in session format version {found}, newer than this cairn reads \
+         (up to version {supported}); upgrade cairn to open it",
+        path.display()
+    )]
+    NewerFormat {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+
+    /// Resuming appends entries in this build's format, which must not be mixed into a file
+    /// of an older format; forking copies the history into a file of the current format.
+    #[error(
+        "{} is in session format version {found} and this cairn appends only to version \
+         {current}; fork the session to continue it",
+        path.display()
+    )]
+    OlderFormat {
+        path: PathBuf,
+        found: u32,
+        current: u32,
+    },
+
+    #[error("{}: line 1 is not a valid session header: {reason}", path.display())]
+    InvalidHeader { path: PathBuf, reason: String },
+
+    /// A damaged line that a crash cannot explain (one in the middle of the file that is
+    /// complete JSON of the wrong shape, or garbage that is not a cut-short entry).
+    #[error(
+        "{} line {line}, column {column}: {message}; the file is damaged there (repair or \
+         delete that line to load the rest)",
+        path.display()
+    )]
+    Corrupt {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+
+    #[error(transparent)]
+    InvalidId(#[from] InvalidSessionId),
+}
+
+/// Something `load` tolerated. Show it to the user; the session loaded anyway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadWarning {
+    pub path: PathBuf,
+    /// 1-based line of the file the warning is about.
+    pub line: usize,
+    pub kind: LoadWarningKind,
+}
+
+impl fmt::Display for LoadWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} line {}: {}",
+            self.path.display(),
+            self.line,
+            self.kind
+        )
+    }
+}
+
+/// What [`LoadWarning`] is about.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadWarningKind {
+    /// An entry cut short, most likely by a crash while it was written.
+    #[error("skipped an incomplete entry (the session was probably interrupted while writing it)")]
+    TornLine,
+    /// An entry type this build does not know, from a newer cairn of the same format version.
+    #[error("skipped an entry of unknown type `{entry_type}` (written by a newer cairn?)")]
+    UnknownEntryType { entry_type: String },
+    /// Tool results with no tool call waiting for them; the API would refuse them.
+    #[error("dropped tool results that answer no pending tool call: {}", tool_use_ids.join(", "))]
+    UnmatchedToolResults { tool_use_ids: Vec<String> },
+    /// Tool calls whose results were never written; they are answered as interrupted.
+    #[error(
+        "tool calls without a recorded result were marked as interrupted: {}",
+        tool_use_ids.join(", ")
+    )]
+    InterruptedToolCalls { tool_use_ids: Vec<String> },
+}

@@ -1,0 +1,66 @@
+//! Append-only session transcripts: writing a session's history durably as it happens, and
+//! reading it back to resume, list, fork or clean up sessions.
+//!
+//! A user must never lose a conversation, not to Ctrl-C, a crash, a full disk or an upgrade
+//! of cairn. The message list is the state of a session (DESIGN.md §1, principle 1), so a
+//! session file is that list written down, one entry at a time. The engine (`cairn-core`)
+//! writes through a [`SessionLog`]; `--resume` and `--continue` read through
+//! [`SessionStore`]. This crate does blocking file I/O and never prints: warnings are returned.
+//!
+//! # The file format (version 1)
+//!
+//! One JSONL file per session, `<cairn_home>/projects/<project-slug>/<session-id>.jsonl`
+//! ([`project_slug`], [`SessionId`]). Line 1 is a [`SessionHeader`]; each later line is an
+//! [`Entry`], with `"type"` first and a `"timestamp"`:
+//!
+//! ```text
+//! {"type":"header","format_version":1,"cairn_version":"0.1.0","session_id":"…","cwd":"/work/app","model":"claude-sonnet-4-5","started_at":1760000000000}
+//! {"type":"user","timestamp":1760000000100,"message":{"role":"user","content":[{"type":"text","text":"Fix the test"}]}}
+//! {"type":"assistant","timestamp":1760000003000,"message":{…},"model":"…","message_id":"msg_…","usage":{…},"cost_usd":0.0123}
+//! ```
+//!
+//! - Timestamps are Unix milliseconds (UTC) everywhere: no date library, no time zones to get
+//!   wrong, cheap to compare; `jq '.timestamp / 1000 | todate'` makes them readable.
+//! - Messages are stored in the Anthropic wire format of `cairn-protocol`.
+//! - Entries are built only from cairn's own types. No request, HTTP header, API key or
+//!   `Authorization` value is ever written.
+//!
+//! # Versions
+//!
+//! The header's `format_version` says how to read the rest. A file of a newer version than
+//! [`FORMAT_VERSION`] is refused with [`SessionError::NewerFormat`], never guessed at; older
+//! versions load through the migrations in `migrate.rs` (none yet: version 1 is the first).
+//! Within a version, readers ignore unknown fields and skip unknown entry types with a
+//! warning, so adding either needs no new version. `tests/fixtures/v1-session.jsonl` is a
+//! hand-written version-1 file that every later cairn must keep loading.
+//!
+//! # Durability
+//!
+//! See [`SessionWriter`] (one `write` per line, fsync per turn), [`SessionLog`] (a full disk
+//! becomes one warning, and the session carries on in memory) and [`load_file`] (what a
+//! torn or damaged line does, and how dangling tool calls are repaired).
+
+mod decode;
+mod entry;
+mod error;
+mod history;
+mod id;
+mod load;
+mod log;
+mod migrate;
+mod store;
+mod summary;
+mod writer;
+
+pub use entry::{
+    AssistantEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry, ModelChangeEntry,
+    PermissionDecision, PermissionEntry, SessionHeader, TodosEntry, now_ms,
+};
+pub use error::{LoadWarning, LoadWarningKind, SessionError};
+pub use history::INTERRUPTED_TOOL_RESULT;
+pub use id::{InvalidSessionId, SessionId};
+pub use load::{LoadedSession, Transcript, load_file, read_entries};
+pub use log::{LogWarning, Persistence, SessionLog};
+pub use store::{CleanupScope, NewSession, SessionStore, project_slug};
+pub use summary::SessionSummary;
+pub use writer::SessionWriter;

@@ -1,0 +1,320 @@
+//! Commands started with `run_in_background`, and the tools that read them (`BashOutput`) and
+//! stop them (`KillShell`).
+
+use std::fmt;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use async_trait::async_trait;
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tokio::process::Child;
+use tokio_util::sync::CancellationToken;
+
+use super::capture::{CappedBuffer, Captured, cut_middle, incomplete_utf8_suffix, join_streams};
+use super::process::{ProcessGroup, pump, spawn_shell};
+use crate::{Access, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput};
+
+/// One command running (or done running) in the background, and the output nobody has read
+/// yet.
+#[derive(Debug)]
+pub(crate) struct BackgroundShell {
+    id: String,
+    /// What the model called it: its description, else the command.
+    label: String,
+    group: Option<ProcessGroup>,
+    state: Mutex<ShellState>,
+}
+
+#[derive(Debug, Default)]
+struct ShellState {
+    stdout: CappedBuffer,
+    stderr: CappedBuffer,
+    status: ShellStatus,
+}
+
+/// Where a background command is in its life.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) enum ShellStatus {
+    /// It, or something it started, still has its output open.
+    #[default]
+    Running,
+    /// It ended by itself.
+    Finished(ExitStatus),
+    /// KillShell, or the end of the session, killed it.
+    Killed,
+    /// Waiting for it failed, so how it ended is unknown.
+    Lost(String),
+}
+
+impl fmt::Display for ShellStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShellStatus::Running => f.write_str("running"),
+            ShellStatus::Finished(status) => match status.code() {
+                Some(code) => write!(f, "exited with code {code}"),
+                None => write!(f, "ended by signal {}", status.signal().unwrap_or_default()),
+            },
+            ShellStatus::Killed => f.write_str("killed"),
+            ShellStatus::Lost(error) => write!(f, "status unknown ({error})"),
+        }
+    }
+}
+
+impl BackgroundShell {
+    /// Starts `command` in `cwd` and collects its output until it ends. Needs a tokio runtime.
+    pub(super) fn start(
+        id: String,
+        command: &str,
+        label: String,
+        cwd: &Path,
+        env: &[(String, String)],
+    ) -> io::Result<Arc<Self>> {
+        let child = spawn_shell(command, &[], cwd, env)?;
+        let shell = Arc::new(BackgroundShell {
+            id,
+            label,
+            group: ProcessGroup::led_by(&child),
+            state: Mutex::default(),
+        });
+        tokio::spawn(collect(Arc::clone(&shell), child));
+        Ok(shell)
+    }
+
+    pub(super) fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn state(&self) -> MutexGuard<'_, ShellState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Kills the command and everything it started, if it is still running. Returns the
+    /// status it had before.
+    pub(super) fn kill(&self) -> ShellStatus {
+        let mut state = self.state();
+        let before = state.status.clone();
+        if before == ShellStatus::Running {
+            if let Some(group) = self.group {
+                group.kill();
+            }
+            state.status = ShellStatus::Killed;
+        }
+        before
+    }
+
+    /// The status and the output produced since the last read; with `filter`, only the lines
+    /// matching it (the rest are discarded).
+    fn read_new(&self, filter: Option<&Regex>) -> (ShellStatus, String) {
+        let mut state = self.state();
+        let still_writing = state.status == ShellStatus::Running;
+        let stdout = take_unread(&mut state.stdout, still_writing, filter.is_some());
+        let stderr = take_unread(&mut state.stderr, still_writing, filter.is_some());
+        let status = state.status.clone();
+        drop(state);
+        let (stdout_text, stderr_text) = match filter {
+            Some(filter) => (
+                keep_matching(&stdout.text(), filter),
+                keep_matching(&stderr.text(), filter),
+            ),
+            None => (stdout.text(), stderr.text()),
+        };
+        let body = cut_middle(
+            &join_streams(&stdout_text, &stderr_text),
+            stdout.dropped.add(stderr.dropped),
+        );
+        (status, body)
+    }
+}
+
+/// The unread output of one stream. While the command may still write, what could be
+/// continued is left for the next read: a character cut in two, and (when filtering, which
+/// works on lines) a line without its end.
+fn take_unread(buffer: &mut CappedBuffer, still_writing: bool, whole_lines: bool) -> Captured {
+    let mut captured = buffer.take();
+    if still_writing {
+        let keep = if whole_lines {
+            captured
+                .bytes
+                .iter()
+                .rposition(|&byte| byte == b'\n')
+                .map_or(0, |newline| newline + 1)
+        } else {
+            captured.bytes.len() - incomplete_utf8_suffix(&captured.bytes)
+        };
+        buffer.put_back(&captured.bytes[keep..]);
+        captured.bytes.truncate(keep);
+    }
+    captured
+}
+
+fn keep_matching(text: &str, filter: &Regex) -> String {
+    text.lines()
+        .filter(|line| filter.is_match(line))
+        .fold(String::new(), |mut kept, line| {
+            kept.push_str(line);
+            kept.push('\n');
+            kept
+        })
+}
+
+/// Collects the command's output into the shell until both streams close and it has exited.
+async fn collect(shell: Arc<BackgroundShell>, mut child: Child) {
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let (_, _, waited) = tokio::join!(
+        pump(stdout, |bytes| shell.state().stdout.push(bytes)),
+        pump(stderr, |bytes| shell.state().stderr.push(bytes)),
+        child.wait(),
+    );
+    let mut state = shell.state();
+    if state.status == ShellStatus::Running {
+        state.status = match waited {
+            Ok(status) => ShellStatus::Finished(status),
+            Err(err) => ShellStatus::Lost(format!("waiting for it failed: {err}")),
+        };
+    }
+}
+
+/// Reads what a background command printed since the last read.
+#[derive(Debug, Clone, Copy)]
+pub struct BashOutputTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BashOutputInput {
+    /// The id of the background shell, as Bash returned it (e.g. "bash_1").
+    bash_id: String,
+    /// A regular expression: only output lines matching it are returned. Lines that do not
+    /// match are discarded and cannot be read later.
+    filter: Option<String>,
+}
+
+#[async_trait]
+impl Tool for BashOutputTool {
+    type Input = BashOutputInput;
+
+    fn name(&self) -> &'static str {
+        "BashOutput"
+    }
+
+    fn description(&self) -> String {
+        "Reads the output of a command started with Bash and run_in_background: true. Returns \
+         its status (running, exited with its code, or killed) and what it printed on stdout and \
+         stderr since the last BashOutput call for that shell, so output is never returned \
+         twice. Give filter (a regular expression) to keep only the lines that match; the \
+         other lines of that output are discarded. Returns at once; call again later for more."
+            .into()
+    }
+
+    fn safety(&self, _input: &BashOutputInput) -> Safety {
+        // Reading only moves cairn's own read position in the shell's buffer.
+        Safety::READ_ONLY
+    }
+
+    fn touched_paths(&self, _input: &BashOutputInput, _ctx: &ToolContext) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    async fn run(
+        &self,
+        input: BashOutputInput,
+        ctx: &ToolContext,
+        _cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let filter = match input.filter.as_deref().map(Regex::new).transpose() {
+            Ok(filter) => filter,
+            Err(err) => {
+                return ToolOutput::error(format!(
+                    "Invalid input for BashOutput: field `filter`: {:?} is not a valid regular \
+                     expression: {err}",
+                    input.filter.unwrap_or_default()
+                ));
+            }
+        };
+        let shell = match ctx.session.shells.find(&input.bash_id) {
+            Ok(shell) => shell,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let (status, body) = shell.read_new(filter.as_ref());
+        let mut text = format!("Shell {} ({}): {status}\n", shell.id, shell.label);
+        if body.is_empty() {
+            text.push_str(match filter {
+                Some(_) => "(no new output matching the filter)",
+                None => "(no new output)",
+            });
+        } else {
+            text.push_str(&body);
+        }
+        ToolOutput::text(text)
+    }
+}
+
+/// Stops a background command.
+#[derive(Debug, Clone, Copy)]
+pub struct KillShellTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KillShellInput {
+    /// The id of the background shell to stop, as Bash returned it (e.g. "bash_1").
+    shell_id: String,
+}
+
+#[async_trait]
+impl Tool for KillShellTool {
+    type Input = KillShellInput;
+
+    fn name(&self) -> &'static str {
+        "KillShell"
+    }
+
+    fn description(&self) -> String {
+        "Stops a command started with Bash and run_in_background: true, together with every \
+         process it started. Its remaining output can still be read with BashOutput."
+            .into()
+    }
+
+    fn safety(&self, _input: &KillShellInput) -> Safety {
+        // It ends processes outside cairn (Writes), but only ones this session started itself,
+        // and a stopped command can be started again: whatever it could destroy was weighed
+        // when the command was allowed to run (Harmless). Exclusive: it changes a shell's state
+        // under a concurrent BashOutput.
+        Safety {
+            access: Access::Writes,
+            destructive: Destructiveness::Harmless,
+            concurrency: Concurrency::Exclusive,
+        }
+    }
+
+    fn touched_paths(&self, _input: &KillShellInput, _ctx: &ToolContext) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    async fn run(
+        &self,
+        input: KillShellInput,
+        ctx: &ToolContext,
+        _cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let shell = match ctx.session.shells.find(&input.shell_id) {
+            Ok(shell) => shell,
+            Err(message) => return ToolOutput::error(message),
+        };
+        match shell.kill() {
+            ShellStatus::Running => ToolOutput::text(format!(
+                "Killed shell {} ({}) and every process it started.",
+                shell.id, shell.label
+            )),
+            status @ (ShellStatus::Finished(_) | ShellStatus::Killed | ShellStatus::Lost(_)) => {
+                ToolOutput::text(format!(
+                    "Shell {} ({}) was no longer running ({status}); nothing to kill.",
+                    shell.id, shell.label
+                ))
+            }
+        }
+    }
+}

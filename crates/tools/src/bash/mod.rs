@@ -1,0 +1,17 @@
+//! The shell tools: `Bash` runs a command and waits for it; with `run_in_background` it
+//! returns at once, and `BashOutput` and `KillShell` read and stop the command later.
+//!
+//! Every command runs in a process group of its own, so a timeout, a cancellation, KillShell
+//! or the end of the session kills it with everything it started. The working directory
+//! carries over from one command to the next, kept with the background shells in the
+//! session's [`ShellRegistry`].
+
+mod background;
+mod capture;
+mod foreground;
+mod process;
+mod shells;
+
+pub use background::{BashOutputTool, KillShellTool};
+pub use foreground::BashTool;
+pub use shells::ShellRegistry;

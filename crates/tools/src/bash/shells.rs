@@ -1,0 +1,117 @@
+//! [`ShellRegistry`]: what the shell remembers between calls in one session.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use super::background::BackgroundShell;
+
+/// The session's shell: the working directory that a `cd` leaves behind for the next `Bash`
+/// call, and the commands started with `run_in_background`.
+///
+/// Dropping the registry (the session ending, cairn exiting) kills every background command
+/// still running, with every process it started; [`ShellRegistry::kill_all`] does the same
+/// on demand.
+///
+/// ```
+/// use cairn_tools::ShellRegistry;
+/// use std::path::Path;
+///
+/// let shells = ShellRegistry::default();
+/// // Until a command has changed directory, commands run in the project directory.
+/// assert_eq!(shells.working_dir(Path::new("/project")), Path::new("/project"));
+/// ```
+#[derive(Debug, Default)]
+pub struct ShellRegistry {
+    /// Where the last command that finished left the shell; `None` until one has.
+    cwd: Mutex<Option<PathBuf>>,
+    background: Mutex<BackgroundShells>,
+}
+
+#[derive(Debug, Default)]
+struct BackgroundShells {
+    started: u64,
+    /// In the order they were started.
+    shells: Vec<Arc<BackgroundShell>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ShellRegistry {
+    /// The directory the next command runs in: where the last one left the shell, or
+    /// `project_dir` if none has run yet or that directory is gone.
+    pub fn working_dir(&self, project_dir: &Path) -> PathBuf {
+        match &*lock(&self.cwd) {
+            Some(dir) if dir.is_dir() => dir.clone(),
+            Some(_) | None => project_dir.to_path_buf(),
+        }
+    }
+
+    /// Kills every background command still running, and everything it started.
+    pub fn kill_all(&self) {
+        for shell in &lock(&self.background).shells {
+            shell.kill();
+        }
+    }
+
+    /// Like [`ShellRegistry::working_dir`], with a note for the model when the remembered
+    /// directory has disappeared (and is forgotten).
+    pub(super) fn take_working_dir(&self, project_dir: &Path) -> (PathBuf, Option<String>) {
+        let mut cwd = lock(&self.cwd);
+        match &*cwd {
+            Some(dir) if dir.is_dir() => (dir.clone(), None),
+            Some(gone) => {
+                let note = format!(
+                    "The shell's working directory {} no longer exists; the command ran in the \
+                     project directory {} instead.",
+                    gone.display(),
+                    project_dir.display()
+                );
+                *cwd = None;
+                (project_dir.to_path_buf(), Some(note))
+            }
+            None => (project_dir.to_path_buf(), None),
+        }
+    }
+
+    pub(super) fn set_working_dir(&self, dir: PathBuf) {
+        *lock(&self.cwd) = Some(dir);
+    }
+
+    /// A fresh id for a background shell: `bash_1`, `bash_2`, …
+    pub(super) fn next_id(&self) -> String {
+        let mut background = lock(&self.background);
+        background.started += 1;
+        format!("bash_{}", background.started)
+    }
+
+    pub(super) fn add(&self, shell: Arc<BackgroundShell>) {
+        lock(&self.background).shells.push(shell);
+    }
+
+    /// The background shell called `id`, or an error for the model naming the ids there are.
+    pub(super) fn find(&self, id: &str) -> Result<Arc<BackgroundShell>, String> {
+        let background = lock(&self.background);
+        if let Some(shell) = background.shells.iter().find(|shell| shell.id() == id) {
+            return Ok(Arc::clone(shell));
+        }
+        if background.shells.is_empty() {
+            return Err(format!(
+                "No background shell with id \"{id}\": none has been started in this session. \
+                 Start one with Bash and run_in_background: true."
+            ));
+        }
+        let ids: Vec<&str> = background.shells.iter().map(|shell| shell.id()).collect();
+        Err(format!(
+            "No background shell with id \"{id}\". The shells in this session are: {}.",
+            ids.join(", ")
+        ))
+    }
+}
+
+impl Drop for ShellRegistry {
+    fn drop(&mut self) {
+        self.kill_all();
+    }
+}

@@ -1,0 +1,107 @@
+//! The contract every built-in tool implements.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+
+use crate::{ToolContext, ToolOutput};
+
+/// Whether a call changes anything outside cairn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    Writes,
+}
+
+/// Whether a call can destroy something that is hard to get back (deleting, overwriting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Destructiveness {
+    Harmless,
+    Destructive,
+}
+
+/// Whether a call may run at the same time as other concurrency-safe calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Concurrency {
+    Safe,
+    Exclusive,
+}
+
+/// The three safety attributes of one call. Every field must be given: there are no defaults,
+/// so a tool cannot forget one.
+///
+/// ```compile_fail
+/// use cairn_tools::{Access, Concurrency, Safety};
+/// // Leaving out `destructive` does not compile.
+/// let safety = Safety { access: Access::ReadOnly, concurrency: Concurrency::Safe };
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Safety {
+    pub access: Access,
+    pub destructive: Destructiveness,
+    pub concurrency: Concurrency,
+}
+
+impl Safety {
+    /// Reads only, harmless, and safe to run beside other such calls.
+    pub const READ_ONLY: Safety = Safety {
+        access: Access::ReadOnly,
+        destructive: Destructiveness::Harmless,
+        concurrency: Concurrency::Safe,
+    };
+}
+
+/// One built-in tool.
+///
+/// `safety` and `touched_paths` have no default implementation: a tool that does not state
+/// its safety does not compile.
+///
+/// ```compile_fail
+/// use std::path::PathBuf;
+/// use cairn_tools::{Tool, ToolContext, ToolOutput};
+/// use tokio_util::sync::CancellationToken;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Input { path: String }
+///
+/// struct Forgetful;
+///
+/// #[async_trait::async_trait]
+/// impl Tool for Forgetful {
+///     type Input = Input;
+///     fn name(&self) -> &'static str { "Forgetful" }
+///     fn description(&self) -> String { "forgets its safety".into() }
+///     fn touched_paths(&self, _: &Input, _: &ToolContext) -> Vec<PathBuf> { Vec::new() }
+///     async fn run(&self, _: Input, _: &ToolContext, _: &CancellationToken) -> ToolOutput {
+///         ToolOutput::text("")
+///     }
+///     // no `fn safety`: error[E0046]: not all trait items implemented
+/// }
+/// ```
+#[async_trait]
+pub trait Tool: Send + Sync + 'static {
+    /// The typed input. Its derived JSON Schema is what the model sees; input that does not
+    /// deserialise never reaches [`Tool::run`].
+    type Input: DeserializeOwned + JsonSchema + Send + Sync;
+
+    /// The name the model calls the tool by; Claude Code's names, so rules and hooks carry over.
+    fn name(&self) -> &'static str;
+
+    fn description(&self) -> String;
+
+    /// The safety attributes of this call (a shell command's depend on the command).
+    fn safety(&self, input: &Self::Input) -> Safety;
+
+    /// The absolute paths this call will read or write, for the permission layer.
+    fn touched_paths(&self, input: &Self::Input, ctx: &ToolContext) -> Vec<PathBuf>;
+
+    async fn run(
+        &self,
+        input: Self::Input,
+        ctx: &ToolContext,
+        cancel: &CancellationToken,
+    ) -> ToolOutput;
+}
