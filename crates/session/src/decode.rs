@@ -22,9 +22,10 @@ pub(crate) enum Decoded {
 pub(crate) fn decode_header(path: &Path, line: &[u8]) -> Result<SessionHeader, SessionError> {
     #[derive(Deserialize)]
     struct Probe {
-        #[serde(rename = "type")]
-        kind: String,
-        format_version: u32,
+        #[serde(rename = "type", default)]
+        kind: Option<String>,
+        #[serde(default)]
+        format_version: Option<u32>,
     }
     let invalid = |reason: String| SessionError::InvalidHeader {
         path: path.to_owned(),
@@ -32,20 +33,22 @@ pub(crate) fn decode_header(path: &Path, line: &[u8]) -> Result<SessionHeader, S
     };
     let probe: Probe =
         serde_json::from_slice(line).map_err(|error| invalid(error_message(&error)))?;
-    if probe.kind != "header" {
-        return Err(invalid(format!(
-            "its type is `{}`, expected `header`",
-            probe.kind
-        )));
+    match probe.kind.as_deref() {
+        Some("header") => {}
+        Some(other) => {
+            return Err(invalid(format!("its type is `{other}`, expected `header`")));
+        }
+        None => return Err(invalid("it has no `type`".to_owned())),
     }
     match probe.format_version {
-        0 => Err(invalid("format version 0 does not exist".to_owned())),
-        found if found > FORMAT_VERSION => Err(SessionError::NewerFormat {
+        None => Err(invalid("missing field `format_version`".to_owned())),
+        Some(0) => Err(invalid("format version 0 does not exist".to_owned())),
+        Some(found) if found > FORMAT_VERSION => Err(SessionError::NewerFormat {
             path: path.to_owned(),
             found,
             supported: FORMAT_VERSION,
         }),
-        found => upgrade_line(found, line)
+        Some(found) => upgrade_line(found, line)
             .and_then(|current| serde_json::from_slice::<SessionHeader>(&current))
             .map(|header| SessionHeader {
                 // The version the file is written in, not the one it was upgraded to.
