@@ -18,6 +18,50 @@ pub enum Op {
     Interrupt,
     /// Use another model from the next request on.
     SetModel { model: String },
+    /// The user's answer to a [`AgentEvent::PermissionRequested`].
+    PermissionAnswer {
+        request_id: String,
+        answer: PermissionAnswer,
+    },
+}
+
+/// What the user said when asked whether a tool call may run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PermissionAnswer {
+    AllowOnce,
+    /// Allow, and allow what `rule` matches for the rest of the session.
+    AllowAlways { rule: String },
+    /// Deny; `message` goes to the model with the refusal ("do it differently: …").
+    Deny { message: Option<String> },
+}
+
+/// Who or what decided a permission question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionSource {
+    /// A permission rule from settings or flags.
+    Rule,
+    /// The permission mode (or the call being read-only).
+    Mode,
+    /// A PreToolUse hook.
+    Hook,
+    /// The user, asked.
+    User,
+    /// Nobody could be asked (`-p`), so the question became a denial.
+    NonInteractive,
+}
+
+/// One permission decision, as recorded in the session (a protected item for compaction).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermissionDecision {
+    pub tool_use_id: String,
+    pub tool: String,
+    pub allowed: bool,
+    pub source: DecisionSource,
+    /// The rule that decided, when one did.
+    pub rule: Option<String>,
+    pub reason: Option<String>,
 }
 
 /// A request that failed and will be tried again.
@@ -96,6 +140,10 @@ pub struct TurnSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
+    /// The user's message that starts a turn, as appended to the conversation.
+    UserMessage {
+        message: Message,
+    },
     TextDelta {
         text: String,
     },
@@ -127,15 +175,32 @@ pub enum AgentEvent {
         model: String,
         stop_reason: Option<StopReason>,
         usage: Usage,
+        cost_usd: f64,
     },
     /// The user message that carries tool results back to the model.
     ToolResultsMessage {
         message: Message,
     },
     Retrying(RetryNotice),
+    /// A tool call needs the user's approval; answer with [`Op::PermissionAnswer`].
+    PermissionRequested {
+        request_id: String,
+        tool_use_id: String,
+        tool: String,
+        input: Value,
+        /// Why it needs approval, in words for the user.
+        reason: String,
+        /// The rule "don't ask again" would add.
+        suggested_rule: Option<String>,
+    },
+    PermissionDecided(PermissionDecision),
     /// The session's todo list changed (the `TodoWrite` tool); the whole new list.
     TodosChanged {
         todos: Vec<TodoItem>,
+    },
+    /// Requests use another model from now on.
+    ModelChanged {
+        model: String,
     },
     /// Something the user should know that does not stop the turn.
     Warning {

@@ -11,7 +11,10 @@ mod event;
 mod message;
 mod usage;
 
-pub use event::{AgentEvent, Op, RetryNotice, TodoItem, TodoStatus, TurnEnd, TurnSummary};
+pub use event::{
+    AgentEvent, DecisionSource, Op, PermissionAnswer, PermissionDecision, RetryNotice, TodoItem,
+    TodoStatus, TurnEnd, TurnSummary,
+};
 pub use message::{
     ContentBlock, ImageSource, Message, Role, StopReason, SystemPrompt, ToolResultBlock,
     ToolResultContent, ToolSpec,

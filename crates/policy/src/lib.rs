@@ -1,0 +1,14 @@
+//! cairn's governance layer: what may run, decided before it runs.
+//!
+//! - [`rules`]: permission rules in Claude Code's syntax (`Bash(npm run test:*)`,
+//!   `Edit(src/**)`, `WebFetch(domain:example.com)`, `mcp__server__tool`) and their
+//!   precedence, deny > ask > allow.
+//! - [`bash`]: a real parse of shell commands (tree-sitter-bash), split into simple commands
+//!   each judged on its own: read-only, needs approval, or destructive.
+//! - [`hooks`]: Claude Code's hooks, run as shell commands with its JSON contract.
+//! - [`sandbox`]: Landlock on Linux, confining commands' writes to the workspace.
+
+pub mod bash;
+pub mod hooks;
+pub mod rules;
+pub mod sandbox;
