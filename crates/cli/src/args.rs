@@ -57,6 +57,22 @@ pub struct Args {
     #[arg(long)]
     pub append_system_prompt: Option<String>,
 
+    /// Continue the most recent session in this directory.
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    pub continue_session: bool,
+
+    /// Resume a session by id (`cairn sessions` lists them).
+    #[arg(short = 'r', long, value_name = "SESSION_ID", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+
+    /// With --continue or --resume: continue in a new session, leaving the old one untouched.
+    #[arg(long)]
+    pub fork_session: bool,
+
+    /// Use this id (a UUID) for the new session.
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
+
     /// Extra settings, above every settings file: a JSON file or an inline JSON object.
     #[arg(long, value_name = "FILE_OR_JSON")]
     pub settings: Option<String>,
@@ -69,6 +85,8 @@ pub enum Command {
         #[command(subcommand)]
         what: ConfigCommand,
     },
+    /// List this directory's sessions, newest first.
+    Sessions,
     /// Look inside cairn.
     Debug {
         #[command(subcommand)]

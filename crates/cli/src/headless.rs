@@ -10,6 +10,7 @@ use cairn_context::PromptBuilder;
 use cairn_core::{Engine, EngineConfig};
 use cairn_llm::{AnthropicClient, AnthropicConfig, models};
 use cairn_protocol::{AgentEvent, ContentBlock, Op};
+use cairn_session::{SessionLog, entry_for};
 use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry};
 use tokio::sync::mpsc;
 
@@ -18,6 +19,7 @@ use cairn_config::{LoadedSettings, PermissionMode};
 use crate::args::Args;
 use crate::output::{Printer, SessionInfo};
 use crate::prompt::prompt_options;
+use crate::session::{open_session, start_cleanup};
 use crate::settings::load_settings;
 
 const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
@@ -36,6 +38,7 @@ pub async fn run(args: Args) -> ExitCode {
         session,
         prompt,
         tool_state,
+        mut log,
     } = match prepare(&args) {
         Ok(prepared) => prepared,
         Err(err) => {
@@ -64,7 +67,11 @@ pub async fn run(args: Args) -> ExitCode {
     printer.start();
     let mut code = None;
     while let Some(event) = event_receiver.recv().await {
+        if let Some(entry) = entry_for(&event) {
+            log.append(&entry);
+        }
         if let AgentEvent::TurnFinished(summary) = &event {
+            log.sync();
             let failed = printer.finish(summary, started.elapsed());
             code = Some(if failed {
                 ExitCode::FAILURE
@@ -74,6 +81,9 @@ pub async fn run(args: Args) -> ExitCode {
             break;
         }
         printer.event(&event);
+    }
+    if let Some(warning) = log.take_warning() {
+        eprintln!("warning: {warning}; the rest of this session is kept in memory only");
     }
     // Background shells do not outlive cairn.
     tool_state.shells.kill_all();
@@ -90,6 +100,8 @@ struct Prepared {
     prompt: String,
     /// The tools' session state, for stopping background shells on the way out.
     tool_state: Arc<SessionState>,
+    /// The transcript every event that matters is appended to.
+    log: SessionLog,
 }
 
 /// The model the flags, environment and settings ask for (in that order), aliases resolved.
@@ -124,8 +136,17 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
     tool_context.env = settings.env().clone().into_iter().collect();
     let tool_state = tool_context.session.clone();
     let tools = ToolRegistry::with_builtins(tool_context);
-    let session_id = uuid::Uuid::new_v4().to_string();
-    let spill_dir = session_dir(&cwd, &session_id)?.join("tool-results");
+    let opened = open_session(args, &cwd, &model)?;
+    if args.verbose {
+        eprintln!(
+            "session {} in {}",
+            opened.id,
+            opened.transcript_path.display()
+        );
+    }
+    start_cleanup(settings.settings().cleanup_period_days, opened.id);
+    let session_id = opened.id.to_string();
+    let spill_dir = opened.dir.join("tool-results");
     let permission_mode = if args.dangerously_skip_permissions {
         PermissionMode::BypassPermissions
     } else {
@@ -152,30 +173,14 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
             spill_dir,
         },
     );
+    let engine = engine.with_history(opened.history);
     Ok(Prepared {
         engine,
         session,
         prompt,
         tool_state,
+        log: opened.log,
     })
-}
-
-/// `~/.cairn/projects/<project>/<session-id>/` (`CAIRN_HOME` overrides `~/.cairn`), where
-/// the project is the working directory with every character but letters and digits
-/// replaced by `-`. Nothing is created here; writers create what they need.
-fn session_dir(cwd: &std::path::Path, session_id: &str) -> anyhow::Result<std::path::PathBuf> {
-    let home = match std::env::var_os("CAIRN_HOME") {
-        Some(home) => std::path::PathBuf::from(home),
-        None => std::env::home_dir()
-            .context("cannot find the home directory: set HOME or CAIRN_HOME")?
-            .join(".cairn"),
-    };
-    let project: String = cwd
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    Ok(home.join("projects").join(project).join(session_id))
 }
 
 /// Turns the first Ctrl-C into an interrupt of the running turn (which then reports and

@@ -10,6 +10,7 @@ mod args;
 mod headless;
 mod output;
 mod prompt;
+mod session;
 mod settings;
 
 use std::process::ExitCode;
@@ -23,6 +24,7 @@ fn main() -> ExitCode {
             what: args::DebugCommand::Prompt,
         }) => return prompt::print_debug_prompt(&args),
         Some(args::Command::Config { what }) => return settings::run_config_command(&args, what),
+        Some(args::Command::Sessions) => return session::run_sessions_command(),
         None => {}
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()

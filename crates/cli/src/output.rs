@@ -71,6 +71,7 @@ impl Printer {
                 model,
                 stop_reason,
                 usage,
+                ..
             } => {
                 if self.format == OutputFormat::StreamJson {
                     self.line(json!({
@@ -122,7 +123,19 @@ impl Printer {
                     }
                 }
             }
-            AgentEvent::TextDelta { .. }
+            AgentEvent::PermissionDecided(decision) => {
+                if self.verbose && !decision.allowed {
+                    eprintln!(
+                        "permission denied for {}: {}",
+                        decision.tool,
+                        decision.reason.as_deref().unwrap_or("no reason given")
+                    );
+                }
+            }
+            AgentEvent::UserMessage { .. }
+            | AgentEvent::PermissionRequested { .. }
+            | AgentEvent::ModelChanged { .. }
+            | AgentEvent::TextDelta { .. }
             | AgentEvent::ThinkingDelta { .. }
             | AgentEvent::ToolCallStarted { .. }
             | AgentEvent::ToolCallResult { .. }

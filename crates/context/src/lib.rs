@@ -14,6 +14,8 @@ pub mod instructions;
 pub mod sections;
 
 pub use builder::{PromptBuilder, PromptOptions, PromptSource, Section, SectionPart};
+/// `YYYY-MM-DD` of the day `days` after 1970-01-01.
+pub use date::civil_date as date_from_days;
 
 /// A rough token count: about four characters a token, the usual estimate for English text
 /// and code. The API's reported usage corrects it where it matters.

@@ -14,6 +14,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use crate::EventSink;
+use crate::permission::PermissionBroker;
 
 /// What one engine instance is allowed and told. Each engine has its own, so a sub-agent can
 /// run beside the main one with other limits.
@@ -34,6 +35,7 @@ pub struct Engine {
     tools: Arc<dyn ToolExecutor>,
     config: EngineConfig,
     messages: Vec<Message>,
+    permissions: Arc<PermissionBroker>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -66,7 +68,15 @@ impl Engine {
             tools,
             config,
             messages: Vec::new(),
+            permissions: Arc::default(),
         }
+    }
+
+    /// Continues a conversation (a resumed session): `messages` become the history the next
+    /// turn is appended to.
+    pub fn with_history(mut self, messages: Vec<Message>) -> Self {
+        self.messages = messages;
+        self
     }
 
     /// The conversation so far.
@@ -88,7 +98,12 @@ impl Engine {
                 None => match ops.recv().await {
                     Some(Op::UserMessage { content }) => content,
                     Some(Op::Interrupt) => continue,
+                    // No turn is running, so no question is waiting.
+                    Some(Op::PermissionAnswer { .. }) => continue,
                     Some(Op::SetModel { model }) => {
+                        sink.emit(AgentEvent::ModelChanged {
+                            model: model.clone(),
+                        });
                         self.config.model = model;
                         continue;
                     }
@@ -96,6 +111,7 @@ impl Engine {
                 },
             };
             let cancel = CancellationToken::new();
+            let broker = self.permissions.clone();
             let mut next_model = None;
             let mut senders_gone = false;
             {
@@ -108,12 +124,18 @@ impl Engine {
                             Some(Op::Interrupt) => cancel.cancel(),
                             Some(Op::UserMessage { content }) => queued.push_back(content),
                             Some(Op::SetModel { model }) => next_model = Some(model),
+                            Some(Op::PermissionAnswer { request_id, answer }) => {
+                                broker.answer(&request_id, answer);
+                            }
                             None => senders_gone = true,
                         },
                     }
                 }
             }
             if let Some(model) = next_model {
+                sink.emit(AgentEvent::ModelChanged {
+                    model: model.clone(),
+                });
                 self.config.model = model;
             }
         }
@@ -127,10 +149,14 @@ impl Engine {
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
     ) -> TurnSummary {
-        self.messages.push(Message {
+        let message = Message {
             role: Role::User,
             content,
+        };
+        sink.emit(AgentEvent::UserMessage {
+            message: message.clone(),
         });
+        self.messages.push(message);
         let mut tally = TurnTally::default();
         let end = self.turn_loop(sink, cancel, &mut tally).await;
         let summary = TurnSummary {
@@ -181,7 +207,8 @@ impl Engine {
             };
             tally.num_turns += 1;
             tally.usage += response.usage;
-            tally.cost_usd += pricing::cost_usd(&response.model, &response.usage);
+            let cost_usd = pricing::cost_usd(&response.model, &response.usage);
+            tally.cost_usd += cost_usd;
             let message = Message {
                 role: Role::Assistant,
                 content: response.content.clone(),
@@ -193,6 +220,7 @@ impl Engine {
                 model: response.model.clone(),
                 stop_reason: response.stop_reason,
                 usage: response.usage,
+                cost_usd,
             });
             if !message.content.is_empty() {
                 self.messages.push(message);

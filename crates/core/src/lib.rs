@@ -12,9 +12,11 @@
 
 mod engine;
 mod orchestrate;
+mod permission;
 mod sink;
 
 pub use cairn_context::PromptSource;
 pub use engine::{Engine, EngineConfig};
 pub use orchestrate::MAX_PARALLEL;
+pub use permission::PermissionBroker;
 pub use sink::EventSink;

@@ -31,9 +31,13 @@ pub enum Op {
 pub enum PermissionAnswer {
     AllowOnce,
     /// Allow, and allow what `rule` matches for the rest of the session.
-    AllowAlways { rule: String },
+    AllowAlways {
+        rule: String,
+    },
     /// Deny; `message` goes to the model with the refusal ("do it differently: …").
-    Deny { message: Option<String> },
+    Deny {
+        message: Option<String>,
+    },
 }
 
 /// Who or what decided a permission question.

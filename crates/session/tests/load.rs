@@ -1,7 +1,11 @@
 //! Writing entries and reading them back: round trips, torn and damaged lines, format
 //! versions, and the repair of tool calls left without results.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test should fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
 
 use std::fs;
 use std::io::Write;
@@ -9,10 +13,9 @@ use std::path::{Path, PathBuf};
 
 use cairn_protocol::{ContentBlock, Message, Role, TodoItem, TodoStatus, Usage};
 use cairn_session::{
-    AssistantEntry, CompactionEntry, Entry, INTERRUPTED_TOOL_RESULT, LoadWarning,
-    LoadWarningKind, LoadedSession, MessageEntry, ModelChangeEntry, NewSession,
-    PermissionDecision, PermissionEntry, SessionError, SessionId, SessionStore, TodosEntry,
-    Transcript, load_file, now_ms, read_entries,
+    AssistantEntry, CompactionEntry, Entry, INTERRUPTED_TOOL_RESULT, LoadWarning, LoadWarningKind,
+    LoadedSession, MessageEntry, ModelChangeEntry, NewSession, PermissionDecision, PermissionEntry,
+    SessionError, SessionId, SessionStore, TodosEntry, Transcript, load_file, now_ms, read_entries,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -285,14 +288,19 @@ fn a_file_cut_at_every_byte_of_its_last_line_keeps_everything_before_it() {
 
     for cut in last_start..=full.len() {
         fs::write(&session.path, &full[..cut]).unwrap();
-        let loaded = session.load().unwrap_or_else(|error| panic!("cut at {cut}: {error}"));
+        let loaded = session
+            .load()
+            .unwrap_or_else(|error| panic!("cut at {cut}: {error}"));
         let whole = cut >= full.len() - 1;
         let (messages, warnings) = if whole {
             (complete.clone(), vec![])
         } else if cut == last_start {
             (before.clone(), vec![])
         } else {
-            (before.clone(), vec![session.warning(4, LoadWarningKind::TornLine)])
+            (
+                before.clone(),
+                vec![session.warning(4, LoadWarningKind::TornLine)],
+            )
         };
         assert_eq!(
             (loaded.messages, loaded.warnings, loaded.repair),
@@ -386,7 +394,11 @@ fn a_file_of_a_newer_format_version_is_refused() {
     let text = fs::read_to_string(&session.path).unwrap();
     let newer = text.replace("\"format_version\":1,", "\"format_version\":2,");
     // A version-2 file may hold anything; it must not be read as version 1.
-    fs::write(&session.path, format!("{newer}{{\"type\":\"user\",\"text\":\"hi\"}}\n")).unwrap();
+    fs::write(
+        &session.path,
+        format!("{newer}{{\"type\":\"user\",\"text\":\"hi\"}}\n"),
+    )
+    .unwrap();
 
     let message = format!(
         "{} was written in session format version 2, newer than this cairn reads (up to \
@@ -413,7 +425,11 @@ fn a_file_of_a_newer_format_version_is_refused() {
 fn a_file_without_a_header_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("x.jsonl");
-    fs::write(&path, "{\"type\":\"user\",\"timestamp\":1,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n").unwrap();
+    fs::write(
+        &path,
+        "{\"type\":\"user\",\"timestamp\":1,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    )
+    .unwrap();
     assert_eq!(
         load_file(&path).unwrap_err().to_string(),
         format!(
@@ -424,13 +440,24 @@ fn a_file_without_a_header_is_refused() {
     fs::write(&path, "").unwrap();
     assert_eq!(
         load_file(&path).unwrap_err().to_string(),
-        format!("{}: line 1 is not a valid session header: the line is empty", path.display())
+        format!(
+            "{}: line 1 is not a valid session header: the line is empty",
+            path.display()
+        )
     );
 }
 
 #[test]
 fn dangling_tool_calls_at_the_end_are_answered_as_interrupted() {
-    let call = assistant(2, vec![ContentBlock::text("Two commands."), tool_use("a"), tool_use("b")], 0.1);
+    let call = assistant(
+        2,
+        vec![
+            ContentBlock::text("Two commands."),
+            tool_use("a"),
+            tool_use("b"),
+        ],
+        0.1,
+    );
     let session = new_session(&[
         Entry::user(Message::user_text("go")),
         Entry::Assistant(call.clone()),
@@ -441,7 +468,11 @@ fn dangling_tool_calls_at_the_end_are_answered_as_interrupted() {
     assert_eq!(
         (loaded.messages, loaded.repair.clone(), loaded.warnings),
         (
-            vec![Message::user_text("go"), call.message.clone(), repair.clone()],
+            vec![
+                Message::user_text("go"),
+                call.message.clone(),
+                repair.clone()
+            ],
             Some(repair.clone()),
             vec![session.warning(
                 3,
@@ -453,12 +484,21 @@ fn dangling_tool_calls_at_the_end_are_answered_as_interrupted() {
     );
 
     // Written back, the repair makes the file agree: nothing left to repair.
-    let mut writer = session.store.open_append(Path::new(CWD), &session.id).unwrap();
-    writer.append(&Entry::tool_results(loaded.repair.unwrap())).unwrap();
+    let mut writer = session
+        .store
+        .open_append(Path::new(CWD), &session.id)
+        .unwrap();
+    writer
+        .append(&Entry::tool_results(loaded.repair.unwrap()))
+        .unwrap();
     let reloaded = session.load().unwrap();
     assert_eq!(
         (reloaded.messages, reloaded.repair, reloaded.warnings),
-        (vec![Message::user_text("go"), call.message, repair], None, vec![])
+        (
+            vec![Message::user_text("go"), call.message, repair],
+            None,
+            vec![]
+        )
     );
 }
 
@@ -483,8 +523,13 @@ fn partly_answered_tool_calls_get_the_missing_results_in_the_same_message() {
         (expected.clone(), Some(results(vec![interrupted("b")])))
     );
 
-    let mut writer = session.store.open_append(Path::new(CWD), &session.id).unwrap();
-    writer.append(&Entry::tool_results(loaded.repair.unwrap())).unwrap();
+    let mut writer = session
+        .store
+        .open_append(Path::new(CWD), &session.id)
+        .unwrap();
+    writer
+        .append(&Entry::tool_results(loaded.repair.unwrap()))
+        .unwrap();
     let reloaded = session.load().unwrap();
     assert_eq!(
         (reloaded.messages, reloaded.repair, reloaded.warnings),
@@ -528,13 +573,17 @@ fn tool_results_that_answer_no_call_are_dropped() {
     let answer = ContentBlock::tool_result("a", "ok", false);
     let session = new_session(&[
         Entry::user(Message::user_text("go")),
-        Entry::tool_results(results(vec![ContentBlock::tool_result("early", "?", false)])),
+        Entry::tool_results(results(vec![ContentBlock::tool_result(
+            "early", "?", false,
+        )])),
         Entry::Assistant(call.clone()),
         Entry::tool_results(results(vec![
             answer.clone(),
             ContentBlock::tool_result("zzz", "stray", false),
         ])),
-        Entry::tool_results(results(vec![ContentBlock::tool_result("a", "again", false)])),
+        Entry::tool_results(results(vec![ContentBlock::tool_result(
+            "a", "again", false,
+        )])),
     ]);
 
     let loaded = session.load().unwrap();
@@ -549,9 +598,17 @@ fn tool_results_that_answer_no_call_are_dropped() {
     assert_eq!(
         (loaded.messages, loaded.repair, loaded.warnings),
         (
-            vec![Message::user_text("go"), call.message, results(vec![answer])],
+            vec![
+                Message::user_text("go"),
+                call.message,
+                results(vec![answer])
+            ],
             None,
-            vec![unmatched(3, "early"), unmatched(5, "zzz"), unmatched(6, "a")]
+            vec![
+                unmatched(3, "early"),
+                unmatched(5, "zzz"),
+                unmatched(6, "a")
+            ]
         )
     );
 }

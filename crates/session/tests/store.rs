@@ -1,7 +1,11 @@
 //! The store's operations on sessions as files: resume, fork, list, latest, cleanup, and what
 //! happens when the directory cannot be written.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test should fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -49,7 +53,9 @@ fn write_session(
     let id = SessionId::new();
     let mut writer = store.create(cwd, &id, new_session()).unwrap();
     for prompt in prompts {
-        writer.append(&Entry::user(Message::user_text(*prompt))).unwrap();
+        writer
+            .append(&Entry::user(Message::user_text(*prompt)))
+            .unwrap();
         writer.append(&answer("ok", cost_usd)).unwrap();
     }
     drop(writer);
@@ -69,19 +75,32 @@ fn resuming_after_a_torn_write_starts_the_next_entry_on_a_fresh_line() {
     let cwd = Path::new("/work/app");
     let id = SessionId::new();
     let mut writer = store.create(cwd, &id, new_session()).unwrap();
-    writer.append(&Entry::user(Message::user_text("one"))).unwrap();
+    writer
+        .append(&Entry::user(Message::user_text("one")))
+        .unwrap();
     drop(writer);
     let path = store.path(cwd, &id);
     let torn = b"{\"type\":\"assistant\",\"timestamp\":2,\"message\":{\"ro";
-    File::options().append(true).open(&path).unwrap().write_all(torn).unwrap();
+    File::options()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(torn)
+        .unwrap();
     let before = fs::read(&path).unwrap();
 
     let mut writer = store.open_append(cwd, &id).unwrap();
-    writer.append(&Entry::user(Message::user_text("two"))).unwrap();
+    writer
+        .append(&Entry::user(Message::user_text("two")))
+        .unwrap();
     writer.sync().unwrap();
 
     let after = fs::read(&path).unwrap();
-    assert_eq!(&after[..before.len()], &before[..], "the torn line stays where it is");
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "the torn line stays where it is"
+    );
     assert_eq!(after[before.len()], b'\n');
     let loaded = store.load(cwd, &id).unwrap();
     assert_eq!(
@@ -104,15 +123,20 @@ fn fork_copies_the_history_and_leaves_the_original_byte_identical() {
     let cwd = Path::new("/work/app");
     let from = SessionId::new();
     let mut writer = store.create(cwd, &from, new_session()).unwrap();
-    writer.append(&Entry::user(Message::user_text("one"))).unwrap();
+    writer
+        .append(&Entry::user(Message::user_text("one")))
+        .unwrap();
     writer.append(&answer("two", 0.5)).unwrap();
-    writer.append(&Entry::model_change("claude-opus-4-1")).unwrap();
+    writer
+        .append(&Entry::model_change("claude-opus-4-1"))
+        .unwrap();
     drop(writer);
     let original = fs::read(store.path(cwd, &from)).unwrap();
 
     let to = SessionId::new();
     let mut fork = store.fork(cwd, &from, &to).unwrap();
-    fork.append(&Entry::user(Message::user_text("three"))).unwrap();
+    fork.append(&Entry::user(Message::user_text("three")))
+        .unwrap();
 
     assert_eq!(fs::read(store.path(cwd, &from)).unwrap(), original);
     let source = read_entries(&store.path(cwd, &from)).unwrap();
@@ -183,7 +207,15 @@ fn list_and_latest_order_sessions_by_modification_newest_first() {
         .list(cwd)
         .unwrap()
         .into_iter()
-        .map(|s| (s.id, s.first_prompt, s.message_count, s.cost_usd, s.modified))
+        .map(|s| {
+            (
+                s.id,
+                s.first_prompt,
+                s.message_count,
+                s.cost_usd,
+                s.modified,
+            )
+        })
         .collect();
     assert_eq!(
         summaries,
@@ -284,7 +316,9 @@ fn a_working_log_writes_every_entry() {
 #[test]
 fn ids_given_by_users_must_be_uuids() {
     assert_eq!(
-        SessionId::parse("../../etc/passwd").unwrap_err().to_string(),
+        SessionId::parse("../../etc/passwd")
+            .unwrap_err()
+            .to_string(),
         "\"../../etc/passwd\" is not a session id: session ids are UUIDs such as \
          3f2b8c1e-9a4d-4c6b-8e2f-1a2b3c4d5e6f (`cairn --resume` without an id lists them)"
     );

@@ -1,14 +1,20 @@
 //! A hand-written file of format version 1 must load in every later version of cairn. Do not
 //! edit the fixture or the expected value when the format changes: add a migration instead.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a test should fail loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
 
 use std::path::{Path, PathBuf};
 
-use cairn_protocol::{ContentBlock, Message, Role, TodoItem, TodoStatus, ToolResultBlock, ToolResultContent, Usage};
+use cairn_protocol::{
+    ContentBlock, Message, Role, TodoItem, TodoStatus, ToolResultBlock, ToolResultContent, Usage,
+};
 use cairn_session::{
-    CompactionEntry, LoadedSession, PermissionDecision, PermissionEntry, SessionHeader,
-    SessionId, SessionStore, load_file,
+    CompactionEntry, LoadedSession, PermissionDecision, PermissionEntry, SessionHeader, SessionId,
+    SessionStore, load_file,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -96,8 +102,9 @@ fn expected(path: PathBuf) -> LoadedSession {
         ],
         last_compaction: Some(CompactionEntry {
             timestamp: 1_760_000_009_000,
-            summary: "Earlier: parse_empty fails because the lexer emits an EOF token for empty input."
-                .to_owned(),
+            summary:
+                "Earlier: parse_empty fails because the lexer emits an EOF token for empty input."
+                    .to_owned(),
             tokens_before: 152_000,
             tokens_after: 3100,
         }),

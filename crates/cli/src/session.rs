@@ -1,0 +1,196 @@
+//! Sessions from the command line's point of view: which transcript a run writes to (new,
+//! continued, resumed or forked), and `cairn sessions`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use cairn_protocol::Message;
+use cairn_session::{CleanupScope, Entry, NewSession, SessionId, SessionLog, SessionStore};
+
+use crate::args::Args;
+
+/// Sessions untouched for longer than this are removed at start-up, unless settings say
+/// otherwise (`cleanupPeriodDays`).
+const DEFAULT_CLEANUP_DAYS: u32 = 30;
+
+/// The transcript a run appends to, and the history it starts from.
+#[derive(Debug)]
+pub struct OpenedSession {
+    pub id: SessionId,
+    pub log: SessionLog,
+    /// The conversation so far (empty for a new session).
+    pub history: Vec<Message>,
+    /// The session's own directory, for spilled tool results.
+    pub dir: PathBuf,
+    pub transcript_path: PathBuf,
+}
+
+/// `~/.cairn`, or `$CAIRN_HOME`.
+pub fn cairn_home() -> anyhow::Result<PathBuf> {
+    match std::env::var_os("CAIRN_HOME") {
+        Some(home) => Ok(PathBuf::from(home)),
+        None => Ok(std::env::home_dir()
+            .context("cannot find the home directory: set HOME or CAIRN_HOME")?
+            .join(".cairn")),
+    }
+}
+
+/// Opens the session the flags ask for. Problems with the session file itself (an
+/// unwritable `~/.cairn`, a full disk) are warnings: the run goes on in memory. A session
+/// that cannot be found or read is an error, since continuing without it would lose it.
+pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<OpenedSession> {
+    let store = SessionStore::new(cairn_home()?);
+    let chosen_id = match &args.session_id {
+        Some(text) => {
+            Some(SessionId::parse(text).map_err(|err| anyhow::anyhow!("--session-id: {err}"))?)
+        }
+        None => None,
+    };
+    let resume_from = if args.continue_session {
+        Some(
+            store
+                .latest(cwd)?
+                .with_context(|| format!("no session to continue in {}", cwd.display()))?,
+        )
+    } else if let Some(resume) = &args.resume {
+        if resume.is_empty() {
+            anyhow::bail!(
+                "--resume needs a session id in -p mode (list them with `cairn sessions`)"
+            );
+        }
+        Some(SessionId::parse(resume).map_err(|err| anyhow::anyhow!("--resume: {err}"))?)
+    } else {
+        None
+    };
+
+    let Some(from) = resume_from else {
+        if args.fork_session {
+            anyhow::bail!("--fork-session goes with --continue or --resume");
+        }
+        let id = chosen_id.unwrap_or_else(SessionId::new);
+        let opened = store.create(
+            cwd,
+            &id,
+            NewSession {
+                model: model.to_string(),
+                git_branch: current_branch(cwd),
+            },
+        );
+        return Ok(finish(&store, cwd, id, SessionLog::new(opened), Vec::new()));
+    };
+
+    let loaded = store.load(cwd, &from)?;
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let (id, opened) = if args.fork_session {
+        let id = chosen_id.unwrap_or_else(SessionId::new);
+        (id, store.fork(cwd, &from, &id))
+    } else {
+        if chosen_id.is_some_and(|chosen| chosen != from) {
+            anyhow::bail!("--session-id names a new session; add --fork-session to resume into it");
+        }
+        (from, store.open_append(cwd, &from))
+    };
+    let mut log = SessionLog::new(opened);
+    if let Some(repair) = &loaded.repair {
+        log.append(&Entry::tool_results(repair.clone()));
+    }
+    Ok(finish(&store, cwd, id, log, loaded.messages))
+}
+
+fn finish(
+    store: &SessionStore,
+    cwd: &Path,
+    id: SessionId,
+    mut log: SessionLog,
+    history: Vec<Message>,
+) -> OpenedSession {
+    if let Some(warning) = log.take_warning() {
+        eprintln!("warning: {warning}; this session is kept in memory only");
+    }
+    let transcript_path = store.path(cwd, &id);
+    OpenedSession {
+        dir: store.project_dir(cwd).join(id.to_string()),
+        id,
+        log,
+        history,
+        transcript_path,
+    }
+}
+
+/// Removes old sessions on a background thread; never `keep`, never blocking the run.
+pub fn start_cleanup(days: Option<u32>, keep: SessionId) {
+    let Ok(home) = cairn_home() else { return };
+    let days = days.unwrap_or(DEFAULT_CLEANUP_DAYS);
+    std::thread::spawn(move || {
+        let store = SessionStore::new(home);
+        let _ = store.cleanup(
+            CleanupScope::AllProjects,
+            Duration::from_secs(u64::from(days) * 86_400),
+            &keep,
+        );
+    });
+}
+
+fn current_branch(cwd: &Path) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .args(["branch", "--show-current"])
+        .current_dir(cwd)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let branch = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    (output.status.success() && !branch.is_empty()).then_some(branch)
+}
+
+/// `cairn sessions`: this project's sessions, newest first.
+pub fn run_sessions_command() -> ExitCode {
+    let listed = (|| -> anyhow::Result<String> {
+        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        let store = SessionStore::new(cairn_home()?);
+        let sessions = store.list(&cwd)?;
+        if sessions.is_empty() {
+            return Ok(format!("No sessions in {} yet.\n", cwd.display()));
+        }
+        let mut out = String::new();
+        for session in sessions {
+            out.push_str(&format!(
+                "{}  {}  {:>4} messages  ${:.4}  {}\n",
+                session.id,
+                format_time(session.started_at),
+                session.message_count,
+                session.cost_usd,
+                session.first_prompt
+            ));
+        }
+        out.push_str("Resume one with `cairn -p --resume <id> \"…\"`, or the latest with `cairn -p -c \"…\"`.\n");
+        Ok(out)
+    })();
+    match listed {
+        Ok(text) => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Unix milliseconds as `YYYY-MM-DD HH:MM` UTC.
+fn format_time(ms: u64) -> String {
+    let seconds = ms / 1000;
+    let days = seconds / 86_400;
+    let day_seconds = seconds % 86_400;
+    format!(
+        "{} {:02}:{:02}",
+        cairn_context::date_from_days(days as i64),
+        day_seconds / 3600,
+        day_seconds % 3600 / 60
+    )
+}
