@@ -6,7 +6,10 @@
 //! moves forward every turn, so each request reads what the previous one wrote). Nothing
 //! that changes within a session sits before the first two.
 
-use serde_json::{Map, Value, json};
+use cairn_protocol::Message;
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
+use serde_json::{Value, json};
 
 use crate::ModelRequest;
 
@@ -21,11 +24,10 @@ pub enum PromptCaching {
     Disabled,
 }
 
-/// The streaming request body for `request`.
-pub fn messages_body(request: &ModelRequest, caching: PromptCaching) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
-    body.insert("max_tokens".into(), json!(request.max_tokens));
+/// The streaming request body for `request`; serialise it with serde. Messages are written
+/// straight from the conversation, without an intermediate JSON tree, so a long resumed
+/// history costs one pass; only the newest message is copied, to carry its mark.
+pub fn messages_body(request: &ModelRequest, caching: PromptCaching) -> MessagesBody<'_> {
     let mut system = Vec::new();
     if !request.system.static_part.is_empty() {
         let mut block = json!({"type": "text", "text": request.system.static_part});
@@ -35,32 +37,67 @@ pub fn messages_body(request: &ModelRequest, caching: PromptCaching) -> Value {
     if !request.system.dynamic_part.is_empty() {
         system.push(json!({"type": "text", "text": request.system.dynamic_part}));
     }
-    if !system.is_empty() {
-        body.insert("system".into(), Value::Array(system));
-    }
-    let mut messages = json!(request.messages);
-    if let Some(last) = messages
-        .as_array_mut()
-        .and_then(|messages| messages.last_mut())
-        .and_then(|message| message.get_mut("content"))
-        .and_then(Value::as_array_mut)
-        && let Some(block) = last
-            .iter_mut()
-            .rev()
-            .find(|block| accepts_cache_control(block))
-    {
-        mark(block, caching);
-    }
-    body.insert("messages".into(), messages);
-    if !request.tools.is_empty() {
+    let tools = (!request.tools.is_empty()).then(|| {
         let mut tools = json!(request.tools);
         if let Some(last) = tools.as_array_mut().and_then(|tools| tools.last_mut()) {
             mark(last, caching);
         }
-        body.insert("tools".into(), tools);
+        tools
+    });
+    MessagesBody {
+        model: &request.model,
+        max_tokens: request.max_tokens,
+        system,
+        messages: MarkedMessages {
+            messages: &request.messages,
+            caching,
+        },
+        tools,
+        stream: true,
     }
-    body.insert("stream".into(), json!(true));
-    Value::Object(body)
+}
+
+/// The JSON body of a streaming Messages API request.
+#[derive(Debug, Serialize)]
+pub struct MessagesBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    system: Vec<Value>,
+    messages: MarkedMessages<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Value>,
+    stream: bool,
+}
+
+/// The conversation, with the rolling breakpoint on the newest message's last block that
+/// can carry one.
+#[derive(Debug)]
+struct MarkedMessages<'a> {
+    messages: &'a [Message],
+    caching: PromptCaching,
+}
+
+impl Serialize for MarkedMessages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut sequence = serializer.serialize_seq(Some(self.messages.len()))?;
+        let Some((newest, earlier)) = self.messages.split_last() else {
+            return sequence.end();
+        };
+        for message in earlier {
+            sequence.serialize_element(message)?;
+        }
+        let mut newest = json!(newest);
+        if let Some(block) = newest
+            .get_mut("content")
+            .and_then(Value::as_array_mut)
+            .and_then(|content| content.iter_mut().rev().find(|b| accepts_cache_control(b)))
+        {
+            mark(block, self.caching);
+        }
+        sequence.serialize_element(&newest)?;
+        sequence.end()
+    }
 }
 
 fn mark(block: &mut Value, caching: PromptCaching) {
@@ -96,10 +133,14 @@ pub fn count_breakpoints(body: &Value) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use cairn_protocol::{ContentBlock, Message, SystemPrompt, ToolSpec};
+    use cairn_protocol::{ContentBlock, SystemPrompt, ToolSpec};
     use pretty_assertions::assert_eq;
 
     use super::*;
+
+    fn body_value(request: &ModelRequest, caching: PromptCaching) -> Value {
+        serde_json::to_value(messages_body(request, caching)).unwrap()
+    }
 
     fn request(messages: Vec<Message>) -> ModelRequest {
         ModelRequest {
@@ -127,7 +168,7 @@ mod tests {
 
     #[test]
     fn marks_static_system_last_tool_and_last_message_block() {
-        let body = messages_body(
+        let body = body_value(
             &request(vec![
                 Message::user_text("first"),
                 Message {
@@ -163,7 +204,7 @@ mod tests {
 
     #[test]
     fn thinking_blocks_are_skipped_for_the_rolling_breakpoint() {
-        let body = messages_body(
+        let body = body_value(
             &request(vec![Message {
                 role: cairn_protocol::Role::Assistant,
                 content: vec![
@@ -188,7 +229,7 @@ mod tests {
         let mut plain = request(vec![Message::user_text("hi")]);
         plain.tools.clear();
         plain.system = SystemPrompt::default();
-        let body = messages_body(&plain, PromptCaching::Disabled);
+        let body = body_value(&plain, PromptCaching::Disabled);
         assert_eq!(
             body,
             json!({
@@ -199,7 +240,7 @@ mod tests {
             })
         );
         assert_eq!(
-            count_breakpoints(&messages_body(
+            count_breakpoints(&body_value(
                 &request(vec![Message::user_text("hi")]),
                 PromptCaching::Disabled
             )),

@@ -56,6 +56,9 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The body parsed as JSON; `Value::Null` if the body was not JSON.
     pub body: serde_json::Value,
+    /// When the request's head arrived, before its body was read: the moment the client had
+    /// its request ready, for latency measurements.
+    pub received_at: Instant,
 }
 
 impl RecordedRequest {
@@ -329,6 +332,7 @@ async fn respond(
     shared: &Shared,
     watch: Arc<FlushWatch>,
 ) -> Response<PacedBody> {
+    let received_at = Instant::now();
     let (parts, body) = request.into_parts();
     // A body the client failed to send is recorded as not JSON.
     let body = match body.collect().await {
@@ -353,6 +357,7 @@ async fn respond(
             })
             .collect(),
         body,
+        received_at,
     };
     let answer = shared.record(recorded);
     let rendered = answer.reply.render(&model, answer.message_number);

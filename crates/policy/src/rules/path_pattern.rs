@@ -1,0 +1,222 @@
+//! The specifier of a Read or Edit rule: a gitignore-style glob anchored at a directory.
+//!
+//! | written          | anchored at                                   | example                |
+//! |------------------|-----------------------------------------------|------------------------|
+//! | `//path`         | the filesystem root                           | `Read(//etc/**)`       |
+//! | `~/path`         | the home directory                            | `Read(~/.ssh/**)`      |
+//! | `/path`          | the rule's [`RuleOrigin::base_dir`]           | `Edit(/src/**/*.ts)`   |
+//! | `path`, `./path` | the working directory ([`CallFacts::cwd`])    | `Read(./.env)`         |
+//!
+//! `*` and `?` stay within one path segment, `**` crosses segments, `[a-z]` and `{a,b}` work as
+//! in globset. As in gitignore, what a pattern matches may be a directory, covering everything
+//! inside it (`Read(secrets)` covers `secrets/key`; a deny `Read(src/*)` covers `src/a/b`); an
+//! allow rule takes only a literal last segment as a directory, so an allow `Edit(src/*)` covers
+//! `src/a.rs` but not `src/a/b.rs`. `dir/**` also covers `dir` itself (a Grep rooted there). As in
+//! gitignore, a relative pattern without a slash (`*.env`, `.env`) matches at any depth under
+//! the working directory; one with a slash is anchored there, except that, as in Claude Code, a
+//! deny or ask rule of the form `dir/**` still matches a `dir` at any depth (an allow rule of
+//! that form covers only `<cwd>/dir`). Leading `../` climbs from the working directory.
+//!
+//! [`RuleOrigin::base_dir`]: super::RuleOrigin::base_dir
+//! [`CallFacts::cwd`]: super::CallFacts::cwd
+
+use std::path::{Component, Path, PathBuf};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use super::RuleKind;
+
+/// Where a path pattern is anchored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathRoot {
+    Filesystem,
+    Home,
+    SettingsDir,
+    WorkingDir,
+}
+
+/// The directories a call's paths are judged against, already normalised.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Anchors<'a> {
+    pub(crate) home: &'a Path,
+    pub(crate) cwd: &'a Path,
+    pub(crate) base_dir: &'a Path,
+}
+
+/// A compiled Read or Edit specifier.
+#[derive(Debug, Clone)]
+pub(crate) struct PathPattern {
+    root: PathRoot,
+    /// How many directories to climb from the root first (`../shared/**`).
+    up: usize,
+    /// The glob below the anchor, without leading or trailing slashes; empty for the anchor
+    /// itself and everything in it (`~`).
+    glob: String,
+    globs: GlobSet,
+}
+
+impl PathPattern {
+    /// Reads a specifier. The rule's kind matters for `dir/**` (see the module docs).
+    pub(crate) fn parse(spec: &str, kind: RuleKind) -> Result<PathPattern, String> {
+        let (root, mut rest, mut anchored) = if let Some(rest) = spec.strip_prefix("//") {
+            (PathRoot::Filesystem, rest, true)
+        } else if spec == "~" {
+            (PathRoot::Home, "", true)
+        } else if let Some(rest) = spec.strip_prefix("~/") {
+            (PathRoot::Home, rest, true)
+        } else if spec.starts_with('~') {
+            return Err(
+                "only `~/` is supported for the home directory (not `~user`); write e.g. \
+                 `~/.ssh/**`"
+                    .to_owned(),
+            );
+        } else if let Some(rest) = spec.strip_prefix('/') {
+            (PathRoot::SettingsDir, rest, true)
+        } else {
+            (PathRoot::WorkingDir, spec, false)
+        };
+
+        let mut up = 0;
+        loop {
+            if let Some(after) = rest.strip_prefix("./") {
+                rest = after;
+            } else if rest == "." {
+                rest = "";
+            } else if root == PathRoot::WorkingDir && (rest == ".." || rest.starts_with("../")) {
+                up += 1;
+                rest = rest.get(3..).unwrap_or("");
+            } else {
+                break;
+            }
+            anchored = true;
+        }
+
+        let segments: Vec<&str> = rest.split('/').filter(|s| !s.is_empty()).collect();
+        if segments.iter().any(|s| *s == "." || *s == "..") {
+            return Err(format!(
+                "`{spec}` has a `.` or `..` segment inside it; `./` and `../` are only supported \
+                 at the start of a relative pattern"
+            ));
+        }
+        let glob = segments.join("/");
+
+        let mut patterns = Vec::new();
+        if glob.is_empty() {
+            patterns.push("**".to_owned());
+        } else {
+            patterns.push(glob.clone());
+            // gitignore: what a pattern matches may be a directory, and its contents go with
+            // it. For allow rules only a literal last segment is taken as a directory, so that
+            // `Edit(src/*)` allows `src/a.rs` but not `src/a/b.rs`.
+            let last_is_literal = !segments
+                .last()
+                .is_some_and(|s| s.contains(['*', '?', '[', '{']));
+            if kind != RuleKind::Allow || last_is_literal {
+                patterns.push(format!("{glob}/**"));
+            }
+            if let Some(dir) = glob.strip_suffix("/**") {
+                patterns.push(dir.to_owned());
+            }
+            let single_segment_dir = glob
+                .strip_suffix("/**")
+                .is_some_and(|dir| !dir.contains('/'));
+            let any_depth = !anchored
+                && (!glob.contains('/') || (single_segment_dir && kind != RuleKind::Allow));
+            if any_depth {
+                let deep: Vec<String> = patterns.iter().map(|p| format!("**/{p}")).collect();
+                patterns.extend(deep);
+            }
+        }
+
+        let mut set = GlobSetBuilder::new();
+        for pattern in &patterns {
+            let glob = GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| format!("`{spec}` is not a valid glob: {}", e.kind()))?;
+            set.add(glob);
+        }
+        let globs = set
+            .build()
+            .map_err(|e| format!("`{spec}` is not a valid glob: {e}"))?;
+        Ok(PathPattern {
+            root,
+            up,
+            glob,
+            globs,
+        })
+    }
+
+    /// Whether a normalised absolute path is one of the pattern's.
+    pub(crate) fn matches(&self, path: &Path, anchors: Anchors<'_>) -> bool {
+        let mut anchor = match self.root {
+            PathRoot::Filesystem => PathBuf::from("/"),
+            PathRoot::Home => anchors.home.to_path_buf(),
+            PathRoot::SettingsDir => anchors.base_dir.to_path_buf(),
+            PathRoot::WorkingDir => anchors.cwd.to_path_buf(),
+        };
+        for _ in 0..self.up {
+            anchor.pop();
+        }
+        let Ok(below) = path.strip_prefix(&anchor) else {
+            return false;
+        };
+        if below.as_os_str().is_empty() {
+            return self.glob.is_empty() || self.glob == "**";
+        }
+        let below: Vec<String> = below
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        self.globs.is_match(below.join("/"))
+    }
+}
+
+/// `path` made absolute against `cwd`, with `.` and `..` resolved by name (no filesystem
+/// access), so that `src/../.env` is judged as `.env`.
+pub(crate) fn normalize(path: &Path, cwd: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let mut normal = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::Prefix(_) | Component::RootDir | Component::Normal(_) => {
+                normal.push(component.as_os_str());
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+        }
+    }
+    normal
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::normalize;
+
+    #[test]
+    fn normalize_resolves_dots_by_name() {
+        let cwd = Path::new("/p/q");
+        let got: Vec<PathBuf> = ["/p/src/../.env", "a/./b", "../../../x", "/"]
+            .iter()
+            .map(|p| normalize(Path::new(p), cwd))
+            .collect();
+        pretty_assertions::assert_eq!(
+            got,
+            vec![
+                PathBuf::from("/p/.env"),
+                PathBuf::from("/p/q/a/b"),
+                PathBuf::from("/x"),
+                PathBuf::from("/"),
+            ]
+        );
+    }
+}
