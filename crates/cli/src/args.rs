@@ -41,6 +41,18 @@ pub struct Args {
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<PermissionMode>,
 
+    /// Permission rules to allow, e.g. "Bash(git log:*)" Read (comma or space separated).
+    #[arg(long = "allowedTools", alias = "allowed-tools", value_name = "RULES", num_args = 1..)]
+    pub allowed_tools: Vec<String>,
+
+    /// Permission rules to deny, e.g. "Bash(rm:*)" WebFetch.
+    #[arg(long = "disallowedTools", alias = "disallowed-tools", value_name = "RULES", num_args = 1..)]
+    pub disallowed_tools: Vec<String>,
+
+    /// Another directory the tools may work in, beside the working directory.
+    #[arg(long = "add-dir", value_name = "DIR", num_args = 1..)]
+    pub add_dir: Vec<String>,
+
     /// Same as --permission-mode bypassPermissions.
     #[arg(long)]
     pub dangerously_skip_permissions: bool,

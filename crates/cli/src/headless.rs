@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use cairn_config::{LoadedSettings, PermissionMode};
 
 use crate::args::Args;
+use crate::governance::{GovernanceInputs, build_governance};
 use crate::output::{Printer, SessionInfo};
 use crate::prompt::prompt_options;
 use crate::session::{open_session, start_cleanup};
@@ -132,10 +133,6 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
         })?,
         Err(_) => DEFAULT_MAX_OUTPUT_TOKENS,
     };
-    let mut tool_context = ToolContext::new(cwd.clone());
-    tool_context.env = settings.env().clone().into_iter().collect();
-    let tool_state = tool_context.session.clone();
-    let tools = ToolRegistry::with_builtins(tool_context);
     let opened = open_session(args, &cwd, &model)?;
     if args.verbose {
         eprintln!(
@@ -154,6 +151,21 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
             .or(settings.settings().permissions.default_mode)
             .unwrap_or(PermissionMode::Default)
     };
+    let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
+    let governance = build_governance(&GovernanceInputs {
+        args,
+        settings: &settings,
+        cwd: &cwd,
+        home: &home,
+        mode: permission_mode,
+        session_id: &session_id,
+        transcript_path: &opened.transcript_path,
+    })?;
+    let mut tool_context = ToolContext::new(cwd.clone());
+    tool_context.env = settings.env().clone().into_iter().collect();
+    tool_context.sandbox = governance.sandbox;
+    let tool_state = tool_context.session.clone();
+    let tools = ToolRegistry::with_builtins(tool_context);
     let session = SessionInfo {
         session_id,
         cwd: cwd.display().to_string(),
@@ -171,6 +183,7 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
             max_turns: args.max_turns,
             max_output_tokens,
             spill_dir,
+            governance: governance.governance,
         },
     );
     let engine = engine.with_history(opened.history);

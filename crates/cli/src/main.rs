@@ -7,6 +7,7 @@
 )]
 
 mod args;
+mod governance;
 mod headless;
 mod output;
 mod prompt;
@@ -18,6 +19,14 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // The sandbox wrapper (`cairn __sandbox … -- command`) restricts itself and becomes the
+    // command; it must run before any thread starts.
+    let mut raw = std::env::args_os();
+    if raw.nth(1).as_deref() == Some(cairn_policy::sandbox::WRAPPER_SUBCOMMAND.as_ref()) {
+        let error = cairn_policy::sandbox::run_wrapper(raw.collect());
+        eprintln!("cairn sandbox: {error}");
+        return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(125));
+    }
     let args = args::Args::parse();
     match &args.command {
         Some(args::Command::Debug {

@@ -250,7 +250,7 @@ fn a_tool_call_cut_off_by_a_crash_is_answered_on_resume() {
     ));
     let mut child = h
         .command()
-        .args(["-p", "run it"])
+        .args(["-p", "run it", "--allowedTools", "Bash"])
         .stdout(Stdio::null())
         .spawn()
         .unwrap();

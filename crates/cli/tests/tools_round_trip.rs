@@ -92,7 +92,14 @@ fn three_reads_run_in_parallel_then_the_edit_and_results_keep_the_models_order()
     server.push(Reply::text("All done."));
 
     let child = cairn(&server, home.path(), work.path())
-        .args(["-p", "read and edit", "--output-format", "json"])
+        .args([
+            "-p",
+            "read and edit",
+            "--output-format",
+            "json",
+            "--allowedTools",
+            "Edit",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -215,7 +222,7 @@ fn settings_env_reaches_commands_and_background_shells_die_with_cairn() {
     ));
     server.push(Reply::text("done"));
     let output = cairn(&server, home.path(), work.path())
-        .args(["-p", "go"])
+        .args(["-p", "go", "--allowedTools", "Bash"])
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use cairn_context::PromptSource;
 use cairn_llm::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, pricing};
+use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{
     AgentEvent, ContentBlock, Message, Op, Role, StopReason, TurnEnd, TurnSummary, Usage,
 };
@@ -14,6 +15,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use crate::EventSink;
+use crate::governance::Governance;
 use crate::permission::PermissionBroker;
 
 /// What one engine instance is allowed and told. Each engine has its own, so a sub-agent can
@@ -27,6 +29,8 @@ pub struct EngineConfig {
     pub max_output_tokens: u32,
     /// Where tool results too large for the conversation are written.
     pub spill_dir: PathBuf,
+    /// Hooks and the permission gate; the default runs every call.
+    pub governance: Governance,
 }
 
 /// A conversation and the parts that run it.
@@ -46,6 +50,9 @@ impl std::fmt::Debug for Engine {
             .finish_non_exhaustive()
     }
 }
+
+/// How many times Stop hooks may send the model back to work in one turn.
+const MAX_STOP_CONTINUATIONS: u32 = 8;
 
 /// Tallies of the turn in progress.
 #[derive(Debug, Default)]
@@ -149,16 +156,11 @@ impl Engine {
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
     ) -> TurnSummary {
-        let message = Message {
-            role: Role::User,
-            content,
-        };
-        sink.emit(AgentEvent::UserMessage {
-            message: message.clone(),
-        });
-        self.messages.push(message);
         let mut tally = TurnTally::default();
-        let end = self.turn_loop(sink, cancel, &mut tally).await;
+        let end = match self.submit_prompt(content, sink, cancel).await {
+            Ok(()) => self.turn_loop(sink, cancel, &mut tally).await,
+            Err(end) => end,
+        };
         let summary = TurnSummary {
             end,
             result: tally.result,
@@ -171,12 +173,99 @@ impl Engine {
         summary
     }
 
+    /// Appends the user's message, after the UserPromptSubmit hooks had their say: they may
+    /// block the prompt (it is then not sent) or add context to it.
+    async fn submit_prompt(
+        &mut self,
+        mut content: Vec<ContentBlock>,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<(), TurnEnd> {
+        let prompt = Message {
+            role: Role::User,
+            content: content.clone(),
+        }
+        .text();
+        let mut input = serde_json::Map::new();
+        input.insert("prompt".into(), serde_json::Value::String(prompt));
+        if let Some(outcome) = self
+            .config
+            .governance
+            .run_hooks(HookEvent::UserPromptSubmit, None, input, sink, cancel)
+            .await
+        {
+            if let Some(reason) = outcome.block.or(outcome.stop) {
+                return Err(TurnEnd::Failed {
+                    message: format!("A UserPromptSubmit hook blocked the prompt: {reason}"),
+                });
+            }
+            for context in outcome.additional_context {
+                content.push(ContentBlock::text(format!(
+                    "<system-reminder>\n{context}\n</system-reminder>"
+                )));
+            }
+        }
+        let message = Message {
+            role: Role::User,
+            content,
+        };
+        sink.emit(AgentEvent::UserMessage {
+            message: message.clone(),
+        });
+        self.messages.push(message);
+        Ok(())
+    }
+
+    /// Whether Stop hooks want the model to go on; their reason becomes the next user
+    /// message. At most [`MAX_STOP_CONTINUATIONS`] times a turn, so a hook that always
+    /// blocks cannot loop forever.
+    async fn stop_hooks_continue(
+        &mut self,
+        continuations: &mut u32,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> bool {
+        let mut input = serde_json::Map::new();
+        input.insert(
+            "stop_hook_active".into(),
+            serde_json::Value::Bool(*continuations > 0),
+        );
+        let Some(outcome) = self
+            .config
+            .governance
+            .run_hooks(HookEvent::Stop, None, input, sink, cancel)
+            .await
+        else {
+            return false;
+        };
+        let Some(reason) = outcome.block else {
+            return false;
+        };
+        if *continuations >= MAX_STOP_CONTINUATIONS {
+            sink.emit(AgentEvent::Warning {
+                message: format!(
+                    "A Stop hook asked to continue a {}th time; stopping anyway.",
+                    *continuations + 1
+                ),
+            });
+            return false;
+        }
+        *continuations += 1;
+        let message = Message::user_text(format!("A Stop hook says: {reason}"));
+        sink.emit(AgentEvent::UserMessage {
+            message: message.clone(),
+        });
+        self.messages.push(message);
+        true
+    }
+
     async fn turn_loop(
         &mut self,
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
         tally: &mut TurnTally,
     ) -> TurnEnd {
+        let mut stop_continuations = 0;
         loop {
             if let Some(limit) = self.config.max_turns
                 && tally.num_turns >= limit
@@ -238,12 +327,27 @@ impl Engine {
                         });
                         TurnEnd::MaxTokens
                     }
-                    _ => TurnEnd::Completed,
+                    _ => {
+                        if self
+                            .stop_hooks_continue(&mut stop_continuations, sink, cancel)
+                            .await
+                        {
+                            continue;
+                        }
+                        TurnEnd::Completed
+                    }
                 };
             }
-            let results =
-                crate::orchestrate::run_tool_calls(&self.tools, &response, &calls, sink, cancel)
-                    .await;
+            let results = crate::orchestrate::run_tool_calls(
+                &self.tools,
+                &self.config.governance,
+                &self.permissions,
+                &response,
+                &calls,
+                sink,
+                cancel,
+            )
+            .await;
             let results = crate::orchestrate::apply_result_budget(results, &self.config.spill_dir);
             let message = Message {
                 role: Role::User,

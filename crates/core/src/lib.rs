@@ -11,12 +11,14 @@
 //! [`ToolExecutor`]: cairn_tools::ToolExecutor
 
 mod engine;
+mod governance;
 mod orchestrate;
 mod permission;
 mod sink;
 
 pub use cairn_context::PromptSource;
 pub use engine::{Engine, EngineConfig};
+pub use governance::Governance;
 pub use orchestrate::MAX_PARALLEL;
 pub use permission::PermissionBroker;
 pub use sink::EventSink;

@@ -17,6 +17,8 @@ use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::EventSink;
+use crate::governance::Governance;
+use crate::permission::PermissionBroker;
 
 /// How many concurrency-safe calls run at the same time.
 pub const MAX_PARALLEL: usize = 10;
@@ -31,26 +33,39 @@ enum Plan {
 /// Runs the calls and returns one `tool_result` block per call, in the model's order.
 pub async fn run_tool_calls(
     tools: &Arc<dyn ToolExecutor>,
+    governance: &Governance,
+    broker: &PermissionBroker,
     response: &ModelResponse,
     calls: &[ToolCall],
     sink: &mut dyn EventSink,
     cancel: &CancellationToken,
 ) -> Vec<ContentBlock> {
-    let plans: Vec<Plan> = calls
+    let mut plans: Vec<Plan> = Vec::with_capacity(calls.len());
+    for call in calls {
+        let malformed = response
+            .malformed_tool_inputs
+            .iter()
+            .find(|bad| bad.id == call.id);
+        let plan = match malformed {
+            Some(bad) => Plan::Answered(ToolOutput::error(bad.error.clone())),
+            None => match tools.prepare(call) {
+                Ok(prepared) => {
+                    match governance
+                        .authorize(tools, prepared, broker, sink, cancel)
+                        .await
+                    {
+                        Ok(allowed) => Plan::Run(allowed),
+                        Err(refusal) => Plan::Answered(refusal),
+                    }
+                }
+                Err(output) => Plan::Answered(output),
+            },
+        };
+        plans.push(plan);
+    }
+    let ran: Vec<bool> = plans
         .iter()
-        .map(|call| {
-            let malformed = response
-                .malformed_tool_inputs
-                .iter()
-                .find(|bad| bad.id == call.id);
-            match malformed {
-                Some(bad) => Plan::Answered(ToolOutput::error(bad.error.clone())),
-                None => match tools.prepare(call) {
-                    Ok(prepared) => Plan::Run(prepared),
-                    Err(output) => Plan::Answered(output),
-                },
-            }
-        })
+        .map(|plan| matches!(plan, Plan::Run(_)))
         .collect();
 
     let mut outputs: Vec<ToolOutput> = Vec::with_capacity(calls.len());
@@ -79,6 +94,11 @@ pub async fn run_tool_calls(
         }
     }
 
+    for ((call, output), ran) in calls.iter().zip(outputs.iter_mut()).zip(&ran) {
+        if *ran {
+            governance.after_call(call, output, sink, cancel).await;
+        }
+    }
     calls
         .iter()
         .zip(outputs)

@@ -167,6 +167,7 @@ fn engine(client: Arc<ScriptedClient>, tools: Arc<EchoTools>, max_turns: Option<
             max_turns,
             max_output_tokens: 1000,
             spill_dir: std::env::temp_dir().join("cairn-engine-tests"),
+            governance: cairn_core::Governance::default(),
         },
     )
 }
@@ -444,4 +445,175 @@ async fn a_panicking_tool_becomes_an_error_result_and_the_session_goes_on() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Echo tools whose calls write the path they are given (so the gate judges them as edits).
+#[derive(Default)]
+struct WritingTools {
+    ran: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl ToolExecutor for WritingTools {
+    fn specs(&self) -> Vec<ToolSpec> {
+        vec![ToolSpec {
+            name: "Edit".into(),
+            description: "edit".into(),
+            input_schema: json!({"type": "object"}),
+        }]
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        let path = call.input["file_path"].as_str().unwrap_or("/").to_string();
+        Ok(PreparedCall {
+            id: call.id.clone(),
+            name: "Edit".into(),
+            input: call.input.clone(),
+            safety: Safety {
+                access: Access::Writes,
+                destructive: Destructiveness::Harmless,
+                concurrency: Concurrency::Exclusive,
+            },
+            paths: vec![path.into()],
+        })
+    }
+
+    async fn execute(&self, call: &PreparedCall, _cancel: &CancellationToken) -> ToolOutput {
+        self.ran.lock().unwrap().push(call.id.clone());
+        ToolOutput::text("edited")
+    }
+}
+
+fn gated_engine(
+    client: Arc<ScriptedClient>,
+    tools: Arc<WritingTools>,
+    workspace: &std::path::Path,
+) -> Engine {
+    let gate = cairn_policy::PermissionGate::new(
+        cairn_policy::Mode::Default,
+        cairn_policy::rules::RuleSet::new(Vec::new()).0,
+        vec![workspace.to_path_buf()],
+        workspace.to_path_buf(),
+        workspace.to_path_buf(),
+        cairn_policy::Asking::Interactive,
+    );
+    Engine::new(
+        client,
+        tools,
+        EngineConfig {
+            model: "claude-sonnet-4-5".into(),
+            system_prompt: Arc::new(SystemPrompt::default()),
+            max_turns: None,
+            max_output_tokens: 1000,
+            spill_dir: std::env::temp_dir().join("cairn-engine-tests"),
+            governance: cairn_core::Governance {
+                gate: Some(Arc::new(gate)),
+                ..cairn_core::Governance::default()
+            },
+        },
+    )
+}
+
+fn edit_call(id: &str, path: &std::path::Path) -> ContentBlock {
+    ContentBlock::ToolUse {
+        id: id.into(),
+        name: "Edit".into(),
+        input: json!({"file_path": path}),
+    }
+}
+
+#[tokio::test]
+async fn one_level_short_asks_and_the_answer_decides_two_levels_short_is_refused_unasked() {
+    let workspace = tempfile::tempdir().unwrap();
+    let inside = workspace.path().join("a.txt");
+    let client = ScriptedClient::new(vec![
+        Step::Respond(response(
+            vec![
+                edit_call("asked_yes", &inside),
+                edit_call("asked_no", &inside),
+                edit_call("outside", std::path::Path::new("/etc/hosts")),
+            ],
+            StopReason::ToolUse,
+        )),
+        Step::Respond(response(
+            vec![ContentBlock::text("done")],
+            StopReason::EndTurn,
+        )),
+    ]);
+    let tools = Arc::new(WritingTools::default());
+    let engine = gated_engine(client.clone(), tools.clone(), workspace.path());
+    let (ops, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let (events, mut event_rx) = tokio::sync::mpsc::unbounded_channel();
+    let task = tokio::spawn(async move {
+        let mut sink = events;
+        engine.run(receiver, &mut sink).await
+    });
+    ops.send(Op::UserMessage {
+        content: vec![ContentBlock::text("edit")],
+    })
+    .unwrap();
+
+    let mut asked = Vec::new();
+    let summary = loop {
+        match event_rx.recv().await.unwrap() {
+            AgentEvent::PermissionRequested {
+                request_id,
+                tool_use_id,
+                suggested_rule,
+                ..
+            } => {
+                asked.push(tool_use_id.clone());
+                let answer = if tool_use_id == "asked_yes" {
+                    cairn_protocol::PermissionAnswer::AllowOnce
+                } else {
+                    cairn_protocol::PermissionAnswer::Deny {
+                        message: Some("use the other file".into()),
+                    }
+                };
+                assert!(suggested_rule.is_some());
+                ops.send(Op::PermissionAnswer { request_id, answer })
+                    .unwrap();
+            }
+            AgentEvent::TurnFinished(summary) => break summary,
+            _ => {}
+        }
+    };
+    assert_eq!(summary.end, TurnEnd::Completed);
+    assert_eq!(
+        asked,
+        vec!["asked_yes", "asked_no"],
+        "the call outside the workspace is never asked about"
+    );
+    assert_eq!(*tools.ran.lock().unwrap(), vec!["asked_yes"]);
+    drop(ops);
+    let engine = task.await.unwrap();
+    let results = &engine.messages()[2].content;
+    let summary: Vec<(String, bool, String)> = results
+        .iter()
+        .map(|block| match block {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                is_error,
+                content,
+            } => (tool_use_id.clone(), *is_error, content.text()),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        summary[0],
+        ("asked_yes".to_string(), false, "edited".to_string())
+    );
+    assert!(
+        summary[1].1 && summary[1].2.contains("They said: use the other file"),
+        "{summary:?}"
+    );
+    assert!(
+        summary[2].1 && summary[2].2.contains("outside the workspace"),
+        "{summary:?}"
+    );
+    assert_eq!(
+        client.requests.lock().unwrap().len(),
+        2,
+        "the loop went on after the refusals"
+    );
 }

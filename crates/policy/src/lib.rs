@@ -7,8 +7,13 @@
 //!   each judged on its own: read-only, needs approval, or destructive.
 //! - [`hooks`]: Claude Code's hooks, run as shell commands with its JSON contract.
 //! - [`sandbox`]: Landlock on Linux, confining commands' writes to the workspace.
+//! - [`PermissionGate`]: the decision for each call, from the mode, the rules and the
+//!   analysis, escalating one level short to a question and refusing two levels short.
 
 pub mod bash;
+mod gate;
 pub mod hooks;
 pub mod rules;
 pub mod sandbox;
+
+pub use gate::{Asking, CallInfo, Level, Mode, PermissionGate, Verdict};

@@ -254,13 +254,21 @@ fn a_missing_program_exits_127_after_confinement() {
     let Some(_) = landlock_abi() else { return };
     let (workspace, _) = workspace_and_outside();
     let policy = writable_only(workspace.path(), NetworkAccess::Allowed);
-    let output = run_sandboxed(&policy, "cairn-no-such-program", &[]);
-    assert_eq!(output.status.code(), Some(127));
-    assert!(
-        stderr(&output)
-            .starts_with("cannot run `cairn-no-such-program` in the sandbox: No such file"),
+    // An absolute path: a `PATH` lookup may answer EACCES (126) for an unsearchable entry.
+    let missing = workspace.path().join("no-such-program");
+    let output = run_sandboxed(&policy, missing.to_str().unwrap(), &[]);
+    assert_eq!(
+        output.status.code(),
+        Some(127),
         "stderr: {}",
         stderr(&output)
+    );
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "cannot run `{}` in the sandbox: No such file or directory (os error 2)\n",
+            missing.display()
+        )
     );
 }
 

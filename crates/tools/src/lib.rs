@@ -111,6 +111,32 @@ pub struct ToolContext {
     pub session: Arc<SessionState>,
     /// Variables added to the environment of commands the tools run (settings' `env`).
     pub env: Vec<(String, String)>,
+    /// When set, shell commands run inside this sandbox unless a call asks to leave it (and
+    /// the permission gate agreed).
+    pub sandbox: Option<Arc<CommandSandbox>>,
+}
+
+/// How shell commands are started inside a sandbox: `program prefix… shell -c …`. The
+/// governance layer builds it (it knows the policy); the tools only use it.
+pub struct CommandSandbox {
+    pub program: PathBuf,
+    /// The wrapper's own arguments, up to and including the `--` before the command.
+    pub prefix: Vec<std::ffi::OsString>,
+    /// Given a failed command's exit code and stderr, a sentence saying the sandbox caused it,
+    /// when it probably did.
+    pub explain: SandboxExplainer,
+}
+
+/// See [`CommandSandbox::explain`].
+pub type SandboxExplainer = Box<dyn Fn(Option<i32>, &str) -> Option<String> + Send + Sync>;
+
+impl std::fmt::Debug for CommandSandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandSandbox")
+            .field("program", &self.program)
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ToolContext {
@@ -119,6 +145,7 @@ impl ToolContext {
             cwd,
             session: Arc::default(),
             env: Vec::new(),
+            sandbox: None,
         }
     }
 

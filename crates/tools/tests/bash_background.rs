@@ -232,7 +232,13 @@ fn the_schemas_use_claude_codes_field_names() {
     };
     assert_eq!(
         fields("Bash"),
-        ["command", "description", "run_in_background", "timeout"]
+        [
+            "command",
+            "dangerouslyDisableSandbox",
+            "description",
+            "run_in_background",
+            "timeout"
+        ]
     );
     assert_eq!(fields("BashOutput"), ["bash_id", "filter"]);
     assert_eq!(fields("KillShell"), ["shell_id"]);

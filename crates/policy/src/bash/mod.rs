@@ -1,1 +1,110 @@
-//! (being written)
+//! Syntax-level analysis of Bash commands: what a command line runs, what it touches, and
+//! whether it can run without asking.
+//!
+//! The command is parsed with tree-sitter-bash, not matched with regular expressions. Lists
+//! (`&&`, `||`, `;`, `&`, newlines), pipelines, subshells and groups are split into simple
+//! commands, each judged on its own; the commands inside `$(…)`, backticks, `<(…)`,
+//! `bash -c '…'`, `eval`, `xargs` and `find -exec` are found and judged too. Wrappers such as
+//! `sudo`, `env`, `timeout` and `command` are looked through, and quoting tricks (`r''m`, `\rm`,
+//! `$'\x72m'`) are undone by quote removal. Paths in arguments and redirections are resolved
+//! (`..`, `~`, symlinks) and compared with the workspace roots.
+//!
+//! The result is a [`BashAnalysis`]: the simple commands found (for permission rules to match),
+//! a [`BashVerdict`], the reasons for it in plain sentences, the paths outside the workspace,
+//! and whether the command uses the network.
+//!
+//! ```
+//! use std::path::{Path, PathBuf};
+//! use cairn_policy::bash::{BashContext, BashVerdict, analyze};
+//!
+//! let roots = [PathBuf::from("/work/project")];
+//! let ctx = BashContext {
+//!     cwd: Path::new("/work/project"),
+//!     workspace_roots: &roots,
+//!     home: Path::new("/home/me"),
+//! };
+//! assert_eq!(analyze("ls | grep x | wc -l", &ctx).verdict, BashVerdict::ReadOnly);
+//! let analysis = analyze("git status && rm -rf ~", &ctx);
+//! assert_eq!(analysis.verdict, BashVerdict::Destructive);
+//! assert_eq!(analysis.commands.len(), 2);
+//! ```
+
+mod classify;
+mod commands;
+mod destructive;
+mod find;
+mod git;
+mod network;
+mod options;
+mod parse;
+mod paths;
+mod readers;
+mod runners;
+mod word;
+
+use std::path::{Path, PathBuf};
+
+/// Where a command would run.
+#[derive(Debug, Clone, Copy)]
+pub struct BashContext<'a> {
+    /// The shell's working directory.
+    pub cwd: &'a Path,
+    /// The project directory and any additional directories the session may use.
+    pub workspace_roots: &'a [PathBuf],
+    /// What `~` and `$HOME` expand to.
+    pub home: &'a Path,
+}
+
+/// What a command line runs and touches, and the verdict on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BashAnalysis {
+    /// Every simple command found, in the order they run, including those inside
+    /// substitutions, subshells, `bash -c` strings, `xargs` and `find -exec`. A wrapped command
+    /// is listed both with its wrapper (`sudo rm x`) and alone (`rm x`).
+    pub commands: Vec<SimpleCommand>,
+    /// The worst verdict of any part.
+    pub verdict: BashVerdict,
+    /// Why the verdict is not [`BashVerdict::ReadOnly`], one sentence per finding.
+    pub reasons: Vec<String>,
+    /// Paths the command reads or writes outside the workspace roots, resolved (`..`, `~`,
+    /// symlinks).
+    pub outside_paths: Vec<PathBuf>,
+    /// Whether any part uses the network (`curl`, `ssh`, `git push`, `npm install`, …).
+    pub network: bool,
+}
+
+/// One simple command, as permission rules see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// The words after quote removal and brace expansion; variable prefixes (`FOO=1`) and
+    /// redirections are left out. Variables and substitutions appear as written (`$HOME`).
+    pub argv: Vec<String>,
+    /// `argv` joined by single spaces, for rule matching.
+    pub text: String,
+}
+
+impl SimpleCommand {
+    /// A simple command from its words; `text` is derived from them.
+    pub fn new(argv: Vec<String>) -> SimpleCommand {
+        let text = argv.join(" ");
+        SimpleCommand { argv, text }
+    }
+}
+
+/// How much care a command needs, ordered from least to most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BashVerdict {
+    /// Only reads, inside the workspace: it can run without asking.
+    ReadOnly,
+    /// Writes, runs unknown programs, uses the network or reaches outside the workspace.
+    NeedsApproval,
+    /// Matches a known disaster (`rm -rf ~`, `curl … | sh`, `git push --force`, a fork bomb):
+    /// ask even when a rule allows the command.
+    Destructive,
+}
+
+/// Analyses a Bash command line. Never fails: whatever cannot be parsed or understood makes
+/// the verdict at least [`BashVerdict::NeedsApproval`], with a reason.
+pub fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
+    classify::analyze(command, ctx)
+}

@@ -134,7 +134,9 @@ impl Word {
     }
 
     /// The substitutions in the word, with the range of invocations found inside each.
-    pub(crate) fn substitutions(&self) -> impl Iterator<Item = (&str, SubstitutionKind, Range<usize>)> {
+    pub(crate) fn substitutions(
+        &self,
+    ) -> impl Iterator<Item = (&str, SubstitutionKind, Range<usize>)> {
         self.pieces.iter().filter_map(|piece| match piece {
             Piece::Substitution {
                 source,
@@ -151,13 +153,6 @@ impl Word {
             Piece::Text { .. } => None,
             Piece::Variable(name) => Some(format!("${name}")),
             Piece::Substitution { source, .. } => Some(source.clone()),
-        })
-    }
-
-    /// Whether unquoted text in the word contains a glob character.
-    pub(crate) fn has_unquoted_glob(&self) -> bool {
-        self.pieces.iter().any(|piece| {
-            matches!(piece, Piece::Text { text, quoted: false } if text.contains(['*', '?', '[']))
         })
     }
 
@@ -308,7 +303,11 @@ fn sequence(inside: &str) -> Option<Vec<String>> {
     let parts: Vec<&str> = inside.split("..").collect();
     let (start, end, step) = match parts.as_slice() {
         [start, end] => (*start, *end, 1i64),
-        [start, end, step] => (*start, *end, step.parse::<i64>().ok()?.checked_abs()?.max(1)),
+        [start, end, step] => (
+            *start,
+            *end,
+            step.parse::<i64>().ok()?.checked_abs()?.max(1),
+        ),
         _ => return None,
     };
     let limit = BRACE_EXPANSION_LIMIT as i64;
@@ -474,11 +473,26 @@ mod tests {
 
     #[test]
     fn brace_expansion_follows_bash() {
-        assert_eq!(texts(&Word::unquoted("a{b,c}d").brace_expand()), ["abd", "acd"]);
-        assert_eq!(texts(&Word::unquoted("{rm,-rf}").brace_expand()), ["rm", "-rf"]);
-        assert_eq!(texts(&Word::unquoted("x{1..3}").brace_expand()), ["x1", "x2", "x3"]);
-        assert_eq!(texts(&Word::unquoted("{c..a}").brace_expand()), ["c", "b", "a"]);
-        assert_eq!(texts(&Word::unquoted("{a,{b,c}}").brace_expand()), ["a", "b", "c"]);
+        assert_eq!(
+            texts(&Word::unquoted("a{b,c}d").brace_expand()),
+            ["abd", "acd"]
+        );
+        assert_eq!(
+            texts(&Word::unquoted("{rm,-rf}").brace_expand()),
+            ["rm", "-rf"]
+        );
+        assert_eq!(
+            texts(&Word::unquoted("x{1..3}").brace_expand()),
+            ["x1", "x2", "x3"]
+        );
+        assert_eq!(
+            texts(&Word::unquoted("{c..a}").brace_expand()),
+            ["c", "b", "a"]
+        );
+        assert_eq!(
+            texts(&Word::unquoted("{a,{b,c}}").brace_expand()),
+            ["a", "b", "c"]
+        );
         assert_eq!(texts(&Word::unquoted("{}").brace_expand()), ["{}"]);
         assert_eq!(texts(&Word::unquoted("{a}").brace_expand()), ["{a}"]);
         let mut quoted = Word::default();
@@ -500,8 +514,20 @@ mod tests {
         push_unquoted(&mut word, r"\rm");
         assert_eq!(word.literal().as_deref(), Some("rm"));
         let mut glob = Word::default();
-        push_unquoted(&mut glob, r"\*");
-        assert!(!glob.has_unquoted_glob());
+        push_unquoted(&mut glob, r"a\*");
+        assert_eq!(
+            glob.pieces(),
+            [
+                Piece::Text {
+                    text: "a".into(),
+                    quoted: false
+                },
+                Piece::Text {
+                    text: "*".into(),
+                    quoted: true
+                }
+            ]
+        );
         assert_eq!(unescape_double_quoted(r#"a\"b\$c\d"#), r#"a"b$c\d"#);
     }
 }

@@ -73,8 +73,9 @@ impl BackgroundShell {
         label: String,
         cwd: &Path,
         env: &[(String, String)],
+        sandbox: Option<&crate::CommandSandbox>,
     ) -> io::Result<Arc<Self>> {
-        let child = spawn_shell(command, &[], cwd, env)?;
+        let child = spawn_shell(command, &[], cwd, env, sandbox)?;
         let shell = Arc::new(BackgroundShell {
             id,
             label,

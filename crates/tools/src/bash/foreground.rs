@@ -19,7 +19,10 @@ use super::ShellRegistry;
 use super::background::BackgroundShell;
 use super::capture::{CappedBuffer, Captured, MAX_OUTPUT_CHARS, cut_middle, join_streams};
 use super::process::{KillOnDrop, ProcessGroup, describe_failure, pump, spawn_shell};
-use crate::{Access, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput};
+use crate::{
+    Access, CommandSandbox, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput,
+};
+use cairn_protocol::ToolResultContent;
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -55,6 +58,11 @@ pub struct BashInput {
     /// What the command does, in 5 to 10 words, for the user watching (e.g. "Run the unit
     /// tests", "Show uncommitted changes").
     description: Option<String>,
+    /// true to run this one command outside the sandbox. Only when a command failed because
+    /// the sandbox blocked it (the result says so) and it really must write outside the
+    /// workspace or reach the network; the user is asked first.
+    #[serde(rename = "dangerouslyDisableSandbox")]
+    dangerously_disable_sandbox: Option<bool>,
     /// true to start the command in the background and return at once with a shell id, for
     /// servers, watchers and other commands that keep running. Read its output with
     /// BashOutput and stop it with KillShell.
@@ -120,8 +128,12 @@ impl Tool for BashTool {
         let (cwd, cwd_note) = shells.take_working_dir(&ctx.cwd);
         let mut notes: Vec<String> = cwd_note.into_iter().collect();
 
+        let sandbox = match input.dangerously_disable_sandbox {
+            Some(true) => None,
+            Some(false) | None => ctx.sandbox.as_deref(),
+        };
         if input.run_in_background == Some(true) {
-            return start_in_background(input, shells, &cwd, &ctx.env, notes);
+            return start_in_background(input, shells, &cwd, &ctx.env, sandbox, notes);
         }
         let timeout_ms = effective_timeout(input.timeout, &mut notes);
 
@@ -136,6 +148,7 @@ impl Tool for BashTool {
             &[&cwd_file_path, input.command.as_ref()],
             &cwd,
             &ctx.env,
+            sandbox,
         ) {
             Ok(child) => child,
             Err(err) => {
@@ -149,7 +162,18 @@ impl Tool for BashTool {
         {
             shells.set_working_dir(dir);
         }
-        report(run, timeout_ms, notes)
+        let sandbox_note = match (sandbox, &run.ending) {
+            (Some(sandbox), Ending::Exited(status)) if !status.success() => {
+                (sandbox.explain)(status.code(), &run.stderr.text())
+            }
+            _ => None,
+        };
+        let mut output = report(run, timeout_ms, notes);
+        if let (Some(note), ToolResultContent::Text(text)) = (sandbox_note, &mut output.content) {
+            text.push_str("\n\n");
+            text.push_str(&note);
+        }
+        output
     }
 }
 
@@ -159,11 +183,12 @@ fn start_in_background(
     shells: &ShellRegistry,
     cwd: &Path,
     env: &[(String, String)],
+    sandbox: Option<&CommandSandbox>,
     mut notes: Vec<String>,
 ) -> ToolOutput {
     let id = shells.next_id();
     let label = input.description.unwrap_or_else(|| input.command.clone());
-    match BackgroundShell::start(id.clone(), &input.command, label, cwd, env) {
+    match BackgroundShell::start(id.clone(), &input.command, label, cwd, env, sandbox) {
         Ok(shell) => {
             shells.add(shell);
             notes.push(format!(

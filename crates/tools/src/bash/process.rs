@@ -4,6 +4,7 @@
 //! a test runner's workers) can be killed with one signal, and a Ctrl-C meant for cairn's
 //! terminal does not reach it.
 
+use crate::CommandSandbox;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -28,15 +29,23 @@ pub(super) fn shell_program() -> &'static Path {
 }
 
 /// Starts `shell -c script args…` in `cwd`, leading a new process group, with no input and
-/// both output streams piped. `args` become `$1`, `$2`, … of the script; `env` (from the
+/// both output streams piped, inside `sandbox` when one is given. `args` become `$1`, `$2`, … of the script; `env` (from the
 /// settings' `env`) is added to cairn's own environment.
 pub(super) fn spawn_shell(
     script: &str,
     args: &[&std::ffi::OsStr],
     cwd: &Path,
     env: &[(String, String)],
+    sandbox: Option<&CommandSandbox>,
 ) -> io::Result<Child> {
-    let mut command = Command::new(shell_program());
+    let mut command = match sandbox {
+        Some(sandbox) => {
+            let mut command = Command::new(&sandbox.program);
+            command.args(&sandbox.prefix).arg(shell_program());
+            command
+        }
+        None => Command::new(shell_program()),
+    };
     command
         .arg("-c")
         .arg(script)

@@ -1,0 +1,257 @@
+//! The governance layer from the command line's point of view: permission rules from every
+//! settings file and flag (each with the directory its path patterns are relative to), the
+//! permission gate, hooks, and the sandbox for shell commands.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cairn_config::{LoadedSettings, PermissionMode, Source};
+use cairn_core::Governance;
+use cairn_policy::hooks::{HookCommon, HookConfig, HookRunner};
+use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+use cairn_policy::sandbox::{
+    NetworkAccess, SandboxSupport, default_policy, detect_support, explain_failure, wrap_command,
+};
+use cairn_policy::{Asking, Mode, PermissionGate};
+use cairn_tools::CommandSandbox;
+use serde_json::Value;
+
+use crate::args::Args;
+
+/// What the run needs from the governance layer.
+#[derive(Debug)]
+pub struct GovernanceSetup {
+    pub governance: Governance,
+    /// The sandbox shell commands run in, when it is on.
+    pub sandbox: Option<Arc<CommandSandbox>>,
+}
+
+/// Everything the permission gate, the hooks and the sandbox are built from.
+pub struct GovernanceInputs<'a> {
+    pub args: &'a Args,
+    pub settings: &'a LoadedSettings,
+    pub cwd: &'a Path,
+    pub home: &'a Path,
+    pub mode: PermissionMode,
+    pub session_id: &'a str,
+    pub transcript_path: &'a Path,
+}
+
+pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<GovernanceSetup> {
+    let GovernanceInputs {
+        args,
+        settings,
+        cwd,
+        home,
+        mode,
+        session_id,
+        transcript_path,
+    } = *inputs;
+    let (rules, errors) = RuleSet::new(collect_rules(args, settings, cwd, home));
+    for error in errors {
+        eprintln!("warning: {error} (ignored)");
+    }
+    let workspace_roots = workspace_roots(args, settings, cwd);
+    let gate = PermissionGate::new(
+        policy_mode(mode),
+        rules,
+        workspace_roots.clone(),
+        cwd.to_path_buf(),
+        home.to_path_buf(),
+        Asking::NonInteractive,
+    );
+
+    let (hook_config, hook_errors) = HookConfig::from_settings(&settings.settings().hooks);
+    for error in hook_errors {
+        eprintln!("warning: settings: {error} (this hook is ignored)");
+    }
+    let hooks = (!hook_config.is_empty())
+        .then(|| Arc::new(HookRunner::new(hook_config, cwd.to_path_buf())));
+    let hook_common = HookCommon {
+        session_id: session_id.to_string(),
+        transcript_path: transcript_path.display().to_string(),
+        cwd: cwd.display().to_string(),
+        permission_mode: mode.as_str().to_string(),
+    };
+
+    Ok(GovernanceSetup {
+        governance: Governance {
+            gate: Some(Arc::new(gate)),
+            hooks,
+            hook_common: Some(hook_common),
+        },
+        sandbox: sandbox(settings, &workspace_roots)?,
+    })
+}
+
+fn policy_mode(mode: PermissionMode) -> Mode {
+    match mode {
+        PermissionMode::Default => Mode::Default,
+        PermissionMode::AcceptEdits => Mode::AcceptEdits,
+        PermissionMode::Plan => Mode::Plan,
+        PermissionMode::BypassPermissions => Mode::BypassPermissions,
+        PermissionMode::DontAsk => Mode::DontAsk,
+    }
+}
+
+/// Every rule from every settings layer and flag, with its origin. Rules are read from each
+/// layer on its own (the merged view has lost where each came from), because path patterns
+/// are relative to their own file's place: user settings to `~/.claude`, project settings to
+/// the project, local settings and flags to the working directory.
+fn collect_rules(
+    args: &Args,
+    settings: &LoadedSettings,
+    cwd: &Path,
+    home: &Path,
+) -> Vec<(RuleKind, String, RuleOrigin)> {
+    let mut rules = Vec::new();
+    for source in settings.sources() {
+        let base_dir = match source {
+            Source::UserLegacy(_) | Source::User(_) => home.join(".claude"),
+            Source::ProjectLegacy(_)
+            | Source::Project(_)
+            | Source::ProjectLocal(_)
+            | Source::FlagFile(_)
+            | Source::FlagInline
+            | Source::Override(_) => cwd.to_path_buf(),
+        };
+        let json = match source.path() {
+            Some(path) => std::fs::read_to_string(path).ok().and_then(|text| {
+                serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}')).ok()
+            }),
+            None => args
+                .settings
+                .as_deref()
+                .and_then(|inline| serde_json::from_str::<Value>(inline).ok()),
+        };
+        let Some(json) = json else { continue };
+        for (kind, key) in [
+            (RuleKind::Allow, "allow"),
+            (RuleKind::Ask, "ask"),
+            (RuleKind::Deny, "deny"),
+        ] {
+            let texts = json
+                .pointer(&format!("/permissions/{key}"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str);
+            for text in texts {
+                rules.push((
+                    kind,
+                    text.to_string(),
+                    RuleOrigin::new(source.to_string(), base_dir.clone()),
+                ));
+            }
+        }
+    }
+    for (kind, flag, values) in [
+        (RuleKind::Allow, "--allowedTools", &args.allowed_tools),
+        (RuleKind::Deny, "--disallowedTools", &args.disallowed_tools),
+    ] {
+        for text in values.iter().flat_map(|value| split_rule_list(value)) {
+            rules.push((kind, text, RuleOrigin::new(flag, cwd.to_path_buf())));
+        }
+    }
+    rules
+}
+
+/// `"Bash(git log:*) Read, Edit"` → the three rules: split on commas and spaces outside
+/// parentheses, as Claude Code's flags accept.
+fn split_rule_list(list: &str) -> Vec<String> {
+    let mut rules = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in list.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            ',' | ' ' if depth == 0 => {
+                if !current.trim().is_empty() {
+                    rules.push(current.trim().to_string());
+                }
+                current.clear();
+            }
+            _ => current.push(c),
+        }
+    }
+    if !current.trim().is_empty() {
+        rules.push(current.trim().to_string());
+    }
+    rules
+}
+
+/// The project directory, `permissions.additionalDirectories` and `--add-dir`.
+fn workspace_roots(args: &Args, settings: &LoadedSettings, cwd: &Path) -> Vec<PathBuf> {
+    let mut roots = vec![cwd.to_path_buf()];
+    for dir in settings
+        .settings()
+        .permissions
+        .additional_directories
+        .iter()
+        .chain(&args.add_dir)
+    {
+        let path = cwd.join(dir);
+        if !roots.contains(&path) {
+            roots.push(path);
+        }
+    }
+    roots
+}
+
+/// The sandbox shell commands run in: on where the kernel supports it unless
+/// `sandbox.enabled` is false; `sandbox.network: false` also cuts the network off.
+fn sandbox(
+    settings: &LoadedSettings,
+    workspace_roots: &[PathBuf],
+) -> anyhow::Result<Option<Arc<CommandSandbox>>> {
+    let configured = settings.settings().sandbox.as_ref();
+    if configured.and_then(|sandbox| sandbox.enabled) == Some(false) {
+        return Ok(None);
+    }
+    match detect_support() {
+        SandboxSupport::Full { .. } | SandboxSupport::Partial { .. } => {}
+        SandboxSupport::Unsupported { reason } => {
+            eprintln!(
+                "warning: the sandbox is not available ({reason}); shell commands run without \
+                 it. Set sandbox.enabled to false in settings to silence this."
+            );
+            return Ok(None);
+        }
+    }
+    let network = match configured.and_then(|sandbox| sandbox.network) {
+        Some(false) => NetworkAccess::Denied,
+        Some(true) | None => NetworkAccess::Allowed,
+    };
+    let policy = default_policy(workspace_roots, network);
+    let exe = std::env::current_exe()?;
+    // The wrapper's argv for an empty command ends with that command; the rest is the prefix
+    // every shell command is started with.
+    let (program, mut prefix) = wrap_command(&exe, &policy, OsString::new().as_os_str(), &[]);
+    prefix.pop();
+    Ok(Some(Arc::new(CommandSandbox {
+        program,
+        prefix,
+        explain: Box::new(move |code, stderr| explain_failure(&policy, code, stderr)),
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_rule_list;
+
+    #[test]
+    fn rule_lists_split_outside_parentheses() {
+        assert_eq!(
+            split_rule_list("Bash(git log:*) Read, Edit(src/a b.rs)"),
+            vec!["Bash(git log:*)", "Read", "Edit(src/a b.rs)"]
+        );
+    }
+}

@@ -1,0 +1,298 @@
+//! What stands between a tool call and its execution: PreToolUse hooks, the permission
+//! gate, and the user's answer when the gate asks; and the hooks after a call.
+
+use std::sync::Arc;
+
+use cairn_policy::hooks::{HookCommon, HookEvent, HookOutcome, HookPermission, HookRunner};
+use cairn_policy::{CallInfo, PermissionGate, Verdict};
+use cairn_protocol::{
+    AgentEvent, DecisionSource, PermissionAnswer, PermissionDecision, ToolResultBlock,
+    ToolResultContent,
+};
+use cairn_tools::{Access, PreparedCall, ToolCall, ToolExecutor, ToolOutput};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::EventSink;
+use crate::permission::PermissionBroker;
+
+/// The governance parts of one engine. All optional: an engine without them runs every call
+/// (sub-agents inherit their parent's, tests may leave them out).
+#[derive(Debug, Clone, Default)]
+pub struct Governance {
+    pub gate: Option<Arc<PermissionGate>>,
+    pub hooks: Option<Arc<HookRunner>>,
+    /// The fields every hook input carries.
+    pub hook_common: Option<HookCommon>,
+}
+
+impl Governance {
+    fn runner(&self, event: HookEvent) -> Option<(&HookRunner, &HookCommon)> {
+        match (&self.hooks, &self.hook_common) {
+            (Some(hooks), Some(common)) if hooks.config().has_hooks(event) => {
+                Some((hooks.as_ref(), common))
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs the hooks of `event` (if any are configured) and reports their messages.
+    pub async fn run_hooks(
+        &self,
+        event: HookEvent,
+        subject: Option<&str>,
+        input: Map<String, Value>,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Option<HookOutcome> {
+        let (runner, common) = self.runner(event)?;
+        let outcome = runner.run(event, subject, common, input, cancel).await;
+        for message in outcome.system_messages.iter().chain(&outcome.warnings) {
+            sink.emit(AgentEvent::Warning {
+                message: format!("{} hook: {message}", event.as_str()),
+            });
+        }
+        Some(outcome)
+    }
+
+    /// Decides whether `call` may run: hooks first (which may rewrite its input), then the
+    /// gate, then the user. Returns the call to run, or the refusal to send to the model.
+    pub async fn authorize(
+        &self,
+        tools: &Arc<dyn ToolExecutor>,
+        mut call: PreparedCall,
+        broker: &PermissionBroker,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<PreparedCall, ToolOutput> {
+        let mut hook_permission = None;
+        let mut input = Map::new();
+        input.insert("tool_name".into(), json!(call.name));
+        input.insert("tool_input".into(), call.input.clone());
+        input.insert("tool_use_id".into(), json!(call.id));
+        if let Some(outcome) = self
+            .run_hooks(HookEvent::PreToolUse, Some(&call.name), input, sink, cancel)
+            .await
+        {
+            if let Some(message) = outcome.block {
+                return Err(self.refuse(
+                    &call,
+                    DecisionSource::Hook,
+                    None,
+                    format!("A PreToolUse hook blocked this call: {message}"),
+                    sink,
+                ));
+            }
+            if let Some(updated) = outcome.updated_input {
+                let rewritten = ToolCall {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    input: updated,
+                };
+                call = tools.prepare(&rewritten)?;
+            }
+            hook_permission = outcome.permission;
+        }
+
+        let verdict = match &self.gate {
+            Some(gate) => gate.check(&CallInfo {
+                tool: &call.name,
+                input: &call.input,
+                paths: &call.paths,
+                read_only: call.safety.access == Access::ReadOnly,
+            }),
+            None => Verdict::Allow {
+                source: DecisionSource::Mode,
+                rule: None,
+            },
+        };
+        // A deny rule beats whatever a hook said; otherwise the hook decides when it spoke.
+        let verdict = match (verdict, hook_permission) {
+            (
+                deny @ Verdict::Deny {
+                    source: DecisionSource::Rule,
+                    ..
+                },
+                _,
+            ) => deny,
+            (_, Some((HookPermission::Deny, reason))) => Verdict::Deny {
+                source: DecisionSource::Hook,
+                rule: None,
+                reason: format!(
+                    "A PreToolUse hook denied this call: {}",
+                    reason.unwrap_or_else(|| "no reason given".into())
+                ),
+            },
+            (_, Some((HookPermission::Allow, _))) => Verdict::Allow {
+                source: DecisionSource::Hook,
+                rule: None,
+            },
+            (Verdict::Allow { .. }, Some((HookPermission::Ask, reason))) => Verdict::Ask {
+                reason: reason.unwrap_or_else(|| "A PreToolUse hook asks before this call.".into()),
+                suggested_rule: call.name.clone(),
+            },
+            (verdict, _) => verdict,
+        };
+
+        match verdict {
+            Verdict::Allow { source, rule } => {
+                sink.emit(AgentEvent::PermissionDecided(PermissionDecision {
+                    tool_use_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    allowed: true,
+                    source,
+                    rule,
+                    reason: None,
+                }));
+                Ok(call)
+            }
+            Verdict::Deny {
+                source,
+                rule,
+                reason,
+            } => Err(self.refuse(&call, source, rule, reason, sink)),
+            Verdict::Ask {
+                reason,
+                suggested_rule,
+            } => {
+                self.ask_user(call, reason, suggested_rule, broker, sink, cancel)
+                    .await
+            }
+        }
+    }
+
+    async fn ask_user(
+        &self,
+        call: PreparedCall,
+        reason: String,
+        suggested_rule: String,
+        broker: &PermissionBroker,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Result<PreparedCall, ToolOutput> {
+        let (request_id, answer) = broker.ask();
+        sink.emit(AgentEvent::PermissionRequested {
+            request_id: request_id.clone(),
+            tool_use_id: call.id.clone(),
+            tool: call.name.clone(),
+            input: call.input.clone(),
+            reason: reason.clone(),
+            suggested_rule: Some(suggested_rule),
+        });
+        let answer = tokio::select! {
+            answer = answer => answer.ok(),
+            _ = cancel.cancelled() => None,
+        };
+        match answer {
+            Some(PermissionAnswer::AllowOnce) => {
+                self.record_allow(&call, None, sink);
+                Ok(call)
+            }
+            Some(PermissionAnswer::AllowAlways { rule }) => {
+                if let Some(gate) = &self.gate
+                    && let Err(err) = gate.allow_for_session(&rule)
+                {
+                    sink.emit(AgentEvent::Warning {
+                        message: format!("{err}; allowed this once only"),
+                    });
+                }
+                self.record_allow(&call, Some(rule), sink);
+                Ok(call)
+            }
+            Some(PermissionAnswer::Deny { message }) => {
+                let mut reason = "The user denied this tool call.".to_string();
+                if let Some(message) = message.filter(|m| !m.trim().is_empty()) {
+                    reason.push_str(&format!(" They said: {message}"));
+                }
+                Err(self.refuse(&call, DecisionSource::User, None, reason, sink))
+            }
+            None => {
+                broker.withdraw(&request_id);
+                Err(self.refuse(
+                    &call,
+                    DecisionSource::User,
+                    None,
+                    "The user interrupted before answering whether this call may run.".into(),
+                    sink,
+                ))
+            }
+        }
+    }
+
+    fn record_allow(&self, call: &PreparedCall, rule: Option<String>, sink: &mut dyn EventSink) {
+        sink.emit(AgentEvent::PermissionDecided(PermissionDecision {
+            tool_use_id: call.id.clone(),
+            tool: call.name.clone(),
+            allowed: true,
+            source: DecisionSource::User,
+            rule,
+            reason: None,
+        }));
+    }
+
+    fn refuse(
+        &self,
+        call: &PreparedCall,
+        source: DecisionSource,
+        rule: Option<String>,
+        reason: String,
+        sink: &mut dyn EventSink,
+    ) -> ToolOutput {
+        sink.emit(AgentEvent::PermissionDecided(PermissionDecision {
+            tool_use_id: call.id.clone(),
+            tool: call.name.clone(),
+            allowed: false,
+            source,
+            rule,
+            reason: Some(reason.clone()),
+        }));
+        ToolOutput::error(reason)
+    }
+
+    /// PostToolUse (or PostToolUseFailure) hooks; what they say for the model is added to
+    /// the result.
+    pub async fn after_call(
+        &self,
+        call: &ToolCall,
+        output: &mut ToolOutput,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) {
+        let event = if output.is_error {
+            HookEvent::PostToolUseFailure
+        } else {
+            HookEvent::PostToolUse
+        };
+        let mut input = Map::new();
+        input.insert("tool_name".into(), json!(call.name));
+        input.insert("tool_input".into(), call.input.clone());
+        input.insert("tool_use_id".into(), json!(call.id));
+        let response = output.content.text();
+        if output.is_error {
+            input.insert("error".into(), json!(response));
+        } else {
+            input.insert("tool_response".into(), json!(response));
+        }
+        let Some(outcome) = self
+            .run_hooks(event, Some(&call.name), input, sink, cancel)
+            .await
+        else {
+            return;
+        };
+        let mut notes: Vec<String> = outcome.additional_context;
+        if let Some(block) = outcome.block {
+            notes.insert(0, format!("A {} hook says: {block}", event.as_str()));
+        }
+        if notes.is_empty() {
+            return;
+        }
+        let notes = notes.join("\n");
+        match &mut output.content {
+            ToolResultContent::Text(text) => {
+                text.push_str("\n\n");
+                text.push_str(&notes);
+            }
+            ToolResultContent::Blocks(blocks) => blocks.push(ToolResultBlock::Text { text: notes }),
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Redirections and here-documents: what a command reads and writes besides its arguments,
+//! and where its standard input comes from.
+
+use tree_sitter::Node;
+
+use super::{Direction, Redirect, Stdin, Walker, children_with_fields};
+
+impl Walker<'_> {
+    pub(super) fn walk_redirected(&mut self, node: Node<'_>) {
+        let mut body = None;
+        let mut stdin = None;
+        let mut heredoc_pipe = None;
+        let mut after = Vec::new();
+        for (field, child) in children_with_fields(node) {
+            match (field, child.kind()) {
+                (Some("body"), _) => body = Some(child),
+                (_, "heredoc_redirect") => {
+                    let heredoc = self.heredoc(child);
+                    stdin = Some(heredoc.stdin);
+                    heredoc_pipe = heredoc.pipe;
+                    after.extend(heredoc.after);
+                }
+                (_, "file_redirect" | "herestring_redirect") => {
+                    if let Some(input) = self.redirect(child) {
+                        stdin = Some(input);
+                    }
+                }
+                (_, "comment") => {}
+                _ if child.is_named() => self.walk_nested(child),
+                _ => {}
+            }
+        }
+        match (body, heredoc_pipe) {
+            (Some(body), Some(pipe)) => {
+                let mut stages = vec![body];
+                stages.extend(self.pipeline_stages(pipe));
+                self.walk_pipeline(&stages, stdin);
+            }
+            (Some(body), None) => {
+                let saved = self.stdin.clone();
+                if let Some(input) = stdin {
+                    self.stdin = input;
+                }
+                self.walk_statement(body);
+                self.stdin = saved;
+            }
+            (None, _) => {}
+        }
+        for statement in after {
+            self.walk_statement(statement);
+        }
+    }
+
+    /// A `<<EOF` redirect: its body, the redirects and pipeline written after the delimiter
+    /// word on the same line, and any `&& …` that follows it.
+    pub(super) fn heredoc<'t>(&mut self, node: Node<'t>) -> Heredoc<'t> {
+        let mut quoted = false;
+        let mut strip_tabs = false;
+        let mut body = Some(String::new());
+        let mut pipe = None;
+        let mut after = Vec::new();
+        for (field, child) in children_with_fields(node) {
+            match (field, child.kind()) {
+                (_, "<<-") => strip_tabs = true,
+                (_, "heredoc_start") => quoted = self.text(child).contains(['\'', '"', '\\']),
+                (_, "heredoc_body") => {
+                    let mut cursor = child.walk();
+                    let expands = child
+                        .named_children(&mut cursor)
+                        .any(|part| part.kind() != "heredoc_content");
+                    if expands && !quoted {
+                        self.walk_nested(child);
+                        body = None;
+                    } else {
+                        body = Some(self.text(child).to_owned());
+                    }
+                }
+                (_, "pipeline") => pipe = Some(child),
+                (Some("right"), _) => after.push(child),
+                (Some("redirect"), _) => {
+                    self.redirect(child);
+                }
+                _ => {}
+            }
+        }
+        if strip_tabs {
+            body = body.map(|text| {
+                text.lines()
+                    .map(|line| line.trim_start_matches('\t'))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+        }
+        Heredoc {
+            stdin: Stdin::Heredoc { body },
+            pipe,
+            after,
+        }
+    }
+
+    /// Records a file redirect; returns the command's new standard input when it is one.
+    pub(super) fn redirect(&mut self, node: Node<'_>) -> Option<Stdin> {
+        match node.kind() {
+            "file_redirect" => {}
+            "herestring_redirect" => {
+                let mut cursor = node.walk();
+                let value = node
+                    .named_children(&mut cursor)
+                    .find(|child| child.kind() != "file_descriptor");
+                let word = value.map(|value| self.word(value)).unwrap_or_default();
+                return Some(Stdin::HereString(word));
+            }
+            "heredoc_redirect" => {
+                let heredoc = self.heredoc(node);
+                for statement in heredoc.after {
+                    self.walk_statement(statement);
+                }
+                return Some(heredoc.stdin);
+            }
+            _ => {
+                self.walk_nested(node);
+                return None;
+            }
+        }
+        let mut operator = "";
+        let mut descriptor = None;
+        let mut destination = None;
+        for (field, child) in children_with_fields(node) {
+            match field {
+                Some("descriptor") => descriptor = self.text(child).parse::<u32>().ok(),
+                Some("destination") if destination.is_none() => destination = Some(child),
+                _ if !child.is_named() && operator.is_empty() => operator = child.kind(),
+                _ => {}
+            }
+        }
+        let direction = match operator {
+            "<" => Direction::Read,
+            ">" | ">>" | "&>" | "&>>" | ">|" => Direction::Write,
+            ">&" | "<&" => {
+                // `2>&1` duplicates a descriptor; `>& file` writes to the file.
+                let target = destination?;
+                let text = self.text(target);
+                if target.kind() == "number" || text == "-" || text.parse::<u32>().is_ok() {
+                    return None;
+                }
+                if operator == "<&" {
+                    Direction::Read
+                } else {
+                    Direction::Write
+                }
+            }
+            _ => return None,
+        };
+        let target = self.word(destination?);
+        self.script.redirects.push(Redirect {
+            direction,
+            target: target.clone(),
+            dir: self.dir.clone(),
+        });
+        (direction == Direction::Read && matches!(descriptor, None | Some(0)))
+            .then_some(Stdin::File(target))
+    }
+}
+
+pub(super) struct Heredoc<'t> {
+    stdin: Stdin,
+    pipe: Option<Node<'t>>,
+    after: Vec<Node<'t>>,
+}

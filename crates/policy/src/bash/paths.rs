@@ -1,0 +1,274 @@
+//! Where a path in a command really points, and whether that is inside the workspace.
+//!
+//! Paths are resolved the way the kernel would: relative to the command's directory, `~` to the
+//! home directory, and symlinks followed by canonicalising the longest prefix that exists (the
+//! rest, which does not exist yet, is normalised lexically).
+
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use super::word::{Piece, Word};
+
+/// The directories that decide whether a path is inside the workspace, canonicalised once per
+/// analysis.
+#[derive(Debug)]
+pub(crate) struct Places {
+    pub(crate) home: PathBuf,
+    pub(crate) roots: Vec<PathBuf>,
+}
+
+/// What a word names as a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Resolved {
+    /// A resolved absolute path (it may end in a glob pattern such as `*`).
+    Path(PathBuf),
+    /// A pipe from process substitution, or `-` for standard input or output.
+    Stream,
+    /// Known only at run time; the text says what is unknown.
+    Unknown(String),
+}
+
+/// Why removing or rewriting a path wholesale would be a disaster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Protected {
+    FilesystemRoot,
+    Home,
+    WorkspaceRoot,
+    /// A directory that contains the home directory or a workspace root.
+    AncestorOf(&'static str),
+    /// A directory right under `/`, such as `/usr` or `/etc`.
+    TopLevel(PathBuf),
+}
+
+impl Protected {
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Protected::FilesystemRoot => "the root directory /".into(),
+            Protected::Home => "the home directory".into(),
+            Protected::WorkspaceRoot => "the workspace root".into(),
+            Protected::AncestorOf(what) => format!("a directory containing {what}"),
+            Protected::TopLevel(path) => format!("the system directory {}", path.display()),
+        }
+    }
+}
+
+impl Places {
+    pub(crate) fn new(home: &Path, roots: &[PathBuf]) -> Places {
+        Places {
+            home: canonicalize_existing_prefix(home),
+            roots: roots
+                .iter()
+                .map(|root| canonicalize_existing_prefix(root))
+                .collect(),
+        }
+    }
+
+    /// Resolves a word naming a path, for a command running in `cwd` (`None` when the
+    /// directory is not known until run time).
+    pub(crate) fn resolve(&self, word: &Word, cwd: Option<&Path>) -> Resolved {
+        if word.is_process_substitution() {
+            return Resolved::Stream;
+        }
+        let Some(raw) = self.expand(word, cwd) else {
+            let unknown = word.first_unknown().unwrap_or_else(|| word.display());
+            return Resolved::Unknown(unknown);
+        };
+        if raw == "-" {
+            return Resolved::Stream;
+        }
+        let path = Path::new(&raw);
+        // Device names are judged as written: `/dev/stderr` resolves through `/proc/self/fd`
+        // to whatever this process's stderr happens to be, which says nothing about the
+        // command.
+        if is_harmless_device(path) {
+            return Resolved::Path(path.to_path_buf());
+        }
+        if path.is_absolute() {
+            return Resolved::Path(canonicalize_existing_prefix(path));
+        }
+        match cwd {
+            Some(cwd) => Resolved::Path(canonicalize_existing_prefix(&cwd.join(path))),
+            None => Resolved::Unknown(format!("{raw} (the directory is not known until run time)")),
+        }
+    }
+
+    /// The word's text with tilde and `$HOME`/`$PWD` expanded; `None` when it depends on
+    /// anything else known only at run time.
+    fn expand(&self, word: &Word, cwd: Option<&Path>) -> Option<String> {
+        let mut out = String::new();
+        for (index, piece) in word.pieces().iter().enumerate() {
+            match piece {
+                Piece::Text { text, quoted } => {
+                    if index == 0 && !quoted && text.starts_with('~') {
+                        out.push_str(&self.expand_tilde(text, cwd)?);
+                    } else {
+                        out.push_str(text);
+                    }
+                }
+                Piece::Variable(name) if name == "HOME" => {
+                    out.push_str(&self.home.to_string_lossy())
+                }
+                Piece::Variable(name) if name == "PWD" => out.push_str(&cwd?.to_string_lossy()),
+                Piece::Variable(_) | Piece::Substitution { .. } => return None,
+            }
+        }
+        Some(out)
+    }
+
+    fn expand_tilde(&self, text: &str, cwd: Option<&Path>) -> Option<String> {
+        let (user, rest) = match text.find('/') {
+            Some(slash) => (text.get(1..slash)?, text.get(slash..)?),
+            None => (text.get(1..)?, ""),
+        };
+        let base = match user {
+            "" => self.home.clone(),
+            "+" => cwd?.to_path_buf(),
+            "-" => return None,
+            // Another user's home: assume it sits beside ours, which is outside the workspace
+            // either way.
+            other => self.home.parent().unwrap_or(Path::new("/")).join(other),
+        };
+        Some(format!("{}{rest}", base.display()))
+    }
+
+    /// Resolves a `cd` target.
+    pub(crate) fn change_dir(&self, cwd: Option<&Path>, word: &Word) -> Option<PathBuf> {
+        match self.resolve(word, cwd) {
+            Resolved::Path(path) => Some(path),
+            Resolved::Stream | Resolved::Unknown(_) => None,
+        }
+    }
+
+    pub(crate) fn is_inside_workspace(&self, path: &Path) -> bool {
+        self.roots.iter().any(|root| path.starts_with(root))
+    }
+
+    /// Why `path` (or, for a trailing `*`, everything in its directory) must not be removed
+    /// or rewritten recursively.
+    pub(crate) fn protected(&self, path: &Path) -> Option<Protected> {
+        let everything_in = matches!(
+            path.file_name().and_then(|name| name.to_str()),
+            Some("*" | ".*" | "*.*")
+        );
+        let target = if everything_in {
+            path.parent().unwrap_or(path)
+        } else {
+            path
+        };
+        if target.parent().is_none() {
+            return Some(Protected::FilesystemRoot);
+        }
+        if target == self.home {
+            return Some(Protected::Home);
+        }
+        if self.roots.iter().any(|root| root == target) {
+            return Some(Protected::WorkspaceRoot);
+        }
+        if self.roots.iter().any(|root| root.starts_with(target)) {
+            return Some(Protected::AncestorOf("the workspace"));
+        }
+        if self.home.starts_with(target) {
+            return Some(Protected::AncestorOf("the home directory"));
+        }
+        if target.parent() == Some(Path::new("/")) {
+            return Some(Protected::TopLevel(target.to_path_buf()));
+        }
+        None
+    }
+}
+
+/// Paths under `/dev` that are not files on disk and are harmless to read or write.
+pub(crate) fn is_harmless_device(path: &Path) -> bool {
+    const DEVICES: &[&str] = &[
+        "/dev/null",
+        "/dev/zero",
+        "/dev/stdin",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/tty",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/full",
+    ];
+    DEVICES.iter().any(|device| path == Path::new(device))
+        || path.starts_with("/dev/fd")
+        || path.starts_with("/proc/self/fd")
+}
+
+/// Disks and memory: writing to them destroys data below the filesystem.
+pub(crate) fn is_block_device(path: &Path) -> bool {
+    const PREFIXES: &[&str] = &[
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "loop", "sr",
+        "nbd",
+    ];
+    let Ok(rest) = path.strip_prefix("/dev") else {
+        return false;
+    };
+    let Some(first) = rest.components().next() else {
+        return false;
+    };
+    let first = first.as_os_str().to_string_lossy();
+    matches!(first.as_ref(), "mapper" | "mem" | "kmem" | "port")
+        || PREFIXES.iter().any(|prefix| first.starts_with(prefix))
+}
+
+/// Canonicalises the longest prefix of `path` that exists, then appends the rest with `.`
+/// and `..` applied lexically.
+pub(crate) fn canonicalize_existing_prefix(path: &Path) -> PathBuf {
+    if let Ok(canonical) = fs::canonicalize(path) {
+        return canonical;
+    }
+    let components: Vec<Component<'_>> = path.components().collect();
+    for keep in (1..components.len()).rev() {
+        let prefix: PathBuf = components.iter().take(keep).collect();
+        if let Ok(mut resolved) = fs::canonicalize(&prefix) {
+            for component in components.iter().skip(keep) {
+                push_lexically(&mut resolved, *component);
+            }
+            return resolved;
+        }
+    }
+    let mut resolved = PathBuf::new();
+    for component in components {
+        push_lexically(&mut resolved, component);
+    }
+    resolved
+}
+
+fn push_lexically(path: &mut PathBuf, component: Component<'_>) {
+    match component {
+        Component::ParentDir => {
+            path.pop();
+        }
+        Component::CurDir => {}
+        Component::Prefix(_) | Component::RootDir | Component::Normal(_) => path.push(component),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_suffixes_are_normalised_lexically() {
+        let base = std::env::temp_dir();
+        let canonical_base = fs::canonicalize(&base).unwrap_or(base.clone());
+        assert_eq!(
+            canonicalize_existing_prefix(&base.join("no-such-dir-cairn/a/../b")),
+            canonical_base.join("no-such-dir-cairn/b")
+        );
+        assert_eq!(
+            canonicalize_existing_prefix(Path::new("/no-such-dir-cairn/x/../../etc")),
+            PathBuf::from("/etc")
+        );
+    }
+
+    #[test]
+    fn block_devices_are_recognised() {
+        assert!(is_block_device(Path::new("/dev/sda")));
+        assert!(is_block_device(Path::new("/dev/nvme0n1p1")));
+        assert!(is_block_device(Path::new("/dev/mapper/root")));
+        assert!(!is_block_device(Path::new("/dev/null")));
+        assert!(!is_block_device(Path::new("/etc/sda")));
+    }
+}

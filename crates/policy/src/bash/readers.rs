@@ -1,0 +1,595 @@
+//! The read-only tools that take files (`cat`, `grep`, `sort`, `sed`, `jq`, …): which
+//! arguments are files they read, and which options make them write files or run programs.
+
+use super::classify::{Analyzer, Site};
+use super::options::{OptionSpec, parse_args};
+use super::word::Word;
+
+/// Judges `name` if it is a read-only file tool; returns whether it was.
+pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) -> bool {
+    match name {
+        "sed" => sed(an, args, site),
+        "jq" => jq(an, args, site),
+        "uniq" | "xxd" => {
+            // The second operand, if any, is the output file.
+            let reader = Reader {
+                with_value: &[
+                    "-f",
+                    "-s",
+                    "-w",
+                    "-c",
+                    "-g",
+                    "-l",
+                    "-o",
+                    "-n",
+                    "--skip-fields",
+                    "--skip-chars",
+                    "--check-chars",
+                ],
+                ..Reader::default()
+            };
+            let parsed = parse_args(args, option_spec(&reader));
+            for (position, operand) in parsed.operands.iter().enumerate() {
+                if position == 0 {
+                    an.read_path(operand, site);
+                } else {
+                    an.write_path(operand, site);
+                }
+            }
+        }
+        "file" if has_literal(args, &["-C", "--compile"]) => {
+            an.needs_approval("`file -C` writes a compiled magic file");
+        }
+        "less" | "more" => {
+            for arg in args {
+                if arg.literal_prefix().starts_with('+') && arg.display().contains('!') {
+                    an.needs_approval(format!("`{name} {}` runs a shell command", arg.display()));
+                }
+            }
+            read_files(
+                an,
+                name,
+                args,
+                site,
+                &Reader {
+                    with_value: &[
+                        "-o",
+                        "--log-file",
+                        "-O",
+                        "--LOG-FILE",
+                        "-x",
+                        "--tabs",
+                        "-y",
+                        "-b",
+                        "-h",
+                        "-j",
+                        "-k",
+                        "-p",
+                        "-P",
+                        "-t",
+                        "-T",
+                        "-z",
+                    ],
+                    writes: &["-o", "--log-file", "-O", "--LOG-FILE"],
+                    ..Reader::default()
+                },
+            );
+        }
+        _ => match reader(name) {
+            Some(reader) => read_files(an, name, args, site, &reader),
+            None => return false,
+        },
+    }
+    true
+}
+
+fn has_literal(args: &[Word], names: &[&str]) -> bool {
+    args.iter()
+        .filter_map(Word::literal)
+        .any(|text| names.contains(&text.as_str()))
+}
+
+/// How a command that reads files takes its arguments.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reader<'a> {
+    /// Options that take a value.
+    with_value: &'a [&'a str],
+    /// The first operand is a pattern or program, not a file, unless one of `pattern_options`
+    /// gives it.
+    pattern_first: bool,
+    pattern_options: &'a [&'a str],
+    /// Options whose value is a file the command reads.
+    reads: &'a [&'a str],
+    /// Options whose value is a file the command writes.
+    writes: &'a [&'a str],
+    /// Options that make the command run another program.
+    runs: &'a [&'a str],
+}
+
+fn option_spec<'a>(reader: &Reader<'a>) -> OptionSpec<'a> {
+    OptionSpec {
+        with_value: reader.with_value,
+        stop_at_operand: false,
+    }
+}
+
+/// The read-only commands that take files, and how.
+fn reader(name: &str) -> Option<Reader<'static>> {
+    const GREP_PATTERNS: &[&str] = &["-e", "--regexp", "-f", "--file"];
+    let reader = match name {
+        "cat" | "tac" | "nl" | "rev" | "fold" | "fmt" | "expand" | "unexpand" | "strings"
+        | "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum"
+        | "b2sum" | "cksum" | "sum" | "shasum" | "base64" | "base32" | "zcat" | "bzcat"
+        | "xzcat" | "zstdcat" | "bat" | "batcat" | "cmp" | "comm" | "paste" | "join" | "look"
+        | "tsort" | "pr" | "column" | "od" | "hexdump" | "wc" | "df" | "stat" | "file" => Reader {
+            with_value: &[
+                "-w",
+                "--wrap",
+                "-s",
+                "-t",
+                "-n",
+                "-c",
+                "-a",
+                "-A",
+                "-j",
+                "-N",
+                "-e",
+                "-f",
+                "--format",
+                "--printf",
+                "-o",
+                "-d",
+                "-1",
+                "-2",
+                "-B",
+                "--block-size",
+                "-x",
+                "--exclude-type",
+                "-m",
+                "--magic-file",
+                "--files-from",
+                "-F",
+                "--separator",
+            ],
+            reads: &["--files0-from", "-m", "--magic-file", "--files-from"],
+            ..Reader::default()
+        },
+        "head" | "tail" => Reader {
+            with_value: &[
+                "-n",
+                "-c",
+                "--lines",
+                "--bytes",
+                "-s",
+                "--sleep-interval",
+                "--pid",
+                "--max-unchanged-stats",
+            ],
+            ..Reader::default()
+        },
+        "cut" => Reader {
+            with_value: &[
+                "-d",
+                "-f",
+                "-b",
+                "-c",
+                "--delimiter",
+                "--fields",
+                "--bytes",
+                "--characters",
+                "--output-delimiter",
+            ],
+            ..Reader::default()
+        },
+        "ls" | "dir" | "vdir" | "exa" | "eza" | "lsd" => Reader {
+            with_value: &[
+                "-I",
+                "--ignore",
+                "-w",
+                "--width",
+                "-T",
+                "--tabsize",
+                "--hide",
+                "--sort",
+                "--format",
+                "--time",
+                "--time-style",
+                "--block-size",
+                "-L",
+                "--level",
+            ],
+            ..Reader::default()
+        },
+        "du" => Reader {
+            with_value: &[
+                "-d",
+                "--max-depth",
+                "-t",
+                "--threshold",
+                "-B",
+                "--block-size",
+                "--exclude",
+                "-X",
+                "--exclude-from",
+                "--files0-from",
+                "--time-style",
+            ],
+            reads: &["-X", "--exclude-from", "--files0-from"],
+            ..Reader::default()
+        },
+        "tree" => Reader {
+            with_value: &[
+                "-o",
+                "-L",
+                "-P",
+                "-I",
+                "--filelimit",
+                "--charset",
+                "-H",
+                "-T",
+                "--sort",
+                "--fromfile",
+            ],
+            writes: &["-o"],
+            ..Reader::default()
+        },
+        "sort" => Reader {
+            with_value: &[
+                "-o",
+                "--output",
+                "-k",
+                "--key",
+                "-t",
+                "--field-separator",
+                "-S",
+                "--buffer-size",
+                "-T",
+                "--temporary-directory",
+                "--parallel",
+                "--batch-size",
+                "--files0-from",
+                "--compress-program",
+                "--random-source",
+            ],
+            reads: &["--files0-from", "--random-source"],
+            writes: &["-o", "--output", "-T", "--temporary-directory"],
+            runs: &["--compress-program"],
+            ..Reader::default()
+        },
+        "shuf" => Reader {
+            with_value: &[
+                "-o",
+                "--output",
+                "-n",
+                "--head-count",
+                "-i",
+                "--input-range",
+                "--random-source",
+            ],
+            reads: &["--random-source"],
+            writes: &["-o", "--output"],
+            ..Reader::default()
+        },
+        "diff" | "diff3" | "sdiff" => Reader {
+            with_value: &[
+                "-C",
+                "-U",
+                "-W",
+                "--width",
+                "-x",
+                "--exclude",
+                "-X",
+                "--exclude-from",
+                "-S",
+                "--starting-file",
+                "--label",
+                "-L",
+                "-I",
+                "--ignore-matching-lines",
+                "-F",
+                "--show-function-line",
+                "-o",
+                "--output",
+                "--from-file",
+                "--to-file",
+                "--diff-program",
+            ],
+            reads: &["-X", "--exclude-from", "--from-file", "--to-file"],
+            writes: &["-o", "--output"],
+            runs: &["--diff-program"],
+            ..Reader::default()
+        },
+        "iconv" => Reader {
+            with_value: &["-f", "--from-code", "-t", "--to-code", "-o", "--output"],
+            writes: &["-o", "--output"],
+            ..Reader::default()
+        },
+        "grep" | "egrep" | "fgrep" | "zgrep" => Reader {
+            with_value: &[
+                "-e",
+                "--regexp",
+                "-f",
+                "--file",
+                "-A",
+                "-B",
+                "-C",
+                "-m",
+                "--max-count",
+                "-d",
+                "--directories",
+                "-D",
+                "--devices",
+                "--include",
+                "--exclude",
+                "--exclude-dir",
+                "--exclude-from",
+                "--label",
+                "--context",
+                "--after-context",
+                "--before-context",
+                "--binary-files",
+                "--group-separator",
+            ],
+            pattern_first: true,
+            pattern_options: GREP_PATTERNS,
+            reads: &["-f", "--file", "--exclude-from"],
+            ..Reader::default()
+        },
+        "rg" => Reader {
+            with_value: &[
+                "-e",
+                "--regexp",
+                "-f",
+                "--file",
+                "-g",
+                "--glob",
+                "--iglob",
+                "-t",
+                "--type",
+                "-T",
+                "--type-not",
+                "-A",
+                "-B",
+                "-C",
+                "-m",
+                "-M",
+                "--max-columns",
+                "-j",
+                "--threads",
+                "--max-depth",
+                "-d",
+                "--max-filesize",
+                "--type-add",
+                "--colors",
+                "--sort",
+                "--sortr",
+                "-E",
+                "--encoding",
+                "--engine",
+                "-r",
+                "--replace",
+                "--ignore-file",
+                "--path-separator",
+                "--pre",
+                "--pre-glob",
+                "--context-separator",
+                "--field-match-separator",
+                "--field-context-separator",
+                "--max-count",
+                "--context",
+                "--after-context",
+                "--before-context",
+                "--dfa-size-limit",
+                "--regex-size-limit",
+            ],
+            pattern_first: true,
+            pattern_options: &["-e", "--regexp", "-f", "--file", "--files", "--type-list"],
+            reads: &["-f", "--file", "--ignore-file"],
+            runs: &["--pre"],
+            ..Reader::default()
+        },
+        "ag" | "ack" => Reader {
+            with_value: &[
+                "-A",
+                "-B",
+                "-C",
+                "-m",
+                "-G",
+                "--ignore",
+                "--ignore-dir",
+                "-g",
+                "--depth",
+                "--pager",
+            ],
+            pattern_first: true,
+            runs: &["--pager"],
+            ..Reader::default()
+        },
+        _ => return None,
+    };
+    Some(reader)
+}
+
+/// A read-only command: its options are checked for writes and programs, its operands read.
+fn read_files(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>, reader: &Reader<'_>) {
+    let parsed = parse_args(args, option_spec(reader));
+    for option in &parsed.options {
+        if reader.runs.contains(&option.name.as_str()) {
+            an.needs_approval(format!("`{name} {}` runs another program", option.name));
+        }
+    }
+    for file in parsed.values(reader.reads) {
+        an.read_path(file, site);
+    }
+    for file in parsed.values(reader.writes) {
+        an.write_path(file, site);
+    }
+    let skip = usize::from(reader.pattern_first && !parsed.has(reader.pattern_options));
+    for operand in parsed.operands.iter().skip(skip) {
+        an.read_path(operand, site);
+    }
+}
+
+/// `sed`: read-only unless it edits in place or its script writes files or runs commands.
+fn sed(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
+    let parsed = parse_args(
+        args,
+        OptionSpec {
+            with_value: &["-e", "--expression", "-f", "--file", "-l", "--line-length"],
+            stop_at_operand: false,
+        },
+    );
+    for file in parsed.values(&["-f", "--file"]) {
+        an.read_path(file, site);
+    }
+    let in_place = parsed
+        .options
+        .iter()
+        .any(|option| option.name == "-i" || option.name.starts_with("--in-place"));
+    let given = parsed.has(&["-e", "--expression", "-f", "--file"]);
+    let mut scripts: Vec<&Word> = parsed.values(&["-e", "--expression"]).collect();
+    if !given {
+        scripts.extend(parsed.operands.first());
+    }
+    for script in scripts {
+        match script.literal() {
+            Some(text) if sed_script_is_safe(&text) => {}
+            Some(_) => {
+                an.needs_approval("the sed script writes files or runs commands (w, W or e)")
+            }
+            None => an.needs_approval("the sed script is not known until run time"),
+        }
+    }
+    for file in parsed.operands.iter().skip(usize::from(!given)) {
+        if in_place {
+            an.write_path(file, site);
+        } else {
+            an.read_path(file, site);
+        }
+    }
+    if in_place && (parsed.operands.len() <= usize::from(!given) || site.extra_args) {
+        an.needs_approval("`sed -i` edits files named only at run time");
+    }
+}
+
+/// Whether a sed script has none of the commands that write files or run programs: `w`, `W`,
+/// `e`, and the `w` and `e` flags of `s`.
+fn sed_script_is_safe(script: &str) -> bool {
+    let chars: Vec<char> = script.chars().collect();
+    let mut index = 0;
+    let skip_delimited = |index: &mut usize, delimiter: char| {
+        while let Some(&c) = chars.get(*index) {
+            *index += 1;
+            if c == '\\' {
+                *index += 1;
+            } else if c == delimiter {
+                return;
+            }
+        }
+    };
+    let skip_to_end_of_command = |index: &mut usize| {
+        while let Some(&c) = chars.get(*index) {
+            if c == ';' || c == '\n' || c == '}' {
+                return;
+            }
+            *index += 1;
+        }
+    };
+    while let Some(&c) = chars.get(index) {
+        index += 1;
+        match c {
+            's' | 'y' => {
+                let Some(&delimiter) = chars.get(index) else {
+                    return true;
+                };
+                if delimiter == '\\' || delimiter == '\n' {
+                    return false;
+                }
+                index += 1;
+                skip_delimited(&mut index, delimiter);
+                skip_delimited(&mut index, delimiter);
+                if c == 's' {
+                    while let Some(&flag) = chars.get(index) {
+                        if flag == 'w' || flag == 'e' {
+                            return false;
+                        }
+                        if !(flag.is_ascii_alphanumeric()) {
+                            break;
+                        }
+                        index += 1;
+                    }
+                }
+            }
+            '/' => skip_delimited(&mut index, '/'),
+            '\\' => {
+                if let Some(&delimiter) = chars.get(index) {
+                    index += 1;
+                    skip_delimited(&mut index, delimiter);
+                }
+            }
+            'w' | 'W' | 'e' => return false,
+            ':' | 'b' | 't' | 'T' | 'a' | 'i' | 'c' | 'r' | 'R' | 'q' | 'Q' | 'l' | 'L' => {
+                skip_to_end_of_command(&mut index);
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+/// `jq FILTER FILES…`, with its two-valued `--arg NAME VALUE` options.
+fn jq(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
+    let mut index = 0;
+    let mut filter_given = false;
+    let mut operands = Vec::new();
+    let mut only_arguments = false;
+    while let Some(word) = args.get(index) {
+        index += 1;
+        let text = word.literal().unwrap_or_default();
+        match text.as_str() {
+            "--arg" | "--argjson" => index += 2,
+            "--slurpfile" | "--rawfile" => {
+                if let Some(file) = args.get(index + 1) {
+                    an.read_path(file, site);
+                }
+                index += 2;
+            }
+            "-f" | "--from-file" => {
+                if let Some(file) = args.get(index) {
+                    an.read_path(file, site);
+                }
+                filter_given = true;
+                index += 1;
+            }
+            "-L" | "--indent" => index += 1,
+            "--args" | "--jsonargs" => only_arguments = true,
+            _ if text.starts_with('-') && text.len() > 1 => {}
+            _ => operands.push(word),
+        }
+    }
+    let files = operands.into_iter().skip(usize::from(!filter_given));
+    if !only_arguments {
+        for file in files {
+            an.read_path(file, site);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sed_script_is_safe;
+
+    #[test]
+    fn sed_scripts_that_write_or_run_are_caught() {
+        assert!(sed_script_is_safe("s/a/b/g"));
+        assert!(sed_script_is_safe("-n"));
+        assert!(sed_script_is_safe("/foo/d; s|x|y|2"));
+        assert!(sed_script_is_safe(":label\nb label"));
+        assert!(sed_script_is_safe("1i hello world"));
+        assert!(!sed_script_is_safe("s/a/b/w out.txt"));
+        assert!(!sed_script_is_safe("s/a/b/e"));
+        assert!(!sed_script_is_safe("1e rm -rf /"));
+        assert!(!sed_script_is_safe("/x/w /etc/passwd"));
+        assert!(!sed_script_is_safe("$W log"));
+    }
+}

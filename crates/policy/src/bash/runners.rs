@@ -1,0 +1,471 @@
+//! Commands that run other commands: wrappers (`sudo`, `env`, `timeout`, …), shells given a
+//! script (`bash -c`, `sh < file`, `curl … | sh`), `eval`, `source`, `xargs`, `watch`, and
+//! language interpreters. (`find -exec` is in `find`.)
+//!
+//! The wrapped command is listed as a simple command of its own and judged like any other.
+
+use std::path::PathBuf;
+
+use super::classify::{Analyzer, Site, is_dangerous_variable};
+use super::options::{OptionSpec, parse_args};
+use super::parse::Stdin;
+use super::word::Word;
+
+/// The standard input of a command started by `xargs` or `find -exec`.
+pub(crate) static NO_STDIN: Stdin = Stdin::Inherited;
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox",
+];
+
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "php",
+    "lua",
+    "deno",
+    "Rscript",
+    "osascript",
+    "tclsh",
+    "pwsh",
+];
+
+/// Judges `name` if it runs other commands; returns whether it did.
+pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) -> bool {
+    match name {
+        "sudo" | "doas" => privileged(an, name, args, site),
+        "env" => env(an, args, site),
+        "command" => {
+            let parsed = parse_args(args, stop_at_operand(&[]));
+            if !parsed.has(&["-v", "-V"]) {
+                wrapped(an, args, parsed.first_operand_index, site);
+            }
+        }
+        "builtin" | "nohup" => wrapped(an, args, Some(0), site),
+        "nice" => {
+            let parsed = parse_args(args, stop_at_operand(&["-n", "--adjustment"]));
+            wrapped(an, args, parsed.first_operand_index, site);
+        }
+        "time" => {
+            let parsed = parse_args(args, stop_at_operand(&["-f", "--format", "-o", "--output"]));
+            for output in parsed.values(&["-o", "--output"]) {
+                an.write_path(output, site);
+            }
+            wrapped(an, args, parsed.first_operand_index, site);
+        }
+        "timeout" => {
+            let parsed = parse_args(
+                args,
+                stop_at_operand(&["-s", "--signal", "-k", "--kill-after"]),
+            );
+            // The first operand is the duration.
+            wrapped(
+                an,
+                args,
+                parsed.first_operand_index.map(|index| index + 1),
+                site,
+            );
+        }
+        "stdbuf" => {
+            let parsed = parse_args(
+                args,
+                stop_at_operand(&["-i", "-o", "-e", "--input", "--output", "--error"]),
+            );
+            wrapped(an, args, parsed.first_operand_index, site);
+        }
+        "ionice" => {
+            let parsed = parse_args(
+                args,
+                stop_at_operand(&[
+                    "-c",
+                    "-n",
+                    "-p",
+                    "-P",
+                    "-u",
+                    "--class",
+                    "--classdata",
+                    "--pid",
+                    "--pgid",
+                    "--uid",
+                ]),
+            );
+            if parsed.has(&["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) {
+                an.needs_approval("`ionice` changes the priority of other processes");
+            }
+            wrapped(an, args, parsed.first_operand_index, site);
+        }
+        "setsid" | "exec" => {
+            let parsed = parse_args(args, stop_at_operand(&["-a"]));
+            wrapped(an, args, parsed.first_operand_index, site);
+        }
+        "xargs" => xargs(an, args, site),
+        "find" => super::find::judge(an, args, site),
+        "eval" => eval(an, args, site),
+        "source" | "." => source(an, name, args, site),
+        "watch" => watch(an, args, site),
+        _ if SHELLS.contains(&name) => shell(an, name, args, site),
+        _ if is_interpreter(name) => interpreter(an, name, args, site),
+        _ => return false,
+    }
+    true
+}
+
+fn stop_at_operand<'a>(with_value: &'a [&'a str]) -> OptionSpec<'a> {
+    OptionSpec {
+        with_value,
+        stop_at_operand: true,
+    }
+}
+
+fn is_interpreter(name: &str) -> bool {
+    INTERPRETERS.contains(&name)
+        || name
+            .strip_prefix("python")
+            .is_some_and(|version| version.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// Lists and judges the command that starts at `args[start]`, if there is one.
+fn wrapped(an: &mut Analyzer, args: &[Word], start: Option<usize>, site: Site<'_>) {
+    let Some(inner) = start.and_then(|start| args.get(start..)) else {
+        return;
+    };
+    if inner.is_empty() {
+        return;
+    }
+    an.record(inner);
+    an.judge_argv(inner, site);
+}
+
+fn privileged(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
+    let with_value: &[&str] = if name == "doas" {
+        &["-u", "-C"]
+    } else {
+        &[
+            "-u",
+            "-g",
+            "-h",
+            "-p",
+            "-C",
+            "-D",
+            "-r",
+            "-t",
+            "-T",
+            "-U",
+            "--user",
+            "--group",
+            "--host",
+            "--prompt",
+            "--close-from",
+            "--chdir",
+            "--role",
+            "--type",
+            "--command-timeout",
+            "--other-user",
+        ]
+    };
+    let parsed = parse_args(args, stop_at_operand(with_value));
+    match parsed.values(&["-u", "--user"]).next() {
+        Some(user) => an.needs_approval(format!("runs as user {} via {name}", user.display())),
+        None => an.needs_approval(format!("runs as root via {name}")),
+    }
+    if parsed.has(&["-e", "--edit"]) {
+        an.needs_approval(format!("edits files as root via {name}"));
+        return;
+    }
+    if parsed.first_operand_index.is_none() && parsed.has(&["-s", "-i", "--shell", "--login"]) {
+        an.needs_approval(format!("opens a root shell via {name}"));
+    }
+    wrapped(an, args, parsed.first_operand_index, site);
+}
+
+fn env(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
+    let parsed = parse_args(
+        args,
+        stop_at_operand(&["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]),
+    );
+    if let Some(split) = parsed.values(&["-S", "--split-string"]).next() {
+        let rest = parsed
+            .operands
+            .iter()
+            .map(Word::literal)
+            .collect::<Option<Vec<_>>>();
+        match (split.literal(), rest) {
+            (Some(text), Some(rest)) => {
+                let script = std::iter::once(text)
+                    .chain(rest)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                an.analyze_nested(&script, site);
+            }
+            _ => an.needs_approval("`env -S` runs a command line not known until run time"),
+        }
+        return;
+    }
+    let mut start = parsed.first_operand_index;
+    while let Some(word) = start.and_then(|index| args.get(index)) {
+        let Some((variable, _)) = word
+            .literal_prefix()
+            .split_once('=')
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        else {
+            break;
+        };
+        if is_dangerous_variable(&variable) {
+            an.needs_approval(format!(
+                "sets {variable}, which changes what the commands run"
+            ));
+        }
+        start = start.map(|index| index + 1);
+    }
+    let chdir = parsed.values(&["-C", "--chdir"]).next().cloned();
+    let dir: Option<PathBuf>;
+    let site = match chdir {
+        Some(target) => {
+            an.read_path(&target, site);
+            dir = an.places.change_dir(site.cwd, &target);
+            Site {
+                cwd: dir.as_deref(),
+                ..site
+            }
+        }
+        None => site,
+    };
+    wrapped(an, args, start, site);
+}
+
+fn xargs(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
+    let parsed = parse_args(
+        args,
+        stop_at_operand(&[
+            "-a",
+            "--arg-file",
+            "-E",
+            "--eof",
+            "-I",
+            "--replace",
+            "-L",
+            "--max-lines",
+            "-n",
+            "--max-args",
+            "-P",
+            "--max-procs",
+            "-s",
+            "--max-chars",
+            "-d",
+            "--delimiter",
+            "--process-slot-var",
+        ]),
+    );
+    for file in parsed.values(&["-a", "--arg-file"]) {
+        an.read_path(file, site);
+    }
+    let echo = [Word::unquoted("echo")];
+    let inner = match parsed
+        .first_operand_index
+        .and_then(|index| args.get(index..))
+    {
+        Some(inner) if !inner.is_empty() => inner,
+        _ => &echo[..],
+    };
+    an.needs_approval(format!(
+        "xargs runs `{}` with arguments read from its input",
+        inner.first().map(Word::display).unwrap_or_default()
+    ));
+    an.record(inner);
+    an.judge_argv(
+        inner,
+        Site {
+            stdin: &NO_STDIN,
+            extra_args: true,
+            ..site
+        },
+    );
+}
+
+fn eval(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
+    an.needs_approval("eval runs its arguments as a command");
+    match args.iter().map(Word::literal).collect::<Option<Vec<_>>>() {
+        Some(texts) => an.analyze_nested(&texts.join(" "), site),
+        None => {
+            if let Some(downloader) = args.iter().find_map(|arg| an.downloader_in_word(arg, site)) {
+                an.destructive(format!("eval runs a script downloaded by {downloader}"));
+            }
+            let unknown = args
+                .iter()
+                .find_map(Word::first_unknown)
+                .unwrap_or_default();
+            an.needs_approval(format!(
+                "eval runs text not known until run time ({unknown})"
+            ));
+        }
+    }
+}
+
+fn source(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
+    let Some(file) = args.first() else {
+        return;
+    };
+    if let Some(downloader) = an.downloader_in_word(file, site) {
+        an.destructive(format!("{name} runs a script downloaded by {downloader}"));
+    }
+    an.needs_approval(format!("{name} runs the commands in {}", file.display()));
+    an.read_path(file, site);
+}
+
+fn watch(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
+    let parsed = parse_args(
+        args,
+        stop_at_operand(&["-n", "--interval", "-q", "--equexit", "--differences"]),
+    );
+    let inner = parsed.operands.as_slice();
+    an.needs_approval(format!(
+        "watch runs `{}` repeatedly",
+        inner
+            .iter()
+            .map(Word::display)
+            .collect::<Vec<_>>()
+            .join(" ")
+    ));
+    if parsed.has(&["-x", "--exec"]) {
+        an.record(inner);
+        an.judge_argv(inner, site);
+        return;
+    }
+    match inner.iter().map(Word::literal).collect::<Option<Vec<_>>>() {
+        Some(texts) => an.analyze_nested(&texts.join(" "), site),
+        None => an.needs_approval("watch runs a command line not known until run time"),
+    }
+}
+
+/// `sh -c '…'`, `bash script.sh`, `bash < file`, `curl … | sh`.
+fn shell(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
+    let mut args = args;
+    if name == "busybox" {
+        // `busybox sh …` runs the applet named first; only its shells are handled here.
+        match args.first().and_then(Word::literal) {
+            Some(applet) if SHELLS.contains(&applet.as_str()) && applet != "busybox" => {
+                args = args.get(1..).unwrap_or_default();
+            }
+            _ => {
+                an.not_read_only(name);
+                return;
+            }
+        }
+    }
+    let mut index = 0;
+    let mut command_string = false;
+    let mut reads_stdin = false;
+    while let Some(text) = args.get(index).and_then(Word::literal) {
+        if text == "--" || text == "-" {
+            reads_stdin |= text == "-";
+            index += 1;
+            break;
+        }
+        if text.starts_with("--") {
+            index += if text == "--rcfile" || text == "--init-file" {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        if text == "-o" || text == "+o" || text == "-O" || text == "+O" {
+            index += 2;
+            continue;
+        }
+        if text.len() > 1 && (text.starts_with('-') || text.starts_with('+')) {
+            command_string |= text.contains('c');
+            reads_stdin |= text.contains('s');
+            index += 1;
+            continue;
+        }
+        break;
+    }
+    let rest = args.get(index..).unwrap_or_default();
+    if command_string {
+        let Some(script) = rest.first() else {
+            an.needs_approval(format!("{name} -c is missing its command"));
+            return;
+        };
+        match script.literal() {
+            Some(text) => an.analyze_nested(&text, site),
+            None => {
+                if let Some(downloader) = an.downloader_in_word(script, site) {
+                    an.destructive(format!("{name} runs a script downloaded by {downloader}"));
+                }
+                an.needs_approval(format!(
+                    "{name} -c runs a command line not known until run time ({})",
+                    script.first_unknown().unwrap_or_default()
+                ));
+            }
+        }
+        return;
+    }
+    if let (Some(script), false) = (rest.first(), reads_stdin) {
+        if let Some(downloader) = an.downloader_in_word(script, site) {
+            an.destructive(format!("{name} runs a script downloaded by {downloader}"));
+        }
+        an.needs_approval(format!("{name} runs the script {}", script.display()));
+        an.read_path(script, site);
+        return;
+    }
+    stdin_program(an, name, "commands", site);
+}
+
+/// A shell or interpreter reading its program from standard input.
+fn stdin_program(an: &mut Analyzer, name: &str, what: &str, site: Site<'_>) {
+    if let Some(downloader) = an.downloader_upstream(site) {
+        an.destructive(format!("pipes a download from {downloader} into {name}"));
+        return;
+    }
+    if let Stdin::File(file) = site.stdin {
+        an.needs_approval(format!("{name} runs the {what} in {}", file.display()));
+        return;
+    }
+    if what == "commands" {
+        if let Some(text) = an.stdin_text(site) {
+            an.analyze_nested(&text, site);
+            return;
+        }
+    }
+    match site.stdin {
+        Stdin::Inherited => an.needs_approval(format!("`{name}` runs {what} read from its input")),
+        Stdin::Piped { .. } | Stdin::Heredoc { .. } | Stdin::HereString(_) | Stdin::File(_) => {
+            an.needs_approval(format!(
+                "{name} runs {what} read from its input, not known until run time"
+            ));
+        }
+    }
+}
+
+fn interpreter(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
+    let literals: Vec<Option<String>> = args.iter().map(Word::literal).collect();
+    let module = literals
+        .iter()
+        .position(|arg| arg.as_deref() == Some("-m"))
+        .and_then(|index| literals.get(index + 1..))
+        .unwrap_or_default();
+    if let [Some(module), Some(action), ..] = module {
+        if module == "pip" && matches!(action.as_str(), "install" | "download" | "wheel") {
+            an.uses_network(&format!("pip {action}"));
+        }
+    }
+    let has_program = args.iter().any(|arg| {
+        arg.literal().is_none_or(|text| {
+            !text.starts_with('-') || matches!(text.as_str(), "-c" | "-e" | "-E" | "-m" | "-r")
+        })
+    });
+    if !has_program {
+        stdin_program(an, name, "a program", site);
+        return;
+    }
+    an.needs_approval(format!("`{name}` runs a program that can do anything"));
+    for arg in args {
+        an.argument_path(name, arg, site);
+    }
+}

@@ -1,0 +1,435 @@
+//! The permission gate: one decision per tool call, before it runs (DESIGN.md §8).
+//!
+//! Every call needs a level: reading inside the workspace, writing inside it (or reading
+//! outside it), or full access (writing outside it, network, anything the analysis cannot
+//! vouch for). The permission mode grants a level; a call one level short is asked about, a
+//! call two levels short is refused without asking. Rules come first: deny beats ask beats
+//! allow, and a destructive command asks even under an allow rule. Where nobody can be
+//! asked (`cairn -p`), a question becomes a refusal that says which rule or flag would allow
+//! the call.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use cairn_protocol::DecisionSource;
+use serde_json::Value;
+
+use crate::bash::{BashContext, BashVerdict, analyze};
+use crate::rules::{CallFacts, RuleError, RuleKind, RuleOrigin, RuleSet};
+
+/// Claude Code's permission modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Read-only calls run; edits and commands ask.
+    Default,
+    /// File edits inside the workspace run too.
+    AcceptEdits,
+    /// Only read-only calls; everything else is refused so that the model presents a plan.
+    Plan,
+    /// Everything runs.
+    BypassPermissions,
+    /// What no rule allows is refused, never asked.
+    DontAsk,
+}
+
+/// What a call needs, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    ReadOnly,
+    WorkspaceWrite,
+    FullAccess,
+}
+
+/// Whether someone can answer a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asking {
+    /// An interactive UI answers permission requests.
+    Interactive,
+    /// Nobody can be asked (`-p`): questions become refusals.
+    NonInteractive,
+}
+
+/// What the gate knows of a call: its tool's own declarations and its input.
+#[derive(Debug, Clone, Copy)]
+pub struct CallInfo<'a> {
+    pub tool: &'a str,
+    pub input: &'a Value,
+    /// Absolute paths the call touches.
+    pub paths: &'a [PathBuf],
+    /// The tool declares this call read-only.
+    pub read_only: bool,
+}
+
+/// The gate's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allow {
+        source: DecisionSource,
+        rule: Option<String>,
+    },
+    /// Ask the user; `suggested_rule` is what "don't ask again" would add.
+    Ask {
+        reason: String,
+        suggested_rule: String,
+    },
+    Deny {
+        source: DecisionSource,
+        rule: Option<String>,
+        reason: String,
+    },
+}
+
+/// Decides tool calls for one session.
+#[derive(Debug)]
+pub struct PermissionGate {
+    mode: Mutex<Mode>,
+    rules: RuleSet,
+    /// Rules the user added with "yes, and don't ask again" during this session.
+    session_rules: Mutex<Vec<String>>,
+    workspace_roots: Vec<PathBuf>,
+    cwd: PathBuf,
+    home: PathBuf,
+    asking: Asking,
+}
+
+/// The tools whose calls edit files; `acceptEdits` lets them write inside the workspace.
+const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+impl PermissionGate {
+    /// `workspace_roots` are the project directory and every additional directory.
+    pub fn new(
+        mode: Mode,
+        rules: RuleSet,
+        workspace_roots: Vec<PathBuf>,
+        cwd: PathBuf,
+        home: PathBuf,
+        asking: Asking,
+    ) -> Self {
+        PermissionGate {
+            mode: Mutex::new(mode),
+            rules,
+            session_rules: Mutex::default(),
+            workspace_roots,
+            cwd,
+            home,
+            asking,
+        }
+    }
+
+    pub fn mode(&self) -> Mode {
+        *self
+            .mode
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn set_mode(&self, mode: Mode) {
+        *self
+            .mode
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = mode;
+    }
+
+    pub fn asking(&self) -> Asking {
+        self.asking
+    }
+
+    /// Allows what `rule` matches for the rest of the session.
+    pub fn allow_for_session(&self, rule: &str) -> Result<(), RuleError> {
+        crate::rules::Rule::parse(RuleKind::Allow, rule, self.session_origin())?;
+        self.session_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(rule.to_string());
+        Ok(())
+    }
+
+    fn session_origin(&self) -> RuleOrigin {
+        RuleOrigin::new("this session", self.cwd.clone())
+    }
+
+    /// The decision for `call`.
+    pub fn check(&self, call: &CallInfo<'_>) -> Verdict {
+        let mode = self.mode();
+        let analysis = (call.tool == "Bash").then(|| {
+            let command = call
+                .input
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            analyze(
+                command,
+                &BashContext {
+                    cwd: &self.cwd,
+                    workspace_roots: &self.workspace_roots,
+                    home: &self.home,
+                },
+            )
+        });
+        let bash_commands: Option<Vec<String>> = analysis
+            .as_ref()
+            .map(|analysis| analysis.commands.iter().map(|c| c.text.clone()).collect());
+        let facts = CallFacts {
+            tool: call.tool,
+            input: call.input,
+            paths: call.paths,
+            bash_commands: bash_commands.as_deref(),
+            home: &self.home,
+            cwd: &self.cwd,
+        };
+        let suggested_rule = RuleSet::suggest_allow_rule(&facts);
+        let (level, mut why) = self.level(call, analysis.as_ref());
+        let destructive = analysis
+            .as_ref()
+            .is_some_and(|analysis| analysis.verdict == BashVerdict::Destructive);
+        let leaves_sandbox = call.tool == "Bash"
+            && call.input.get("dangerouslyDisableSandbox") == Some(&Value::Bool(true));
+
+        let ruling = self
+            .rules
+            .evaluate(&facts)
+            .map(|rule| (rule.kind, rule.text.clone()));
+        if let Some((RuleKind::Deny, rule)) = &ruling {
+            return Verdict::Deny {
+                source: DecisionSource::Rule,
+                rule: Some(rule.clone()),
+                reason: format!("The permission rule {rule} denies this call."),
+            };
+        }
+        if mode == Mode::BypassPermissions {
+            return Verdict::Allow {
+                source: DecisionSource::Mode,
+                rule: None,
+            };
+        }
+        if mode == Mode::Plan && level > Level::ReadOnly {
+            return Verdict::Deny {
+                source: DecisionSource::Mode,
+                rule: None,
+                reason: "Plan mode is on: only read-only tools run. Finish exploring, then \
+                         present your plan to the user (ExitPlanMode) instead of making changes."
+                    .into(),
+            };
+        }
+        if destructive {
+            why = analysis
+                .as_ref()
+                .map(|analysis| analysis.reasons.join("; "))
+                .filter(|reasons| !reasons.is_empty())
+                .unwrap_or_else(|| "this command is destructive".into());
+            return self.question(mode, format!("Destructive command: {why}."), suggested_rule);
+        }
+        if leaves_sandbox {
+            return self.question(
+                mode,
+                format!("The model asks to run this command outside the sandbox. {why}"),
+                suggested_rule,
+            );
+        }
+        match ruling {
+            Some((RuleKind::Ask, rule)) => {
+                return self.question(
+                    mode,
+                    format!("The permission rule {rule} asks before this call."),
+                    suggested_rule,
+                );
+            }
+            Some((RuleKind::Allow, rule)) => {
+                return Verdict::Allow {
+                    source: DecisionSource::Rule,
+                    rule: Some(rule),
+                };
+            }
+            Some((RuleKind::Deny, _)) | None => {}
+        }
+        if let Some(rule) = self.session_rule_for(&facts) {
+            return Verdict::Allow {
+                source: DecisionSource::User,
+                rule: Some(rule),
+            };
+        }
+
+        let granted = match mode {
+            Mode::AcceptEdits if EDIT_TOOLS.contains(&call.tool) => Level::WorkspaceWrite,
+            Mode::Default | Mode::AcceptEdits | Mode::Plan | Mode::DontAsk => Level::ReadOnly,
+            Mode::BypassPermissions => Level::FullAccess,
+        };
+        if level <= granted {
+            return Verdict::Allow {
+                source: DecisionSource::Mode,
+                rule: None,
+            };
+        }
+        let one_short = matches!(
+            (granted, level),
+            (Level::ReadOnly, Level::WorkspaceWrite) | (Level::WorkspaceWrite, Level::FullAccess)
+        );
+        if one_short {
+            self.question(mode, why, suggested_rule)
+        } else {
+            Verdict::Deny {
+                source: DecisionSource::Mode,
+                rule: None,
+                reason: format!(
+                    "{why} That needs full access, two levels beyond what this session allows, so \
+                     it was refused without asking. To allow it, add the rule \
+                     `{suggested_rule}` to permissions.allow in .claude/settings.json, pass \
+                     --allowedTools \"{suggested_rule}\", or start cairn with \
+                     --permission-mode bypassPermissions."
+                ),
+            }
+        }
+    }
+
+    /// An "ask" as the mode and the asking situation allow it.
+    fn question(&self, mode: Mode, reason: String, suggested_rule: String) -> Verdict {
+        if mode == Mode::DontAsk {
+            return Verdict::Deny {
+                source: DecisionSource::Mode,
+                rule: None,
+                reason: format!(
+                    "{reason} The permission mode is dontAsk, so what no rule allows is refused. \
+                     To allow it, add the rule `{suggested_rule}` to permissions.allow."
+                ),
+            };
+        }
+        match self.asking {
+            Asking::Interactive => Verdict::Ask {
+                reason,
+                suggested_rule,
+            },
+            Asking::NonInteractive => Verdict::Deny {
+                source: DecisionSource::NonInteractive,
+                rule: None,
+                reason: format!(
+                    "{reason} This call needs approval, and nobody can be asked in cairn -p. To \
+                     allow it, add the rule `{suggested_rule}` to permissions.allow in \
+                     .claude/settings.json, pass --allowedTools \"{suggested_rule}\", or choose a \
+                     --permission-mode that allows it (acceptEdits for file edits, \
+                     bypassPermissions for everything)."
+                ),
+            },
+        }
+    }
+
+    fn session_rule_for(&self, facts: &CallFacts<'_>) -> Option<String> {
+        let texts = self
+            .session_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        if texts.is_empty() {
+            return None;
+        }
+        let origin = self.session_origin();
+        let (set, _errors) = RuleSet::new(
+            texts
+                .into_iter()
+                .map(|text| (RuleKind::Allow, text, origin.clone())),
+        );
+        set.evaluate(facts).map(|rule| rule.text.clone())
+    }
+
+    /// The level a call needs, and why it needs more than reading.
+    fn level(
+        &self,
+        call: &CallInfo<'_>,
+        analysis: Option<&crate::bash::BashAnalysis>,
+    ) -> (Level, String) {
+        let outside: Vec<&PathBuf> = call
+            .paths
+            .iter()
+            .filter(|path| !self.inside_workspace(path))
+            .collect();
+        if let Some(analysis) = analysis {
+            let mut reasons = analysis.reasons.clone();
+            if analysis.network {
+                reasons.push("it uses the network".into());
+            }
+            if !analysis.outside_paths.is_empty() {
+                reasons.push(format!(
+                    "it touches {} outside the workspace",
+                    list_paths(analysis.outside_paths.iter())
+                ));
+            }
+            let why = if reasons.is_empty() {
+                "This command is not in the read-only set.".to_string()
+            } else {
+                format!("This command needs approval: {}.", reasons.join("; "))
+            };
+            return match analysis.verdict {
+                BashVerdict::ReadOnly if analysis.outside_paths.is_empty() && !analysis.network => {
+                    (Level::ReadOnly, why)
+                }
+                BashVerdict::ReadOnly | BashVerdict::NeedsApproval | BashVerdict::Destructive
+                    if analysis.network || !analysis.outside_paths.is_empty() =>
+                {
+                    (Level::FullAccess, why)
+                }
+                BashVerdict::ReadOnly | BashVerdict::NeedsApproval | BashVerdict::Destructive => {
+                    (Level::WorkspaceWrite, why)
+                }
+            };
+        }
+        match (call.read_only, outside.is_empty()) {
+            (true, true) => (Level::ReadOnly, String::new()),
+            (true, false) => (
+                Level::WorkspaceWrite,
+                format!(
+                    "{} reads {} outside the workspace.",
+                    call.tool,
+                    list_paths(outside.into_iter())
+                ),
+            ),
+            (false, true) => (
+                Level::WorkspaceWrite,
+                format!("{} changes files in the workspace.", call.tool),
+            ),
+            (false, false) => (
+                Level::FullAccess,
+                format!(
+                    "{} writes {} outside the workspace.",
+                    call.tool,
+                    list_paths(outside.into_iter())
+                ),
+            ),
+        }
+    }
+
+    fn inside_workspace(&self, path: &Path) -> bool {
+        let resolved = resolve_existing_prefix(path);
+        self.workspace_roots.iter().any(|root| {
+            let root = resolve_existing_prefix(root);
+            resolved.starts_with(&root)
+        })
+    }
+}
+
+/// `path` with its longest existing prefix resolved (symlinks followed), the rest appended.
+fn resolve_existing_prefix(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            return rest
+                .into_iter()
+                .rev()
+                .fold(canonical, |acc, part| acc.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+fn list_paths<'a>(paths: impl Iterator<Item = &'a PathBuf>) -> String {
+    let shown: Vec<String> = paths
+        .take(3)
+        .map(|path| path.display().to_string())
+        .collect();
+    shown.join(", ")
+}

@@ -1,0 +1,330 @@
+//! The permission gate: modes, rules and escalation levels, on a real temp workspace.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+use std::path::{Path, PathBuf};
+
+use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+use cairn_policy::{Asking, CallInfo, Mode, PermissionGate, Verdict};
+use cairn_protocol::DecisionSource;
+use serde_json::{Value, json};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    workspace: PathBuf,
+    home: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("project");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(workspace.join("src")).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    Fixture {
+        workspace,
+        home,
+        _dir: dir,
+    }
+}
+
+fn gate(f: &Fixture, mode: Mode, rules: &[(RuleKind, &str)], asking: Asking) -> PermissionGate {
+    let (rules, errors) = RuleSet::new(rules.iter().map(|(kind, text)| {
+        (
+            *kind,
+            text.to_string(),
+            RuleOrigin::new("test settings", f.workspace.clone()),
+        )
+    }));
+    assert!(errors.is_empty(), "{errors:?}");
+    PermissionGate::new(
+        mode,
+        rules,
+        vec![f.workspace.clone()],
+        f.workspace.clone(),
+        f.home.clone(),
+        asking,
+    )
+}
+
+/// A call as the tools would describe it.
+struct Call {
+    tool: &'static str,
+    input: Value,
+    paths: Vec<PathBuf>,
+    read_only: bool,
+}
+
+fn read(path: &Path) -> Call {
+    Call {
+        tool: "Read",
+        input: json!({"file_path": path}),
+        paths: vec![path.into()],
+        read_only: true,
+    }
+}
+
+fn edit(path: &Path) -> Call {
+    Call {
+        tool: "Edit",
+        input: json!({"file_path": path, "old_string": "a", "new_string": "b"}),
+        paths: vec![path.into()],
+        read_only: false,
+    }
+}
+
+fn bash(f: &Fixture, command: &str) -> Call {
+    Call {
+        tool: "Bash",
+        input: json!({"command": command}),
+        paths: vec![f.workspace.clone()],
+        read_only: false,
+    }
+}
+
+fn check(gate: &PermissionGate, call: &Call) -> Verdict {
+    gate.check(&CallInfo {
+        tool: call.tool,
+        input: &call.input,
+        paths: &call.paths,
+        read_only: call.read_only,
+    })
+}
+
+/// The verdict's kind and who decided, for table comparisons.
+fn kind(verdict: &Verdict) -> (&'static str, Option<DecisionSource>) {
+    match verdict {
+        Verdict::Allow { source, .. } => ("allow", Some(*source)),
+        Verdict::Ask { .. } => ("ask", None),
+        Verdict::Deny { source, .. } => ("deny", Some(*source)),
+    }
+}
+
+/// One row of the escalation table: mode, rules, the call, and the expected verdict.
+type Case = (
+    Mode,
+    Vec<(RuleKind, &'static str)>,
+    Call,
+    (&'static str, Option<DecisionSource>),
+);
+
+#[test]
+fn escalation_table() {
+    use DecisionSource::{Mode as ByMode, Rule as ByRule};
+    let f = fixture();
+    let inside = f.workspace.join("src/main.rs");
+    let outside = PathBuf::from("/etc/hosts");
+    let cases: Vec<Case> = vec![
+        // Default mode: reading runs, one level short asks, two levels short is refused.
+        (
+            Mode::Default,
+            vec![],
+            read(&inside),
+            ("allow", Some(ByMode)),
+        ),
+        (Mode::Default, vec![], edit(&inside), ("ask", None)),
+        (Mode::Default, vec![], read(&outside), ("ask", None)),
+        (
+            Mode::Default,
+            vec![],
+            edit(&outside),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            Mode::Default,
+            vec![],
+            bash(&f, "ls -la src | wc -l"),
+            ("allow", Some(ByMode)),
+        ),
+        (Mode::Default, vec![], bash(&f, "npm test"), ("ask", None)),
+        (
+            Mode::Default,
+            vec![],
+            bash(&f, "curl https://example.com -o page.html"),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            Mode::Default,
+            vec![],
+            bash(&f, "echo x > /etc/passwd"),
+            ("deny", Some(ByMode)),
+        ),
+        // Rules: allow skips the question, deny beats allow, ask beats allow.
+        (
+            Mode::Default,
+            vec![(RuleKind::Allow, "Edit(src/**)")],
+            edit(&inside),
+            ("allow", Some(ByRule)),
+        ),
+        (
+            Mode::Default,
+            vec![(RuleKind::Allow, "Bash(npm test)")],
+            bash(&f, "npm test"),
+            ("allow", Some(ByRule)),
+        ),
+        (
+            Mode::Default,
+            vec![(RuleKind::Allow, "Read"), (RuleKind::Deny, "Read(src/**)")],
+            read(&inside),
+            ("deny", Some(ByRule)),
+        ),
+        (
+            Mode::Default,
+            vec![
+                (RuleKind::Allow, "Bash(npm *)"),
+                (RuleKind::Ask, "Bash(npm publish)"),
+            ],
+            bash(&f, "npm publish"),
+            ("ask", None),
+        ),
+        // The compound-command bypass: a rule for git does not cover what follows it.
+        (
+            Mode::Default,
+            vec![(RuleKind::Allow, "Bash(git *)")],
+            bash(&f, "git status && npm test"),
+            ("ask", None),
+        ),
+        // Destructive commands ask even under an allow rule.
+        (
+            Mode::Default,
+            vec![(RuleKind::Allow, "Bash")],
+            bash(&f, "git reset --hard"),
+            ("ask", None),
+        ),
+        (
+            Mode::Default,
+            vec![(RuleKind::Allow, "Bash(git *)")],
+            bash(&f, "git status && rm -rf ~"),
+            ("ask", None),
+        ),
+        // acceptEdits: edits inside the workspace run; commands still ask.
+        (
+            Mode::AcceptEdits,
+            vec![],
+            edit(&inside),
+            ("allow", Some(ByMode)),
+        ),
+        (Mode::AcceptEdits, vec![], edit(&outside), ("ask", None)),
+        (
+            Mode::AcceptEdits,
+            vec![],
+            bash(&f, "npm test"),
+            ("ask", None),
+        ),
+        // plan: only reading.
+        (Mode::Plan, vec![], read(&inside), ("allow", Some(ByMode))),
+        (Mode::Plan, vec![], edit(&inside), ("deny", Some(ByMode))),
+        (
+            Mode::Plan,
+            vec![(RuleKind::Allow, "Bash")],
+            bash(&f, "npm test"),
+            ("deny", Some(ByMode)),
+        ),
+        // bypassPermissions: everything but deny rules.
+        (
+            Mode::BypassPermissions,
+            vec![],
+            edit(&outside),
+            ("allow", Some(ByMode)),
+        ),
+        (
+            Mode::BypassPermissions,
+            vec![(RuleKind::Deny, "Bash(rm:*)")],
+            bash(&f, "rm -rf build"),
+            ("deny", Some(ByRule)),
+        ),
+        // dontAsk: what no rule allows is refused.
+        (Mode::DontAsk, vec![], edit(&inside), ("deny", Some(ByMode))),
+        (
+            Mode::DontAsk,
+            vec![(RuleKind::Allow, "Edit")],
+            edit(&inside),
+            ("allow", Some(ByRule)),
+        ),
+        (
+            Mode::DontAsk,
+            vec![],
+            read(&inside),
+            ("allow", Some(ByMode)),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (index, (mode, rules, call, expected)) in cases.iter().enumerate() {
+        let verdict = check(&gate(&f, *mode, rules, Asking::Interactive), call);
+        if kind(&verdict) != *expected {
+            failures.push(format!(
+                "case {index} ({mode:?}, {} {}): {verdict:?}",
+                call.tool, call.input
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn without_anyone_to_ask_a_question_becomes_a_refusal_naming_the_rule_that_would_allow_it() {
+    let f = fixture();
+    let verdict = check(
+        &gate(&f, Mode::Default, &[], Asking::NonInteractive),
+        &bash(&f, "npm run test"),
+    );
+    let Verdict::Deny { source, reason, .. } = verdict else {
+        panic!("{verdict:?}")
+    };
+    assert_eq!(source, DecisionSource::NonInteractive);
+    assert!(
+        reason.contains("nobody can be asked in cairn -p"),
+        "{reason}"
+    );
+    assert!(reason.contains("Bash(npm run test:*)"), "{reason}");
+    assert!(reason.contains("--allowedTools"), "{reason}");
+}
+
+#[test]
+fn two_levels_short_says_how_to_allow_it() {
+    let f = fixture();
+    let verdict = check(
+        &gate(&f, Mode::Default, &[], Asking::Interactive),
+        &edit(Path::new("/etc/hosts")),
+    );
+    let Verdict::Deny { reason, .. } = verdict else {
+        panic!("{verdict:?}")
+    };
+    assert!(reason.contains("outside the workspace"), "{reason}");
+    assert!(reason.contains("Edit(//etc/**)"), "{reason}");
+}
+
+#[test]
+fn allow_for_the_rest_of_the_session_stops_the_questions() {
+    let f = fixture();
+    let gate = gate(&f, Mode::Default, &[], Asking::Interactive);
+    let call = bash(&f, "npm run test --watch=false");
+    let Verdict::Ask { suggested_rule, .. } = check(&gate, &call) else {
+        panic!()
+    };
+    assert_eq!(suggested_rule, "Bash(npm run test:*)");
+    gate.allow_for_session(&suggested_rule).unwrap();
+    assert_eq!(
+        kind(&check(&gate, &call)),
+        ("allow", Some(DecisionSource::User))
+    );
+    assert!(
+        gate.allow_for_session("Bash(").is_err(),
+        "a malformed rule is refused"
+    );
+}
+
+#[test]
+fn paths_through_a_symlink_out_of_the_workspace_count_as_outside() {
+    let f = fixture();
+    std::os::unix::fs::symlink("/etc", f.workspace.join("etc-link")).unwrap();
+    let verdict = check(
+        &gate(&f, Mode::AcceptEdits, &[], Asking::Interactive),
+        &edit(&f.workspace.join("etc-link/hosts")),
+    );
+    assert_eq!(kind(&verdict), ("ask", None), "{verdict:?}");
+}
