@@ -7,12 +7,14 @@ use std::time::Instant;
 
 use anyhow::Context;
 use cairn_context::PromptBuilder;
-use cairn_core::{Engine, EngineConfig};
+use cairn_core::{Engine, EngineConfig, Governance};
 use cairn_llm::{AnthropicClient, AnthropicConfig, models};
+use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentEvent, ContentBlock, Op};
 use cairn_session::{SessionLog, entry_for};
 use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use cairn_config::{LoadedSettings, PermissionMode};
 
@@ -40,6 +42,8 @@ pub async fn run(args: Args) -> ExitCode {
         prompt,
         tool_state,
         mut log,
+        governance,
+        resumed,
     } = match prepare(&args) {
         Ok(prepared) => prepared,
         Err(err) => {
@@ -47,6 +51,17 @@ pub async fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // SessionStart hooks may add context to the first prompt.
+    let mut content = vec![ContentBlock::text(prompt)];
+    let source = if resumed { "resume" } else { "startup" };
+    let mut input = serde_json::Map::new();
+    input.insert("source".into(), source.into());
+    for context in run_session_hook(&governance, HookEvent::SessionStart, Some(source), input).await
+    {
+        content.push(ContentBlock::text(format!(
+            "<system-reminder>\n{context}\n</system-reminder>"
+        )));
+    }
     let (ops, op_receiver) = mpsc::unbounded_channel();
     let (events, mut event_receiver) = mpsc::unbounded_channel::<AgentEvent>();
     tokio::spawn(async move {
@@ -54,12 +69,7 @@ pub async fn run(args: Args) -> ExitCode {
         engine.run(op_receiver, &mut sink).await
     });
     watch_interrupts(ops.clone(), tool_state.clone());
-    if ops
-        .send(Op::UserMessage {
-            content: vec![ContentBlock::text(prompt)],
-        })
-        .is_err()
-    {
+    if ops.send(Op::UserMessage { content }).is_err() {
         eprintln!("error: the engine stopped before the prompt was sent");
         return ExitCode::FAILURE;
     }
@@ -88,6 +98,9 @@ pub async fn run(args: Args) -> ExitCode {
     }
     // Background shells do not outlive cairn.
     tool_state.shells.kill_all();
+    let mut input = serde_json::Map::new();
+    input.insert("reason".into(), "other".into());
+    run_session_hook(&governance, HookEvent::SessionEnd, Some("other"), input).await;
     code.unwrap_or_else(|| {
         eprintln!("error: the engine stopped without finishing the turn");
         ExitCode::FAILURE
@@ -103,6 +116,32 @@ struct Prepared {
     tool_state: Arc<SessionState>,
     /// The transcript every event that matters is appended to.
     log: SessionLog,
+    /// For the session hooks the CLI runs itself (SessionStart, SessionEnd).
+    governance: Governance,
+    /// The run continues an earlier session.
+    resumed: bool,
+}
+
+/// Runs SessionStart or SessionEnd hooks, printing what they say for the user; returns the
+/// context they add.
+async fn run_session_hook(
+    governance: &Governance,
+    event: HookEvent,
+    subject: Option<&str>,
+    input: serde_json::Map<String, serde_json::Value>,
+) -> Vec<String> {
+    let mut notes: Vec<AgentEvent> = Vec::new();
+    let outcome = governance
+        .run_hooks(event, subject, input, &mut notes, &CancellationToken::new())
+        .await;
+    for note in notes {
+        if let AgentEvent::Warning { message } = note {
+            eprintln!("warning: {message}");
+        }
+    }
+    outcome
+        .map(|outcome| outcome.additional_context)
+        .unwrap_or_default()
 }
 
 /// The model the flags, environment and settings ask for (in that order), aliases resolved.
@@ -134,6 +173,7 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
         Err(_) => DEFAULT_MAX_OUTPUT_TOKENS,
     };
     let opened = open_session(args, &cwd, &model)?;
+    let resumed = !opened.history.is_empty();
     if args.verbose {
         eprintln!(
             "session {} in {}",
@@ -183,7 +223,7 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
             max_turns: args.max_turns,
             max_output_tokens,
             spill_dir,
-            governance: governance.governance,
+            governance: governance.governance.clone(),
         },
     );
     let engine = engine.with_history(opened.history);
@@ -193,6 +233,8 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
         prompt,
         tool_state,
         log: opened.log,
+        governance: governance.governance,
+        resumed,
     })
 }
 

@@ -298,3 +298,34 @@ fn under_the_sandbox_writes_outside_the_workspace_fail_and_inside_succeed() {
         "no error flag on success"
     );
 }
+
+#[test]
+fn session_start_adds_context_session_end_runs_and_permission_request_can_allow_in_print_mode() {
+    let h = Harness::new();
+    let ended = h.path("ended.json");
+    h.settings(json!({"hooks": {
+        "SessionStart": [{"hooks": [{"type": "command", "command": "echo 'The build uses make.'"}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": format!("cat > {}", ended.display())}]}],
+        "PermissionRequest": [{"matcher": "Write", "hooks": [{"type": "command", "command":
+            "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PermissionRequest\", \"decision\": {\"behavior\": \"allow\"}}}'"
+        }]}]
+    }}));
+    h.server.push(Reply::tool_use(
+        "w",
+        "Write",
+        json!({"file_path": "new.txt", "content": "x"}),
+    ));
+    h.server.push(Reply::text("ok"));
+    let output = h.run(&["-p", "go"]);
+    assert!(output.status.success(), "{output:?}");
+    let first = &h.server.wait_for_requests(1, WAIT)[0];
+    let prompt = first.body["messages"][0]["content"].to_string();
+    assert!(prompt.contains("The build uses make."), "{prompt}");
+    assert!(
+        h.path("new.txt").exists(),
+        "the PermissionRequest hook allowed the write"
+    );
+    let end: Value = serde_json::from_str(&std::fs::read_to_string(&ended).unwrap()).unwrap();
+    assert_eq!(end["hook_event_name"], json!("SessionEnd"));
+    assert!(end["transcript_path"].as_str().unwrap().ends_with(".jsonl"));
+}

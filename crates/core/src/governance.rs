@@ -134,6 +134,20 @@ impl Governance {
             (verdict, _) => verdict,
         };
 
+        // A question (or a refusal only because nobody can be asked) first goes to the
+        // PermissionRequest hooks, which may answer it.
+        let verdict = match verdict {
+            Verdict::Ask { .. }
+            | Verdict::Deny {
+                source: DecisionSource::NonInteractive,
+                ..
+            } => match self.permission_request_hooks(&call, sink, cancel).await {
+                Some(answer) => answer,
+                None => verdict,
+            },
+            other => other,
+        };
+
         match verdict {
             Verdict::Allow { source, rule } => {
                 sink.emit(AgentEvent::PermissionDecided(PermissionDecision {
@@ -158,6 +172,50 @@ impl Governance {
                 self.ask_user(call, reason, suggested_rule, broker, sink, cancel)
                     .await
             }
+        }
+    }
+
+    /// What PermissionRequest hooks decide, if any of them decides.
+    async fn permission_request_hooks(
+        &self,
+        call: &PreparedCall,
+        sink: &mut dyn EventSink,
+        cancel: &CancellationToken,
+    ) -> Option<Verdict> {
+        let mut input = Map::new();
+        input.insert("tool_name".into(), json!(call.name));
+        input.insert("tool_input".into(), call.input.clone());
+        input.insert("tool_use_id".into(), json!(call.id));
+        let outcome = self
+            .run_hooks(
+                HookEvent::PermissionRequest,
+                Some(&call.name),
+                input,
+                sink,
+                cancel,
+            )
+            .await?;
+        if let Some(message) = outcome.block {
+            return Some(Verdict::Deny {
+                source: DecisionSource::Hook,
+                rule: None,
+                reason: format!("A PermissionRequest hook denied this call: {message}"),
+            });
+        }
+        match outcome.permission {
+            Some((HookPermission::Allow, _)) => Some(Verdict::Allow {
+                source: DecisionSource::Hook,
+                rule: None,
+            }),
+            Some((HookPermission::Deny, reason)) => Some(Verdict::Deny {
+                source: DecisionSource::Hook,
+                rule: None,
+                reason: format!(
+                    "A PermissionRequest hook denied this call: {}",
+                    reason.unwrap_or_else(|| "no reason given".into())
+                ),
+            }),
+            Some((HookPermission::Ask, _)) | None => None,
         }
     }
 
