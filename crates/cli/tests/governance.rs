@@ -7,49 +7,23 @@
     reason = "a test should fail loudly"
 )]
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::process::Output;
 
-use cairn_test_support::{Reply, ScriptedServer};
+use cairn_test_support::Reply;
 use serde_json::{Value, json};
 
-const WAIT: Duration = Duration::from_secs(20);
+mod support;
+use support::{Harness, WAIT};
 
-struct Harness {
-    server: ScriptedServer,
-    home: tempfile::TempDir,
-    work: tempfile::TempDir,
+/// What these tests do with a harness: run with arguments, read tool results back.
+trait GovernanceHarness {
+    fn run(&self, args: &[&str]) -> Output;
+    fn tool_result(&self, n: usize) -> Value;
 }
 
-impl Harness {
-    fn new() -> Self {
-        Harness {
-            server: ScriptedServer::start(),
-            home: tempfile::tempdir().unwrap(),
-            work: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn settings(&self, json: Value) {
-        let dir = self.work.path().join(".claude");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("settings.json"), json.to_string()).unwrap();
-    }
-
+impl GovernanceHarness for Harness {
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_cairn"))
-            .current_dir(self.work.path())
-            .env_remove("ANTHROPIC_AUTH_TOKEN")
-            .env_remove("ANTHROPIC_MODEL")
-            .env("ANTHROPIC_API_KEY", "sk-test-key")
-            .env("ANTHROPIC_BASE_URL", self.server.url())
-            .env("HOME", self.home.path())
-            .env("CAIRN_HOME", self.home.path().join(".cairn"))
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        self.command().args(args).output().unwrap()
     }
 
     /// The first tool result the model received in request `n` (0-based).
@@ -57,10 +31,6 @@ impl Harness {
         let request = &self.server.wait_for_requests(n + 1, WAIT)[n];
         let messages = request.body["messages"].as_array().unwrap();
         messages.last().unwrap()["content"][0].clone()
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.work.path().join(name)
     }
 }
 

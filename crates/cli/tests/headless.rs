@@ -10,44 +10,19 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cairn_test_support::{Reply, ScriptedServer};
+use cairn_test_support::Reply;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tempfile::TempDir;
 
-const WAIT: Duration = Duration::from_secs(20);
+mod support;
+use support::{Harness, WAIT};
 
-/// A `cairn` command in its own temp HOME and working directory, pointed at `server`.
-struct Harness {
-    server: ScriptedServer,
-    home: TempDir,
-    work: TempDir,
+/// Runs `cairn ARGS…` and keeps what it printed.
+trait RunHarness {
+    fn run(&self, args: &[&str]) -> Run;
 }
 
-impl Harness {
-    fn new() -> Self {
-        Harness {
-            server: ScriptedServer::start(),
-            home: tempfile::tempdir().unwrap(),
-            work: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
-        command
-            .current_dir(self.work.path())
-            .env_remove("ANTHROPIC_AUTH_TOKEN")
-            .env_remove("ANTHROPIC_MODEL")
-            .env_remove("CAIRN_MAX_RETRIES")
-            .env("ANTHROPIC_API_KEY", "sk-test-key")
-            .env("ANTHROPIC_BASE_URL", self.server.url())
-            .env("HOME", self.home.path())
-            .env("CAIRN_HOME", self.home.path().join(".cairn"))
-            .stdin(Stdio::null());
-        command
-    }
-
+impl RunHarness for Harness {
     fn run(&self, args: &[&str]) -> Run {
         let output = self.command().args(args).output().unwrap();
         Run {

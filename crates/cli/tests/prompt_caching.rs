@@ -7,26 +7,14 @@
 )]
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use cairn_test_support::{RecordedRequest, Reply, ScriptedServer};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-fn cairn(server: &ScriptedServer, home: &Path, work: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
-    command
-        .current_dir(work)
-        .env_remove("ANTHROPIC_AUTH_TOKEN")
-        .env_remove("ANTHROPIC_MODEL")
-        .env_remove("DISABLE_PROMPT_CACHING")
-        .env("ANTHROPIC_API_KEY", "sk-test-key")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("HOME", home)
-        .env("CAIRN_HOME", home.join(".cairn"))
-        .stdin(Stdio::null());
-    command
-}
+mod support;
+use support::cairn;
 
 fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")

@@ -8,47 +8,21 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
-use cairn_test_support::{Reply, ScriptedServer};
+use cairn_test_support::Reply;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-const WAIT: Duration = Duration::from_secs(20);
+mod support;
+use support::{Harness, WAIT};
 
-struct Harness {
-    server: ScriptedServer,
-    home: tempfile::TempDir,
-    work: tempfile::TempDir,
+/// What these tests do with a harness: ask in -p mode, find the transcripts.
+trait SessionHarness {
+    fn ask(&self, prompt: &str, args: &[&str]) -> Value;
+    fn transcripts(&self) -> Vec<PathBuf>;
 }
 
-impl Harness {
-    fn new() -> Self {
-        Harness {
-            server: ScriptedServer::start(),
-            home: tempfile::tempdir().unwrap(),
-            work: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn cairn_home(&self) -> PathBuf {
-        self.home.path().join(".cairn")
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
-        command
-            .current_dir(self.work.path())
-            .env_remove("ANTHROPIC_AUTH_TOKEN")
-            .env_remove("ANTHROPIC_MODEL")
-            .env("ANTHROPIC_API_KEY", "sk-test-key")
-            .env("ANTHROPIC_BASE_URL", self.server.url())
-            .env("HOME", self.home.path())
-            .env("CAIRN_HOME", self.cairn_home())
-            .stdin(Stdio::null());
-        command
-    }
-
+impl SessionHarness for Harness {
     /// Runs `cairn -p PROMPT --output-format json ARGS…`; the result object.
     fn ask(&self, prompt: &str, args: &[&str]) -> Value {
         let output = self

@@ -9,27 +9,13 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
 
 use cairn_test_support::{Reply, ScriptedBlock, ScriptedServer};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-const WAIT: Duration = Duration::from_secs(20);
-
-fn cairn(server: &ScriptedServer, home: &Path, work: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
-    command
-        .current_dir(work)
-        .env_remove("ANTHROPIC_AUTH_TOKEN")
-        .env_remove("ANTHROPIC_MODEL")
-        .env("ANTHROPIC_API_KEY", "sk-test-key")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("HOME", home)
-        .env("CAIRN_HOME", home.join(".cairn"))
-        .stdin(Stdio::null());
-    command
-}
+mod support;
+use support::{WAIT, cairn};
 
 fn tool_use(id: &str, name: &str, input: Value) -> ScriptedBlock {
     ScriptedBlock::ToolUse {

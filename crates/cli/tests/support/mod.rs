@@ -1,0 +1,68 @@
+//! What every test of the `cairn` binary needs: the scripted model server, a temp HOME and
+//! working directory, and a command pointed at them.
+
+#![allow(dead_code, reason = "each test file uses its own part")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use cairn_test_support::ScriptedServer;
+
+/// How long a test waits for something the binary should do.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// A `cairn` command in `work`, with `home` as HOME (and `home/.cairn` as CAIRN_HOME),
+/// talking to `server`, with no standard input and none of the caller's credentials.
+pub fn cairn(server: &ScriptedServer, home: &Path, work: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
+    command
+        .current_dir(work)
+        .env_remove("ANTHROPIC_AUTH_TOKEN")
+        .env_remove("ANTHROPIC_MODEL")
+        .env_remove("CAIRN_MAX_RETRIES")
+        .env_remove("DISABLE_PROMPT_CACHING")
+        .env("ANTHROPIC_API_KEY", "sk-test-key")
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("HOME", home)
+        .env("CAIRN_HOME", home.join(".cairn"))
+        .stdin(Stdio::null());
+    command
+}
+
+/// A server, a HOME and a working directory, for one test.
+pub struct Harness {
+    pub server: ScriptedServer,
+    pub home: tempfile::TempDir,
+    pub work: tempfile::TempDir,
+}
+
+impl Harness {
+    pub fn new() -> Self {
+        Harness {
+            server: ScriptedServer::start(),
+            home: tempfile::tempdir().unwrap(),
+            work: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn command(&self) -> Command {
+        cairn(&self.server, self.home.path(), self.work.path())
+    }
+
+    pub fn cairn_home(&self) -> PathBuf {
+        self.home.path().join(".cairn")
+    }
+
+    /// A path in the working directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.work.path().join(name)
+    }
+
+    /// Writes the project's `.claude/settings.json`.
+    pub fn settings(&self, json: serde_json::Value) {
+        let dir = self.work.path().join(".claude");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("settings.json"), json.to_string()).unwrap();
+    }
+}
