@@ -7,6 +7,7 @@
     reason = "a test should fail loudly"
 )]
 
+use std::path::PathBuf;
 use std::process::Output;
 
 use cairn_test_support::Reply;
@@ -234,8 +235,11 @@ fn a_user_prompt_submit_hook_can_block_the_prompt() {
 #[test]
 fn under_the_sandbox_writes_outside_the_workspace_fail_and_inside_succeed() {
     let h = Harness::new();
-    // Temp dirs are writable under the sandbox; cargo's own scratch space is not.
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // Temp dirs are writable under the sandbox, so "outside" must be somewhere else.
+    let Some(outside) = scratch_dir_outside_temp() else {
+        eprintln!("skipped: no writable directory outside the temp directories");
+        return;
+    };
     let outside_file = outside.path().join("escaped.txt");
     h.server.push(Reply::tool_use(
         "out",
@@ -298,4 +302,30 @@ fn session_start_adds_context_session_end_runs_and_permission_request_can_allow_
     let end: Value = serde_json::from_str(&std::fs::read_to_string(&ended).unwrap()).unwrap();
     assert_eq!(end["hook_event_name"], json!("SessionEnd"));
     assert!(end["transcript_path"].as_str().unwrap().ends_with(".jsonl"));
+}
+
+/// A new directory in cargo's scratch space, the user's home or the current directory,
+/// whichever first lies outside every directory the sandbox leaves writable as temp space.
+fn scratch_dir_outside_temp() -> Option<tempfile::TempDir> {
+    let temp_roots: Vec<PathBuf> = [
+        Some(std::env::temp_dir()),
+        Some(PathBuf::from("/tmp")),
+        Some(PathBuf::from("/var/tmp")),
+        Some(PathBuf::from("/dev/shm")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|path| path.canonicalize().ok())
+    .collect();
+    let candidates = [
+        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        std::env::var_os("HOME").map(PathBuf::from),
+        std::env::current_dir().ok(),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .filter_map(|path| path.canonicalize().ok())
+        .find(|path| !temp_roots.iter().any(|root| path.starts_with(root)))
+        .and_then(|path| tempfile::tempdir_in(path).ok())
 }
