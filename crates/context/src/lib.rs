@@ -8,6 +8,7 @@
 //! them once per session and re-reads instruction files that change.
 
 mod builder;
+pub mod commands;
 mod date;
 pub mod environment;
 pub mod instructions;
