@@ -1,0 +1,585 @@
+//! The permission dialog: a tool call waits for the user's yes or no.
+//!
+//! It shows what would happen (the command for `Bash`, the diff for an edit, the arguments for
+//! anything else) and why cairn asks, and offers Yes / Yes, and don't ask again for the
+//! suggested rule / No, and tell cairn what to do differently. Arrows and Enter or the digits
+//! choose; Esc denies without a message.
+
+use cairn_protocol::{AgentEvent, Op, PermissionAnswer};
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Padding, Widget};
+use serde_json::Value;
+
+use crate::diff::render_diff_from;
+use crate::theme::Theme;
+use crate::tool_cell::key_argument;
+use crate::wrap::{Prefix, sanitize, wrap_words};
+
+/// Input lines shown for a tool without a special view.
+const MAX_INPUT_LINES: usize = 12;
+/// Columns taken by the border and padding on each side.
+const FRAME_WIDTH: u16 = 4;
+
+/// The user's answer to one permission request, ready to send to the engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DialogOutcome {
+    pub request_id: String,
+    pub answer: PermissionAnswer,
+}
+
+impl DialogOutcome {
+    pub fn into_op(self) -> Op {
+        Op::PermissionAnswer {
+            request_id: self.request_id,
+            answer: self.answer,
+        }
+    }
+}
+
+/// One of the dialog's options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Choice {
+    Yes,
+    Always(String),
+    No,
+}
+
+/// A pending permission question and where the user is in answering it.
+///
+/// ```
+/// use cairn_protocol::PermissionAnswer;
+/// use cairn_tui::PermissionDialog;
+/// use ratatui::crossterm::event::{KeyCode, KeyEvent};
+/// use serde_json::json;
+///
+/// let mut dialog = PermissionDialog::new(
+///     "req-1",
+///     "Bash",
+///     json!({"command": "npm test"}),
+///     "npm test is not in the allow list",
+///     Some("Bash(npm test:*)".into()),
+/// );
+/// let outcome = dialog.handle_key(KeyEvent::from(KeyCode::Char('2'))).unwrap();
+/// assert_eq!(
+///     outcome.answer,
+///     PermissionAnswer::AllowAlways { rule: "Bash(npm test:*)".into() }
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionDialog {
+    request_id: String,
+    tool: String,
+    input: Value,
+    reason: String,
+    suggested_rule: Option<String>,
+    selected: usize,
+    /// What the user types to go with a "No".
+    feedback: String,
+    /// The text field for `feedback` has the keyboard.
+    typing: bool,
+    /// The file line an edit's old text starts on, for the diff's numbers.
+    diff_start_line: usize,
+}
+
+impl PermissionDialog {
+    pub fn new(
+        request_id: impl Into<String>,
+        tool: impl Into<String>,
+        input: Value,
+        reason: impl Into<String>,
+        suggested_rule: Option<String>,
+    ) -> PermissionDialog {
+        PermissionDialog {
+            request_id: request_id.into(),
+            tool: tool.into(),
+            input,
+            reason: reason.into(),
+            suggested_rule,
+            selected: 0,
+            feedback: String::new(),
+            typing: false,
+            diff_start_line: 1,
+        }
+    }
+
+    /// The dialog for an [`AgentEvent::PermissionRequested`]; `None` for any other event.
+    pub fn from_event(event: &AgentEvent) -> Option<PermissionDialog> {
+        let AgentEvent::PermissionRequested {
+            request_id,
+            tool,
+            input,
+            reason,
+            suggested_rule,
+            ..
+        } = event
+        else {
+            return None;
+        };
+        Some(PermissionDialog::new(
+            request_id.clone(),
+            tool.clone(),
+            input.clone(),
+            reason.clone(),
+            suggested_rule.clone(),
+        ))
+    }
+
+    /// Numbers the diff of an edit from `line`, where its old text sits in the file (see
+    /// [`crate::line_of`]); without it the diff counts from 1.
+    pub fn set_diff_start_line(&mut self, line: usize) {
+        self.diff_start_line = line.max(1);
+    }
+
+    pub fn request_id(&self) -> &str {
+        &self.request_id
+    }
+
+    /// Whether the "No" text field has the keyboard (so typed characters are text).
+    pub fn is_typing(&self) -> bool {
+        self.typing
+    }
+
+    fn choices(&self) -> Vec<Choice> {
+        let mut choices = vec![Choice::Yes];
+        if let Some(rule) = &self.suggested_rule {
+            choices.push(Choice::Always(rule.clone()));
+        }
+        choices.push(Choice::No);
+        choices
+    }
+
+    /// Handles one key; returns the answer once the user has given one.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Option<DialogOutcome> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        let choices = self.choices();
+        match key.code {
+            KeyCode::Esc => return Some(self.answer(PermissionAnswer::Deny { message: None })),
+            KeyCode::Up => {
+                self.typing = false;
+                self.selected = (self.selected + choices.len() - 1) % choices.len();
+            }
+            KeyCode::Down | KeyCode::Tab => {
+                self.typing = false;
+                self.selected = (self.selected + 1) % choices.len();
+            }
+            KeyCode::Enter if self.typing => {
+                let message = self.feedback.trim();
+                let message = (!message.is_empty()).then(|| message.to_string());
+                return Some(self.answer(PermissionAnswer::Deny { message }));
+            }
+            KeyCode::Enter => return self.choose(self.selected),
+            KeyCode::Backspace if self.typing => {
+                self.feedback.pop();
+            }
+            KeyCode::Char(c)
+                if self.typing
+                    && !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                self.feedback.push(c);
+            }
+            KeyCode::Char(c) if !self.typing => {
+                let index = c.to_digit(10).and_then(|digit| usize::try_from(digit).ok());
+                if let Some(index) = index.filter(|&n| (1..=choices.len()).contains(&n)) {
+                    self.selected = index - 1;
+                    return self.choose(self.selected);
+                }
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn choose(&mut self, index: usize) -> Option<DialogOutcome> {
+        match self.choices().get(index)? {
+            Choice::Yes => Some(self.answer(PermissionAnswer::AllowOnce)),
+            Choice::Always(rule) => {
+                let rule = rule.clone();
+                Some(self.answer(PermissionAnswer::AllowAlways { rule }))
+            }
+            Choice::No => {
+                self.typing = true;
+                None
+            }
+        }
+    }
+
+    fn answer(&self, answer: PermissionAnswer) -> DialogOutcome {
+        DialogOutcome {
+            request_id: self.request_id.clone(),
+            answer,
+        }
+    }
+
+    /// The rows the dialog needs at `width` to show everything, borders included.
+    pub fn height(&self, width: u16, theme: &Theme) -> u16 {
+        let inner = width.saturating_sub(FRAME_WIDTH).max(1);
+        let (body, fixed) = self.sections(inner, theme);
+        u16::try_from(body.len() + fixed.len() + 2).unwrap_or(u16::MAX)
+    }
+
+    /// A widget that draws the dialog with `theme`.
+    pub fn widget<'a>(&'a self, theme: &'a Theme) -> DialogView<'a> {
+        DialogView {
+            dialog: self,
+            theme,
+        }
+    }
+
+    /// Draws the dialog into `area`. What does not fit is the body's end (the diff, the
+    /// arguments), summed up in a line; the options always show.
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        Clear.render(area, buf);
+        let block = Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(theme.dialog_border)
+            .padding(Padding::horizontal(1))
+            .title(Span::styled(
+                format!(" {} ", self.title()),
+                theme.dialog_title,
+            ));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let (mut body, fixed) = self.sections(inner.width, theme);
+        let room = usize::from(inner.height).saturating_sub(fixed.len());
+        if body.len() > room {
+            let hidden = body.len() - room.saturating_sub(1);
+            body.truncate(room.saturating_sub(1));
+            if room > 0 {
+                body.push(Line::from(Span::styled(
+                    format!("… +{hidden} lines"),
+                    theme.dim,
+                )));
+            }
+        }
+        for (row, line) in body.iter().chain(&fixed).enumerate() {
+            let Ok(row) = u16::try_from(row) else { break };
+            if row >= inner.height {
+                break;
+            }
+            buf.set_line(inner.x, inner.y + row, line, inner.width);
+        }
+    }
+
+    fn title(&self) -> &'static str {
+        match self.tool.as_str() {
+            "Bash" => "Bash command",
+            "Edit" | "MultiEdit" => "Edit file",
+            "Write" => "Write file",
+            _ => "Tool use",
+        }
+    }
+
+    /// The body (what the call would do), which may be cut, and the rest, which may not.
+    fn sections(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+        let columns = usize::from(width);
+        let body = self.body(width, theme);
+        let mut fixed = vec![Line::default()];
+        fixed.extend(wrap_words(
+            &[Span::styled(sanitize(&self.reason), theme.warning)],
+            columns,
+            &Prefix::hanging(Span::styled("Why: ", theme.dim)),
+        ));
+        fixed.push(Line::default());
+        fixed.push(Line::from("Do you want to proceed?"));
+        for (index, choice) in self.choices().iter().enumerate() {
+            let selected = index == self.selected;
+            let style = if selected {
+                theme.selected
+            } else {
+                Style::new()
+            };
+            let pointer = if selected { "❯ " } else { "  " };
+            let label = match choice {
+                Choice::Yes => "Yes".to_string(),
+                Choice::Always(rule) => format!("Yes, and don't ask again for {}", sanitize(rule)),
+                Choice::No if self.typing => "No, and tell cairn what to do differently:".into(),
+                Choice::No => "No, and tell cairn what to do differently (esc)".into(),
+            };
+            let lead = Span::styled(format!("{pointer}{}. ", index + 1), style);
+            fixed.extend(wrap_words(
+                &[Span::styled(label, style)],
+                columns,
+                &Prefix::hanging(lead),
+            ));
+        }
+        if self.typing {
+            let cursor = Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED));
+            let mut field = wrap_words(
+                &[Span::raw(sanitize(&self.feedback))],
+                columns.saturating_sub(1),
+                &Prefix::hanging(Span::styled("     > ", theme.dim)),
+            );
+            if let Some(last) = field.last_mut() {
+                last.spans.push(cursor);
+            }
+            fixed.extend(field);
+        }
+        fixed.push(Line::default());
+        let hint = if self.typing {
+            "enter to send · esc to deny without a message"
+        } else {
+            "↑↓ to select · enter to confirm · esc to deny"
+        };
+        fixed.extend(wrap_words(
+            &[Span::styled(hint, theme.dim)],
+            columns,
+            &Prefix::none(),
+        ));
+        (body, fixed)
+    }
+
+    fn body(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let columns = usize::from(width);
+        let field = |name: &str| {
+            self.input
+                .get(name)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        };
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let text = |text: &str, style: Style| {
+            wrap_words(
+                &[Span::styled(sanitize(text), style)],
+                columns,
+                &Prefix::none(),
+            )
+        };
+        match self.tool.as_str() {
+            "Bash" => {
+                let mut lines = text(field("command").trim(), bold);
+                let description = field("description");
+                if !description.is_empty() {
+                    lines.extend(text(description, theme.dim));
+                }
+                lines
+            }
+            "Edit" => {
+                let mut lines = text(field("file_path"), bold);
+                lines.extend(render_diff_from(
+                    field("old_string"),
+                    field("new_string"),
+                    self.diff_start_line,
+                    width,
+                    theme,
+                ));
+                lines
+            }
+            "MultiEdit" => {
+                let mut lines = text(field("file_path"), bold);
+                let edits = self.input.get("edits").and_then(Value::as_array);
+                for (index, edit) in edits.into_iter().flatten().enumerate() {
+                    if index > 0 {
+                        lines.push(Line::from(Span::styled("⋮", theme.diff_gutter)));
+                    }
+                    let part = |name| edit.get(name).and_then(Value::as_str).unwrap_or_default();
+                    lines.extend(render_diff_from(
+                        part("old_string"),
+                        part("new_string"),
+                        1,
+                        width,
+                        theme,
+                    ));
+                }
+                lines
+            }
+            "Write" => {
+                let mut lines = text(field("file_path"), bold);
+                lines.extend(render_diff_from("", field("content"), 1, width, theme));
+                lines
+            }
+            _ => {
+                let call = match key_argument(&self.tool, &self.input) {
+                    Some(argument) => format!("{}({argument})", self.tool),
+                    None => self.tool.clone(),
+                };
+                let mut lines = text(&call, bold);
+                let pretty = serde_json::to_string_pretty(&self.input).unwrap_or_default();
+                let input: Vec<&str> = pretty.lines().collect();
+                for line in input.iter().take(MAX_INPUT_LINES) {
+                    lines.extend(text(line, theme.dim));
+                }
+                if input.len() > MAX_INPUT_LINES {
+                    let more = format!("… +{} lines", input.len() - MAX_INPUT_LINES);
+                    lines.push(Line::from(Span::styled(more, theme.dim)));
+                }
+                lines
+            }
+        }
+    }
+}
+
+/// [`PermissionDialog`] with its theme, as a ratatui widget.
+#[derive(Debug, Clone, Copy)]
+pub struct DialogView<'a> {
+    dialog: &'a PermissionDialog,
+    theme: &'a Theme,
+}
+
+impl Widget for DialogView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        self.dialog.render(area, buf, self.theme);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn dialog(rule: Option<&str>) -> PermissionDialog {
+        PermissionDialog::new(
+            "r1",
+            "Bash",
+            json!({"command": "rm -rf build"}),
+            "rm is not read-only",
+            rule.map(str::to_string),
+        )
+    }
+
+    fn press(dialog: &mut PermissionDialog, code: KeyCode) -> Option<PermissionAnswer> {
+        dialog
+            .handle_key(KeyEvent::from(code))
+            .map(|outcome| outcome.answer)
+    }
+
+    #[test]
+    fn arrows_move_and_enter_chooses() {
+        let mut d = dialog(Some("Bash(rm:*)"));
+        assert_eq!(press(&mut d, KeyCode::Down), None);
+        assert_eq!(
+            press(&mut d, KeyCode::Enter),
+            Some(PermissionAnswer::AllowAlways {
+                rule: "Bash(rm:*)".into()
+            })
+        );
+        let mut d = dialog(None);
+        assert_eq!(press(&mut d, KeyCode::Up), None);
+        assert_eq!(press(&mut d, KeyCode::Up), None);
+        assert_eq!(
+            press(&mut d, KeyCode::Enter),
+            Some(PermissionAnswer::AllowOnce)
+        );
+    }
+
+    #[test]
+    fn no_asks_for_a_message_and_enter_sends_it() {
+        let mut d = dialog(Some("Bash(rm:*)"));
+        assert_eq!(press(&mut d, KeyCode::Char('3')), None);
+        assert!(d.is_typing());
+        for c in "use cargo clean1".chars() {
+            assert_eq!(press(&mut d, KeyCode::Char(c)), None);
+        }
+        assert_eq!(press(&mut d, KeyCode::Backspace), None);
+        assert_eq!(
+            press(&mut d, KeyCode::Enter),
+            Some(PermissionAnswer::Deny {
+                message: Some("use cargo clean".into())
+            })
+        );
+    }
+
+    #[test]
+    fn an_empty_message_and_esc_deny_without_one() {
+        let mut d = dialog(None);
+        assert_eq!(press(&mut d, KeyCode::Char('2')), None);
+        assert_eq!(
+            press(&mut d, KeyCode::Enter),
+            Some(PermissionAnswer::Deny { message: None })
+        );
+        let mut d = dialog(None);
+        assert_eq!(
+            press(&mut d, KeyCode::Esc),
+            Some(PermissionAnswer::Deny { message: None })
+        );
+    }
+
+    #[test]
+    fn other_tools_show_their_arguments() {
+        let d = PermissionDialog::new(
+            "r2",
+            "WebFetch",
+            json!({"url": "https://example.com", "prompt": "summarise"}),
+            "WebFetch asks before it fetches",
+            None,
+        );
+        let body: Vec<String> = d
+            .body(40, &Theme::plain())
+            .iter()
+            .map(|line| line.to_string())
+            .collect();
+        assert_eq!(
+            body,
+            vec![
+                "WebFetch(https://example.com)",
+                "{",
+                "  \"prompt\": \"summarise\",",
+                "  \"url\": \"https://example.com\"",
+                "}"
+            ]
+        );
+    }
+
+    #[test]
+    fn from_event_takes_only_permission_requests() {
+        let event = AgentEvent::PermissionRequested {
+            request_id: "r9".into(),
+            tool_use_id: "t9".into(),
+            tool: "Bash".into(),
+            input: json!({"command": "ls"}),
+            reason: "why".into(),
+            suggested_rule: None,
+        };
+        let dialog = PermissionDialog::from_event(&event).unwrap();
+        assert_eq!(dialog.request_id(), "r9");
+        let mut dialog = dialog;
+        let outcome = dialog.handle_key(KeyEvent::from(KeyCode::Enter)).unwrap();
+        assert_eq!(
+            outcome.into_op(),
+            Op::PermissionAnswer {
+                request_id: "r9".into(),
+                answer: PermissionAnswer::AllowOnce
+            }
+        );
+        assert_eq!(
+            PermissionDialog::from_event(&AgentEvent::TextDelta { text: "x".into() }),
+            None
+        );
+    }
+
+    #[test]
+    fn tiny_areas_do_not_panic() {
+        let mut d = dialog(Some("Bash(rm:*)"));
+        d.handle_key(KeyEvent::from(KeyCode::Char('3')));
+        for width in 0..20 {
+            for height in 0..8 {
+                let area = Rect::new(0, 0, width, height);
+                let mut buf = Buffer::empty(area);
+                d.render(area, &mut buf, &Theme::dark());
+            }
+        }
+    }
+
+    #[test]
+    fn digits_beyond_the_options_do_nothing() {
+        let mut d = dialog(None);
+        assert_eq!(press(&mut d, KeyCode::Char('3')), None);
+        assert!(!d.is_typing());
+        assert_eq!(
+            press(&mut d, KeyCode::Char('1')),
+            Some(PermissionAnswer::AllowOnce)
+        );
+    }
+}

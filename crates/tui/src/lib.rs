@@ -1,0 +1,34 @@
+//! cairn's interactive terminal UI: the rendering layer.
+//!
+//! This crate turns the engine's [`cairn_protocol::AgentEvent`] stream into terminal lines and
+//! widgets: a [`Transcript`] of cells (the user's prompts, the assistant's Markdown, thinking,
+//! compact tool calls with diffs and checklists, errors), the [`PermissionDialog`] that asks
+//! before a tool runs, and the [`StatusLine`]. Everything is drawn with `ratatui` in the styles
+//! of a [`Theme`] (dark, light, or plain for `NO_COLOR`).
+//!
+//! It sits under the `cli` crate and beside the engine, and does no I/O: finished cells come
+//! out as lines for the caller to write into the terminal's scrollback, the live region as
+//! lines to redraw below them. The event loop that reads keys and the terminal lives in the
+//! binary.
+
+mod dialog;
+mod diff;
+mod highlight;
+mod markdown;
+mod status;
+mod table;
+mod theme;
+mod todos;
+mod tool_cell;
+mod transcript;
+mod wrap;
+
+pub use dialog::{DialogOutcome, DialogView, PermissionDialog};
+pub use diff::{DiffStats, line_of, render_diff, render_diff_from};
+pub use markdown::render_markdown;
+pub use status::{StatusLine, StatusView};
+pub use theme::{Appearance, ColorSupport, Theme};
+pub use todos::render_todos;
+pub use tool_cell::key_argument;
+pub use transcript::{ThinkingDisplay, Transcript};
+pub use wrap::{sanitize, truncate};

@@ -1,0 +1,208 @@
+//! The status line under the input: model, permission mode, how full the context is, and what
+//! the session has cost so far.
+
+use cairn_protocol::AgentEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use crate::theme::Theme;
+
+/// Context use from which the figure turns to a warning, and to an error.
+const CONTEXT_WARN_PERCENT: u64 = 80;
+const CONTEXT_FULL_PERCENT: u64 = 95;
+
+/// What the status line shows; [`StatusLine::apply`] keeps it up to date from the events.
+///
+/// ```
+/// use cairn_tui::{StatusLine, Theme};
+///
+/// let mut status = StatusLine::new("claude-sonnet-4-5", "default");
+/// status.context_window = Some(200_000);
+/// status.context_tokens = 50_000;
+/// status.cost_usd = 0.0123;
+/// assert_eq!(
+///     status.line(80, &Theme::plain()).to_string(),
+///     "claude-sonnet-4-5 · default · 25% context · $0.0123"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatusLine {
+    pub model: String,
+    /// The permission mode as settings spell it: `default`, `acceptEdits`, `plan`,
+    /// `bypassPermissions`, `dontAsk`.
+    pub permission_mode: String,
+    /// Tokens the conversation took in the last request.
+    pub context_tokens: u64,
+    /// The model's context window, when known.
+    pub context_window: Option<u64>,
+    pub cost_usd: f64,
+}
+
+impl StatusLine {
+    pub fn new(model: impl Into<String>, permission_mode: impl Into<String>) -> StatusLine {
+        StatusLine {
+            model: model.into(),
+            permission_mode: permission_mode.into(),
+            context_tokens: 0,
+            context_window: None,
+            cost_usd: 0.0,
+        }
+    }
+
+    /// Follows the model, the context the last request used, and the cost.
+    pub fn apply(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::ModelChanged { model } => self.model = model.clone(),
+            AgentEvent::AssistantMessage {
+                model,
+                usage,
+                cost_usd,
+                ..
+            } => {
+                if !model.is_empty() {
+                    self.model = model.clone();
+                }
+                self.context_tokens = usage.input_tokens
+                    + usage.cache_creation_input_tokens
+                    + usage.cache_read_input_tokens
+                    + usage.output_tokens;
+                self.cost_usd += cost_usd;
+            }
+            AgentEvent::UserMessage { .. }
+            | AgentEvent::TextDelta { .. }
+            | AgentEvent::ThinkingDelta { .. }
+            | AgentEvent::ToolCallStarted { .. }
+            | AgentEvent::ToolCallInputComplete { .. }
+            | AgentEvent::ToolCallResult { .. }
+            | AgentEvent::ToolResultsMessage { .. }
+            | AgentEvent::Retrying(_)
+            | AgentEvent::PermissionRequested { .. }
+            | AgentEvent::PermissionDecided(_)
+            | AgentEvent::TodosChanged { .. }
+            | AgentEvent::Warning { .. }
+            | AgentEvent::TurnFinished(_) => {}
+        }
+    }
+
+    /// How full the context is, in percent, when the window is known.
+    pub fn context_percent(&self) -> Option<u64> {
+        let window = self.context_window.filter(|&window| window > 0)?;
+        Some((self.context_tokens.saturating_mul(100) / window).min(100))
+    }
+
+    /// The status as one line; parts that do not fit at `width` are left out from the end.
+    pub fn line(&self, width: u16, theme: &Theme) -> Line<'static> {
+        let mode_style = match self.permission_mode.as_str() {
+            "bypassPermissions" => theme.error,
+            "default" => theme.status,
+            _ => theme.status_mode,
+        };
+        let mut parts = vec![
+            Span::styled(self.model.clone(), theme.status),
+            Span::styled(self.permission_mode.clone(), mode_style),
+        ];
+        if let Some(percent) = self.context_percent() {
+            let style = if percent >= CONTEXT_FULL_PERCENT {
+                theme.error
+            } else if percent >= CONTEXT_WARN_PERCENT {
+                theme.warning
+            } else {
+                theme.status
+            };
+            parts.push(Span::styled(format!("{percent}% context"), style));
+        }
+        parts.push(Span::styled(format!("${:.4}", self.cost_usd), theme.status));
+
+        let separator = Span::styled(" · ", theme.status);
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let mut used = 0;
+        for part in parts {
+            let extra = if spans.is_empty() {
+                0
+            } else {
+                separator.width()
+            };
+            if used + extra + part.width() > usize::from(width) && !spans.is_empty() {
+                break;
+            }
+            if !spans.is_empty() {
+                spans.push(separator.clone());
+            }
+            used += extra + part.width();
+            spans.push(part);
+        }
+        Line::from(spans).style(Style::new())
+    }
+
+    /// A widget that draws the status line with `theme`.
+    pub fn widget<'a>(&'a self, theme: &'a Theme) -> StatusView<'a> {
+        StatusView {
+            status: self,
+            theme,
+        }
+    }
+}
+
+/// [`StatusLine`] with its theme, as a ratatui widget.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusView<'a> {
+    status: &'a StatusLine,
+    theme: &'a Theme,
+}
+
+impl Widget for StatusView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.height == 0 {
+            return;
+        }
+        let line = self.status.line(area.width, self.theme);
+        buf.set_line(area.x, area.y, &line, area.width);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::{Message, Usage};
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn assistant_messages_add_cost_and_set_context() {
+        let mut status = StatusLine::new("m", "plan");
+        status.context_window = Some(1000);
+        for _ in 0..2 {
+            status.apply(&AgentEvent::AssistantMessage {
+                message: Message::user_text(""),
+                id: "msg".into(),
+                model: "m2".into(),
+                stop_reason: None,
+                usage: Usage {
+                    input_tokens: 100,
+                    output_tokens: 50,
+                    cache_creation_input_tokens: 0,
+                    cache_read_input_tokens: 700,
+                },
+                cost_usd: 0.01,
+            });
+        }
+        assert_eq!(status.model, "m2");
+        assert_eq!(status.context_percent(), Some(85));
+        assert_eq!(
+            status.line(80, &Theme::plain()).to_string(),
+            "m2 · plan · 85% context · $0.0200"
+        );
+    }
+
+    #[test]
+    fn a_narrow_line_drops_parts_from_the_end() {
+        let status = StatusLine::new("model", "default");
+        assert_eq!(
+            status.line(16, &Theme::plain()).to_string(),
+            "model · default"
+        );
+    }
+}

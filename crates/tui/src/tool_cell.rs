@@ -1,0 +1,568 @@
+//! One tool call in the transcript, compact: a header with the tool and its key argument
+//! (`● Read(src/main.rs)`) and, once it has run, one line saying what came of it
+//! (`⎿ Read 120 lines`), or the diff of an edit, the tail of a command's output, the checklist
+//! of a todo update.
+
+use std::path::Path;
+
+use cairn_protocol::TodoItem;
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use crate::diff::{DiffStats, render_diff_from};
+use crate::theme::Theme;
+use crate::todos::render_todos;
+use crate::wrap::{Prefix, sanitize, text_width, truncate, wrap_words};
+
+/// Diff lines shown for one edit before the rest is summed up.
+const MAX_DIFF_LINES: usize = 40;
+/// The last lines of a command's output shown under it.
+const OUTPUT_TAIL_LINES: usize = 5;
+/// Columns before a tool's result: `  ⎿ `.
+const RESULT_INDENT: usize = 4;
+
+/// A tool call as the transcript knows it: its input once complete, its result once run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub input: Option<Value>,
+    pub result: Option<ToolOutcome>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolOutcome {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The argument that says what a call is about: the file for `Read`, `Edit` and `Write`, the
+/// command (its first line) for `Bash`, the pattern for `Grep` and `Glob`, the directory for
+/// `LS`; for other tools the first string argument, if any.
+///
+/// ```
+/// use cairn_tui::key_argument;
+/// use serde_json::json;
+///
+/// let input = json!({"command": "cargo test\n--workspace", "timeout": 600});
+/// assert_eq!(key_argument("Bash", &input).as_deref(), Some("cargo test …"));
+/// ```
+pub fn key_argument(tool: &str, input: &Value) -> Option<String> {
+    let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_string);
+    match tool {
+        "Read" | "Edit" | "MultiEdit" | "Write" => field("file_path"),
+        "NotebookEdit" => field("notebook_path"),
+        "Bash" => field("command").map(|command| {
+            let mut lines = command.trim().lines();
+            let first = lines.next().unwrap_or_default().to_string();
+            if lines.next().is_some() {
+                format!("{first} …")
+            } else {
+                first
+            }
+        }),
+        "Grep" => field("pattern").map(|pattern| match field("path") {
+            Some(path) => format!("{pattern} in {path}"),
+            None => pattern,
+        }),
+        "Glob" => field("pattern"),
+        "LS" => field("path"),
+        "WebFetch" => field("url"),
+        "WebSearch" => field("query"),
+        "Task" => field("description"),
+        "Skill" => field("skill").or_else(|| field("command")),
+        "BashOutput" => field("bash_id"),
+        "KillShell" => field("shell_id"),
+        "TodoWrite" => None,
+        _ => input
+            .as_object()
+            .and_then(|object| object.values().find_map(Value::as_str))
+            .map(str::to_string),
+    }
+}
+
+/// `mcp__server__tool` as `server:tool`, `TodoWrite` as what it does, any other tool's name as
+/// it is.
+fn display_name(tool: &str) -> String {
+    match tool
+        .strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+    {
+        Some((server, name)) => format!("{server}:{name}"),
+        None if tool == "TodoWrite" => "Update Todos".to_string(),
+        None => tool.to_string(),
+    }
+}
+
+/// `path` relative to `cwd` when it lies inside it.
+fn shorten_path(path: &str, cwd: Option<&Path>) -> String {
+    cwd.and_then(|cwd| Path::new(path).strip_prefix(cwd).ok())
+        .filter(|relative| !relative.as_os_str().is_empty())
+        .map_or_else(
+            || path.to_string(),
+            |relative| relative.display().to_string(),
+        )
+}
+
+pub(crate) fn render_tool_call(
+    call: &ToolCall,
+    width: u16,
+    theme: &Theme,
+    cwd: Option<&Path>,
+) -> Vec<Line<'static>> {
+    let width = usize::from(width);
+    let mut lines = vec![header(call, width, theme, cwd)];
+    let body_width = width.saturating_sub(RESULT_INDENT).max(1);
+    let body = match &call.result {
+        None => vec![Line::from(Span::styled("Running…", theme.dim))],
+        Some(outcome) => result_body(call, outcome, body_width, theme, cwd),
+    };
+    for (index, line) in body.into_iter().enumerate() {
+        let lead = if index == 0 {
+            Span::styled("  ⎿ ", theme.dim)
+        } else {
+            Span::raw(" ".repeat(RESULT_INDENT))
+        };
+        let mut spans = vec![lead];
+        spans.extend(line.spans);
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
+fn header(call: &ToolCall, width: usize, theme: &Theme, cwd: Option<&Path>) -> Line<'static> {
+    let dot = match &call.result {
+        None => theme.tool_pending,
+        Some(outcome) if outcome.is_error => theme.error,
+        Some(_) => theme.success,
+    };
+    let name = display_name(&call.name);
+    let mut spans = vec![
+        Span::styled("● ", dot),
+        Span::styled(sanitize(&name), theme.tool_name),
+    ];
+    let argument = call
+        .input
+        .as_ref()
+        .and_then(|input| key_argument(&call.name, input));
+    if let Some(argument) = argument {
+        let argument = match call.name.as_str() {
+            "Read" | "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "LS" => {
+                shorten_path(&argument, cwd)
+            }
+            _ => argument,
+        };
+        let room = width.saturating_sub(2 + text_width(&name) + 2).max(1);
+        spans.push(Span::raw(format!(
+            "({})",
+            truncate(&sanitize(&argument), room)
+        )));
+    }
+    Line::from(spans)
+}
+
+fn result_body(
+    call: &ToolCall,
+    outcome: &ToolOutcome,
+    width: usize,
+    theme: &Theme,
+    cwd: Option<&Path>,
+) -> Vec<Line<'static>> {
+    // Tabs matter to the `cat -n` format, so numbered lines are read before cleaning up.
+    let raw = outcome.text.as_str();
+    let text = sanitize(raw);
+    let input = call.input.as_ref().unwrap_or(&Value::Null);
+    let str_field = |name: &str| input.get(name).and_then(Value::as_str).unwrap_or_default();
+    if call.name == "Bash" {
+        return bash_body(&text, outcome.is_error, width, theme);
+    }
+    if outcome.is_error {
+        let first = text.lines().find(|line| !line.trim().is_empty());
+        let first = first.unwrap_or("Failed").trim();
+        return wrap_words(
+            &[Span::styled(first.to_string(), theme.error)],
+            width,
+            &Prefix::none(),
+        );
+    }
+    let path = shorten_path(str_field("file_path"), cwd);
+    match call.name.as_str() {
+        "Read" => {
+            let count = raw.lines().filter(|line| is_numbered(line)).count();
+            let summary = if count == 0 && !text.trim().is_empty() {
+                first_line(&text)
+            } else {
+                format!("Read {}", plural(count, "line"))
+            };
+            summary_lines(vec![Span::raw(summary)], width)
+        }
+        "Edit" => {
+            let (old, new) = (str_field("old_string"), str_field("new_string"));
+            let stats = DiffStats::between(old, new);
+            let start = snippet_start_line(raw, new).unwrap_or(1);
+            let mut lines = summary_lines(updated_summary(&path, stats), width);
+            lines.extend(capped(
+                render_diff_from(old, new, start, clamp(width), theme),
+                theme,
+            ));
+            lines
+        }
+        "MultiEdit" => {
+            let edits = input.get("edits").and_then(Value::as_array);
+            let edits: Vec<(&str, &str)> = edits
+                .into_iter()
+                .flatten()
+                .map(|edit| {
+                    let field = |name| edit.get(name).and_then(Value::as_str).unwrap_or_default();
+                    (field("old_string"), field("new_string"))
+                })
+                .collect();
+            let mut stats = DiffStats::default();
+            let mut diff = Vec::new();
+            for (index, (old, new)) in edits.iter().enumerate() {
+                let one = DiffStats::between(old, new);
+                stats.added += one.added;
+                stats.removed += one.removed;
+                if index > 0 {
+                    diff.push(Line::from(Span::styled("⋮", theme.diff_gutter)));
+                }
+                let start = snippet_start_line(raw, new).unwrap_or(1);
+                diff.extend(render_diff_from(old, new, start, clamp(width), theme));
+            }
+            let mut lines = summary_lines(updated_summary(&path, stats), width);
+            lines.extend(capped(diff, theme));
+            lines
+        }
+        "Write" => {
+            let content = str_field("content");
+            let count = DiffStats::between("", content).added;
+            let summary = format!("Wrote {} to {path}", plural(count, "line"));
+            let mut lines = summary_lines(vec![Span::raw(summary)], width);
+            lines.extend(capped(
+                render_diff_from("", content, 1, clamp(width), theme),
+                theme,
+            ));
+            lines
+        }
+        "TodoWrite" => {
+            match serde_json::from_value::<Vec<TodoItem>>(
+                input.get("todos").cloned().unwrap_or(Value::Null),
+            ) {
+                Ok(todos) => render_todos(&todos, clamp(width), theme),
+                Err(_) => vec![Line::from(first_line(&text))],
+            }
+        }
+        "Grep" => {
+            let summary = grep_summary(&text, str_field("output_mode"));
+            summary_lines(vec![Span::raw(summary)], width)
+        }
+        "Glob" => {
+            let summary = count_summary(&text, "No files found", "Found", "file");
+            summary_lines(vec![Span::raw(summary)], width)
+        }
+        "LS" => {
+            let entries = text
+                .lines()
+                .filter(|line| line.trim_start().starts_with("- "));
+            let count = entries.count().saturating_sub(1);
+            let summary = format!("Listed {}", plural(count, "path"));
+            summary_lines(vec![Span::raw(summary)], width)
+        }
+        _ => generic_body(&text, width, theme),
+    }
+}
+
+fn summary_lines(spans: Vec<Span<'static>>, width: usize) -> Vec<Line<'static>> {
+    wrap_words(&spans, width, &Prefix::none())
+}
+
+fn clamp(width: usize) -> u16 {
+    u16::try_from(width).unwrap_or(u16::MAX)
+}
+
+/// A command's result: how it failed, in red, then the tail of its output.
+fn bash_body(text: &str, is_error: bool, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut output: Vec<&str> = text.lines().collect();
+    if is_error {
+        let failure = output
+            .iter()
+            .position(|line| {
+                [
+                    "Exit code ",
+                    "Killed by signal",
+                    "Command timed out",
+                    "Command was interrupted",
+                ]
+                .iter()
+                .any(|start| line.starts_with(start))
+            })
+            .unwrap_or(0);
+        if let Some(line) = (!output.is_empty()).then(|| output.remove(failure)) {
+            let line = line.trim_end_matches("Output until then:").trim();
+            lines.extend(wrap_words(
+                &[Span::styled(line.to_string(), theme.error)],
+                width,
+                &Prefix::none(),
+            ));
+        }
+    }
+    // Empty lines say nothing in a five-line tail.
+    output.retain(|line| !line.trim().is_empty());
+    if output.is_empty() || output == ["(no output)"] {
+        if lines.is_empty() {
+            lines.push(Line::from(Span::styled("(no output)", theme.dim)));
+        }
+        return lines;
+    }
+    let hidden = output.len().saturating_sub(OUTPUT_TAIL_LINES);
+    if hidden > 0 {
+        lines.push(Line::from(Span::styled(
+            format!("… +{}", plural(hidden, "line")),
+            theme.dim,
+        )));
+    }
+    for line in &output[hidden..] {
+        lines.push(Line::from(truncate(line, width)));
+    }
+    lines
+}
+
+/// The first line of a result, and how many more there are.
+fn generic_body(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let total = text.lines().filter(|line| !line.trim().is_empty()).count();
+    if total == 0 {
+        return vec![Line::from(Span::styled("(no output)", theme.dim))];
+    }
+    let first = first_line(text);
+    let more = (total > 1).then(|| format!(" … +{}", plural(total - 1, "line")));
+    let room = width.saturating_sub(more.as_deref().map_or(0, text_width));
+    let mut spans = vec![Span::raw(truncate(&first, room))];
+    if let Some(more) = more {
+        spans.push(Span::styled(more, theme.dim));
+    }
+    vec![Line::from(spans)]
+}
+
+fn capped(mut lines: Vec<Line<'static>>, theme: &Theme) -> Vec<Line<'static>> {
+    if lines.len() > MAX_DIFF_LINES {
+        let hidden = lines.len() - MAX_DIFF_LINES;
+        lines.truncate(MAX_DIFF_LINES);
+        lines.push(Line::from(Span::styled(
+            format!("… +{}", plural(hidden, "line")),
+            theme.dim,
+        )));
+    }
+    lines
+}
+
+fn updated_summary(path: &str, stats: DiffStats) -> Vec<Span<'static>> {
+    let mut spans = vec![Span::raw(format!("Updated {path}"))];
+    let mut parts = Vec::new();
+    if stats.added > 0 {
+        parts.push(plural(stats.added, "addition"));
+    }
+    if stats.removed > 0 {
+        parts.push(plural(stats.removed, "removal"));
+    }
+    if !parts.is_empty() {
+        spans.push(Span::raw(format!(" with {}", parts.join(" and "))));
+    }
+    spans
+}
+
+/// `Found 3 files`, `3 matches in 2 files` or `No matches`, from Grep's output in its mode.
+fn grep_summary(text: &str, mode: &str) -> String {
+    let listing: Vec<&str> = text
+        .lines()
+        .take_while(|line| !line.starts_with("[Showing"))
+        .filter(|line| !line.trim().is_empty() && *line != "--")
+        .collect();
+    if listing.is_empty() || text.trim() == "No matches found" {
+        return "No matches".to_string();
+    }
+    match mode {
+        "content" => {
+            let mut files = Vec::new();
+            let mut matches = 0;
+            for line in &listing {
+                // Matching lines are `path:line:text`; context lines use `-` instead.
+                let mut parts = line.splitn(3, ':');
+                let (Some(path), Some(number)) = (parts.next(), parts.next()) else {
+                    continue;
+                };
+                if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+                    matches += 1;
+                    if !files.contains(&path) {
+                        files.push(path);
+                    }
+                }
+            }
+            if matches == 0 {
+                return format!("Found {}", plural(listing.len(), "line"));
+            }
+            format!(
+                "{} in {}",
+                plural(matches, "match"),
+                plural(files.len(), "file")
+            )
+        }
+        "count" => {
+            let counts = listing.iter().filter_map(|line| {
+                let (_, count) = line.rsplit_once(':')?;
+                count.trim().parse::<usize>().ok()
+            });
+            let (files, matches) = counts.fold((0, 0), |(files, sum), n| (files + 1, sum + n));
+            format!("{} in {}", plural(matches, "match"), plural(files, "file"))
+        }
+        _ => format!("Found {}", plural(listing.len(), "file")),
+    }
+}
+
+fn count_summary(text: &str, nothing: &str, verb: &str, noun: &str) -> String {
+    if text.trim() == nothing {
+        return nothing.to_string();
+    }
+    let count = text
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with(['(', '[']))
+        .count();
+    format!("{verb} {}", plural(count, noun))
+}
+
+/// A line of `cat -n` output: spaces, a number, a tab.
+fn is_numbered(line: &str) -> bool {
+    line.trim_start()
+        .split_once(['\t', '→'])
+        .is_some_and(|(number, _)| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Where an edit's new text starts in the file, read from the numbered snippet that Edit
+/// returns: the number of the first line whose text is the new text's first line.
+fn snippet_start_line(result: &str, new_string: &str) -> Option<usize> {
+    let first = new_string
+        .lines()
+        .next()
+        .filter(|line| !line.trim().is_empty())?;
+    result.lines().find_map(|line| {
+        let (number, text) = line.trim_start().split_once('\t')?;
+        (text == first).then(|| number.parse().ok()).flatten()
+    })
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+fn plural(count: usize, noun: &str) -> String {
+    match (count, noun) {
+        (1, _) => format!("1 {noun}"),
+        (_, "match") => format!("{count} matches"),
+        _ => format!("{count} {noun}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn call(name: &str, input: Value, text: &str, is_error: bool) -> ToolCall {
+        ToolCall {
+            id: "t1".into(),
+            name: name.into(),
+            input: Some(input),
+            result: Some(ToolOutcome {
+                text: text.into(),
+                is_error,
+            }),
+        }
+    }
+
+    fn plain(call: &ToolCall, width: u16) -> Vec<String> {
+        render_tool_call(call, width, &Theme::plain(), Some(Path::new("/repo")))
+            .iter()
+            .map(|line| line.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn read_counts_the_lines_it_returned() {
+        let text = "     1\tfn main() {\n     2\t}\n";
+        let read = call(
+            "Read",
+            json!({"file_path": "/repo/src/main.rs"}),
+            text,
+            false,
+        );
+        assert_eq!(
+            plain(&read, 40),
+            vec!["● Read(src/main.rs)", "  ⎿ Read 2 lines"]
+        );
+    }
+
+    #[test]
+    fn a_failed_command_shows_its_exit_code_and_output_tail() {
+        let text = "Exit code 2\nerror: one\nerror: two";
+        let bash = call("Bash", json!({"command": "make"}), text, true);
+        assert_eq!(
+            plain(&bash, 40),
+            vec![
+                "● Bash(make)",
+                "  ⎿ Exit code 2",
+                "    error: one",
+                "    error: two"
+            ]
+        );
+    }
+
+    #[test]
+    fn grep_sums_up_by_mode() {
+        assert_eq!(grep_summary("a.rs\nb.rs\nc.rs", ""), "Found 3 files");
+        assert_eq!(
+            grep_summary("a.rs:1:x\na.rs-2-y\n--\nb.rs:9:x\na.rs:5:x", "content"),
+            "3 matches in 2 files"
+        );
+        assert_eq!(
+            grep_summary("a.rs:2\nb.rs:1", "count"),
+            "3 matches in 2 files"
+        );
+        assert_eq!(grep_summary("No matches found", ""), "No matches");
+    }
+
+    #[test]
+    fn an_edit_numbers_its_diff_from_the_returned_snippet() {
+        let edit = call(
+            "Edit",
+            json!({"file_path": "/repo/a.rs", "old_string": "let x = 1;", "new_string": "let x = 2;"}),
+            "The file a.rs has been updated:\n    41\tlet x = 2;\n    42\t}",
+            false,
+        );
+        assert_eq!(
+            plain(&edit, 60),
+            vec![
+                "● Edit(a.rs)",
+                "  ⎿ Updated a.rs with 1 addition and 1 removal",
+                "    41 - let x = 1;",
+                "    41 + let x = 2;"
+            ]
+        );
+    }
+
+    #[test]
+    fn mcp_tools_show_server_and_tool() {
+        let mcp = call(
+            "mcp__github__get_issue",
+            json!({"repo": "a/b"}),
+            "{}",
+            false,
+        );
+        assert_eq!(plain(&mcp, 40)[0], "● github:get_issue(a/b)");
+    }
+}

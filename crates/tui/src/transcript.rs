@@ -1,0 +1,513 @@
+//! The conversation as the user sees it: cells built from the engine's events.
+//!
+//! Cells are finished in order. A finished cell never changes again, so the UI writes it once
+//! into the terminal's scrollback ([`Transcript::take_unflushed`]); everything still changing
+//! (the message being streamed, tool calls waiting for their results) is the live region that
+//! is redrawn below it ([`Transcript::render_live`]).
+
+use std::path::PathBuf;
+
+use cairn_protocol::{AgentEvent, ContentBlock, Message, RetryNotice, TodoItem, TurnEnd};
+use ratatui::text::{Line, Span};
+
+use crate::markdown::render_markdown;
+use crate::theme::Theme;
+use crate::tool_cell::{ToolCall, ToolOutcome, render_tool_call};
+use crate::wrap::{Prefix, sanitize, text_width, truncate, wrap_words};
+
+/// Whether thinking shows whole or as its first line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ThinkingDisplay {
+    #[default]
+    Collapsed,
+    Expanded,
+}
+
+/// What a delta streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Text,
+    Thinking,
+}
+
+/// One entry of the transcript.
+#[derive(Debug, Clone, PartialEq)]
+enum Cell {
+    User(String),
+    Assistant(String),
+    Thinking(String),
+    Tool(ToolCall),
+    Error(String),
+    Warning(String),
+    Info(String),
+}
+
+impl Cell {
+    /// The text a delta of `stream` adds to, if this cell is of its kind.
+    fn stream_text(&mut self, stream: Stream) -> Option<&mut String> {
+        match (self, stream) {
+            (Cell::Assistant(text), Stream::Text) | (Cell::Thinking(text), Stream::Thinking) => {
+                Some(text)
+            }
+            (Cell::Assistant(_), Stream::Thinking)
+            | (Cell::Thinking(_), Stream::Text)
+            | (
+                Cell::User(_) | Cell::Tool(_) | Cell::Error(_) | Cell::Warning(_) | Cell::Info(_),
+                Stream::Text | Stream::Thinking,
+            ) => None,
+        }
+    }
+
+    fn tool_call(&mut self) -> Option<&mut ToolCall> {
+        match self {
+            Cell::Tool(call) => Some(call),
+            Cell::User(_)
+            | Cell::Assistant(_)
+            | Cell::Thinking(_)
+            | Cell::Error(_)
+            | Cell::Warning(_)
+            | Cell::Info(_) => None,
+        }
+    }
+
+    /// Whether nothing more will change in it: only a tool call waits, for its result.
+    fn is_complete(&self) -> bool {
+        match self {
+            Cell::Tool(call) => call.result.is_some(),
+            Cell::User(_)
+            | Cell::Assistant(_)
+            | Cell::Thinking(_)
+            | Cell::Error(_)
+            | Cell::Warning(_)
+            | Cell::Info(_) => true,
+        }
+    }
+}
+
+/// What the engine has said so far, as cells, fed one [`AgentEvent`] at a time.
+///
+/// ```
+/// use cairn_protocol::AgentEvent;
+/// use cairn_tui::{Theme, Transcript};
+///
+/// let mut transcript = Transcript::new();
+/// transcript.apply(&AgentEvent::TextDelta { text: "Hello **there**".into() });
+/// let live: Vec<String> = transcript
+///     .render_live(40, &Theme::plain())
+///     .iter()
+///     .map(|line| line.to_string())
+///     .collect();
+/// assert_eq!(live, ["● Hello there"]);
+/// assert!(transcript.render_finished(40, &Theme::plain()).is_empty());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Transcript {
+    finished: Vec<Cell>,
+    /// How many of `finished` [`Transcript::take_unflushed`] has handed out.
+    flushed: usize,
+    /// Cells of complete messages, held back while a tool call among or before them runs.
+    pending: Vec<Cell>,
+    /// Cells of the assistant message being streamed. A failed request that is retried
+    /// discards them, so they stay live until the message is complete.
+    streaming: Vec<Cell>,
+    /// The last streaming cell still grows with each delta.
+    growing: bool,
+    retry: Option<RetryNotice>,
+    thinking: ThinkingDisplay,
+    todos: Vec<TodoItem>,
+    cwd: Option<PathBuf>,
+}
+
+impl Transcript {
+    pub fn new() -> Transcript {
+        Transcript::default()
+    }
+
+    /// Paths inside `cwd` are shown relative to it.
+    pub fn set_working_dir(&mut self, cwd: impl Into<PathBuf>) {
+        self.cwd = Some(cwd.into());
+    }
+
+    pub fn set_thinking_display(&mut self, display: ThinkingDisplay) {
+        self.thinking = display;
+    }
+
+    /// The todo list as the last `TodosChanged` left it.
+    pub fn todos(&self) -> &[TodoItem] {
+        &self.todos
+    }
+
+    /// Whether anything is still live: a message streaming or a tool call running.
+    pub fn is_busy(&self) -> bool {
+        !self.pending.is_empty() || !self.streaming.is_empty() || self.retry.is_some()
+    }
+
+    pub fn apply(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::UserMessage { message } => {
+                self.finish_everything(None);
+                let text = user_text(message);
+                if !text.trim().is_empty() {
+                    self.finished.push(Cell::User(text));
+                }
+            }
+            AgentEvent::TextDelta { text } => {
+                self.retry = None;
+                self.grow(text, Stream::Text);
+            }
+            AgentEvent::ThinkingDelta { text } => {
+                self.retry = None;
+                self.grow(text, Stream::Thinking);
+            }
+            AgentEvent::ToolCallStarted { id, name } => {
+                self.retry = None;
+                self.growing = false;
+                self.streaming.push(Cell::Tool(ToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: None,
+                    result: None,
+                }));
+            }
+            AgentEvent::ToolCallInputComplete { id, name, input } => {
+                self.growing = false;
+                match self.tool_call(id) {
+                    Some(call) => call.input = Some(input.clone()),
+                    None => self.streaming.push(Cell::Tool(ToolCall {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: Some(input.clone()),
+                        result: None,
+                    })),
+                }
+            }
+            AgentEvent::ToolCallResult {
+                id,
+                name,
+                content,
+                is_error,
+            } => {
+                let outcome = ToolOutcome {
+                    text: content.text(),
+                    is_error: *is_error,
+                };
+                match self.tool_call(id) {
+                    Some(call) => call.result = Some(outcome),
+                    None => self.pending.push(Cell::Tool(ToolCall {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: None,
+                        result: Some(outcome),
+                    })),
+                }
+                self.settle();
+            }
+            AgentEvent::AssistantMessage { message, .. } => {
+                self.retry = None;
+                if self.streaming.is_empty() {
+                    // Nothing was streamed (a provider that sends whole messages): use the message.
+                    self.streaming = cells_of(message);
+                }
+                self.growing = false;
+                self.pending.append(&mut self.streaming);
+                self.settle();
+            }
+            AgentEvent::ToolResultsMessage { .. }
+            | AgentEvent::PermissionRequested { .. }
+            | AgentEvent::PermissionDecided(_) => {}
+            AgentEvent::Retrying(notice) => {
+                if notice.discard_partial {
+                    self.streaming.clear();
+                    self.growing = false;
+                }
+                self.retry = Some(notice.clone());
+            }
+            AgentEvent::TodosChanged { todos } => self.todos = todos.clone(),
+            AgentEvent::ModelChanged { model } => {
+                self.push_info(format!("Model: {model}"));
+            }
+            AgentEvent::Warning { message } => self.push_warning(message.clone()),
+            AgentEvent::TurnFinished(summary) => self.finish_everything(Some(&summary.end)),
+        }
+    }
+
+    /// Adds an error of the UI's own (a slash command that failed, say) after what is there.
+    pub fn push_error(&mut self, message: impl Into<String>) {
+        self.push_cell(Cell::Error(message.into()));
+    }
+
+    pub fn push_warning(&mut self, message: impl Into<String>) {
+        self.push_cell(Cell::Warning(message.into()));
+    }
+
+    pub fn push_info(&mut self, message: impl Into<String>) {
+        self.push_cell(Cell::Info(message.into()));
+    }
+
+    /// Every finished cell, each followed by an empty line.
+    pub fn render_finished(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        self.render_cells(&self.finished, width, theme)
+    }
+
+    /// The finished cells not handed out before, for writing into the scrollback once.
+    pub fn take_unflushed(&mut self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let lines = self.render_cells(&self.finished[self.flushed..], width, theme);
+        self.flushed = self.finished.len();
+        lines
+    }
+
+    /// What is still changing: tool calls waiting for results, the message being streamed, a
+    /// retry in progress. Cells are separated by an empty line; there is none at the end.
+    pub fn render_live(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let mut lines = self.render_cells(self.pending.iter().chain(&self.streaming), width, theme);
+        if let Some(notice) = &self.retry {
+            let text = format!(
+                "⟳ {} — retrying in {:.1}s (attempt {} of {})",
+                sanitize(&notice.reason),
+                notice.delay_ms as f64 / 1000.0,
+                notice.attempt,
+                notice.max_attempts
+            );
+            lines.extend(wrap_words(
+                &[Span::styled(text, theme.warning)],
+                usize::from(width),
+                &Prefix::none(),
+            ));
+        } else {
+            while lines.last().is_some_and(|line| line.width() == 0) {
+                lines.pop();
+            }
+        }
+        lines
+    }
+
+    fn push_cell(&mut self, cell: Cell) {
+        if self.pending.is_empty() && self.streaming.is_empty() {
+            self.finished.push(cell);
+        } else {
+            self.pending.push(cell);
+        }
+    }
+
+    /// Appends streamed text to the growing cell of its kind, or starts one.
+    fn grow(&mut self, delta: &str, stream: Stream) {
+        if self.growing
+            && let Some(text) = self
+                .streaming
+                .last_mut()
+                .and_then(|cell| cell.stream_text(stream))
+        {
+            text.push_str(delta);
+            return;
+        }
+        self.streaming.push(match stream {
+            Stream::Text => Cell::Assistant(delta.to_string()),
+            Stream::Thinking => Cell::Thinking(delta.to_string()),
+        });
+        self.growing = true;
+    }
+
+    fn tool_call(&mut self, id: &str) -> Option<&mut ToolCall> {
+        self.streaming
+            .iter_mut()
+            .chain(self.pending.iter_mut())
+            .filter_map(Cell::tool_call)
+            .find(|call| call.id == id)
+    }
+
+    /// Moves complete cells from the front of the queue to the finished ones.
+    fn settle(&mut self) {
+        let complete = self
+            .pending
+            .iter()
+            .position(|cell| !cell.is_complete())
+            .unwrap_or(self.pending.len());
+        self.finished.extend(self.pending.drain(..complete));
+    }
+
+    /// Ends the turn: whatever is live is finished as it stands, and how the turn ended, if
+    /// not well, is said after it.
+    fn finish_everything(&mut self, end: Option<&TurnEnd>) {
+        self.retry = None;
+        self.growing = false;
+        let unfinished = match end {
+            Some(TurnEnd::Interrupted) => "Interrupted",
+            None
+            | Some(
+                TurnEnd::Completed
+                | TurnEnd::MaxTokens
+                | TurnEnd::MaxTurns { .. }
+                | TurnEnd::Failed { .. },
+            ) => "No result",
+        };
+        self.pending.append(&mut self.streaming);
+        for cell in &mut self.pending {
+            if let Cell::Tool(call) = cell
+                && call.result.is_none()
+            {
+                call.result = Some(ToolOutcome {
+                    text: unfinished.to_string(),
+                    is_error: true,
+                });
+            }
+        }
+        self.finished.append(&mut self.pending);
+        match end {
+            None | Some(TurnEnd::Completed) => {}
+            Some(TurnEnd::MaxTokens) => self.finished.push(Cell::Warning(
+                "The answer was cut off: the model reached its output token limit.".into(),
+            )),
+            Some(TurnEnd::MaxTurns { limit }) => self.finished.push(Cell::Warning(format!(
+                "Stopped after {limit} model requests (the max-turns limit)."
+            ))),
+            Some(TurnEnd::Interrupted) => {
+                self.finished
+                    .push(Cell::Warning("Interrupted by user".into()));
+            }
+            Some(TurnEnd::Failed { message }) => {
+                self.finished.push(Cell::Error(message.clone()));
+            }
+        }
+    }
+
+    fn render_cells<'c>(
+        &self,
+        cells: impl IntoIterator<Item = &'c Cell>,
+        width: u16,
+        theme: &Theme,
+    ) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        for cell in cells {
+            let rendered = self.render_cell(cell, width, theme);
+            if !rendered.is_empty() {
+                lines.extend(rendered);
+                lines.push(Line::default());
+            }
+        }
+        lines
+    }
+
+    fn render_cell(&self, cell: &Cell, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let columns = usize::from(width);
+        match cell {
+            Cell::User(text) => {
+                let prefix = Prefix {
+                    first: vec![Span::styled("> ", theme.user_prompt)],
+                    rest: vec![Span::raw("  ")],
+                };
+                let spans = [Span::styled(sanitize(text.trim_end()), theme.user_text)];
+                wrap_words(&spans, columns, &prefix)
+            }
+            Cell::Assistant(text) => {
+                if text.trim().is_empty() {
+                    return Vec::new();
+                }
+                let body = render_markdown(text, width.saturating_sub(2).max(1), theme);
+                hang(body, Span::styled("● ", theme.assistant_bullet))
+            }
+            Cell::Thinking(text) => render_thinking(text, self.thinking, columns, theme),
+            Cell::Tool(call) => render_tool_call(call, width, theme, self.cwd.as_deref()),
+            Cell::Error(message) => notice("✗ ", message, theme.error, columns),
+            Cell::Warning(message) => notice("⚠ ", message, theme.warning, columns),
+            Cell::Info(message) => notice("· ", message, theme.dim, columns),
+        }
+    }
+}
+
+/// Puts `first` before the first line and as much space before the others.
+fn hang(lines: Vec<Line<'static>>, first: Span<'static>) -> Vec<Line<'static>> {
+    let indent = " ".repeat(text_width(&first.content));
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let lead = if index == 0 {
+                first.clone()
+            } else {
+                Span::raw(indent.clone())
+            };
+            let mut spans = vec![lead];
+            spans.extend(line.spans);
+            Line::from(spans)
+        })
+        .collect()
+}
+
+fn notice(
+    mark: &'static str,
+    message: &str,
+    style: ratatui::style::Style,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let spans = [Span::styled(sanitize(message.trim()), style)];
+    wrap_words(&spans, width, &Prefix::hanging(Span::styled(mark, style)))
+}
+
+fn render_thinking(
+    text: &str,
+    display: ThinkingDisplay,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let text = sanitize(text.trim());
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let prefix = Prefix::hanging(Span::styled("✻ ", theme.thinking));
+    match display {
+        ThinkingDisplay::Expanded => {
+            wrap_words(&[Span::styled(text, theme.thinking)], width, &prefix)
+        }
+        ThinkingDisplay::Collapsed => {
+            let mut lines = text.lines().filter(|line| !line.trim().is_empty());
+            let first = lines.next().unwrap_or_default().trim();
+            let more = if lines.next().is_some() { " …" } else { "" };
+            let shown = truncate(&format!("{first}{more}"), width.saturating_sub(2).max(1));
+            vec![Line::from(vec![
+                Span::styled("✻ ", theme.thinking),
+                Span::styled(shown, theme.thinking),
+            ])]
+        }
+    }
+}
+
+/// What the user said, with images named rather than shown.
+fn user_text(message: &Message) -> String {
+    let mut parts = Vec::new();
+    for block in &message.content {
+        match block {
+            ContentBlock::Text { text } => parts.push(text.clone()),
+            ContentBlock::Image { .. } => parts.push("[image]".to_string()),
+            ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::ToolUse { .. }
+            | ContentBlock::ToolResult { .. } => {}
+        }
+    }
+    parts.join("\n")
+}
+
+/// The cells of a whole assistant message, for when it was not streamed.
+fn cells_of(message: &Message) -> Vec<Cell> {
+    message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(Cell::Assistant(text.clone())),
+            ContentBlock::Thinking { thinking, .. } => Some(Cell::Thinking(thinking.clone())),
+            ContentBlock::ToolUse { id, name, input } => Some(Cell::Tool(ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                input: Some(input.clone()),
+                result: None,
+            })),
+            ContentBlock::RedactedThinking { .. }
+            | ContentBlock::ToolResult { .. }
+            | ContentBlock::Image { .. } => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "transcript_tests.rs"]
+mod tests;
