@@ -95,6 +95,10 @@ pub struct PermissionGate {
 /// The tools whose calls edit files; `acceptEdits` lets them write inside the workspace.
 const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
+/// Tools that only touch the session's own state (its todo list, the shells it started):
+/// they need no more than reading, whatever they declare.
+const SESSION_TOOLS: &[&str] = &["TodoWrite", "BashOutput", "KillShell"];
+
 impl PermissionGate {
     /// `workspace_roots` are the project directory and every additional directory.
     pub fn new(
@@ -336,6 +340,9 @@ impl PermissionGate {
         call: &CallInfo<'_>,
         analysis: Option<&crate::bash::BashAnalysis>,
     ) -> (Level, String) {
+        if SESSION_TOOLS.contains(&call.tool) {
+            return (Level::ReadOnly, String::new());
+        }
         let outside: Vec<&PathBuf> = call
             .paths
             .iter()

@@ -153,6 +153,18 @@ fn escalation_table() {
             bash(&f, "echo x > /etc/passwd"),
             ("deny", Some(ByMode)),
         ),
+        // Stopping a shell this session started needs no approval.
+        (
+            Mode::Default,
+            vec![],
+            Call {
+                tool: "KillShell",
+                input: json!({"shell_id": "bash_1"}),
+                paths: vec![],
+                read_only: false,
+            },
+            ("allow", Some(ByMode)),
+        ),
         // Rules: allow skips the question, deny beats allow, ask beats allow.
         (
             Mode::Default,
