@@ -145,10 +145,10 @@ impl ToolExecutor for EchoTools {
         if call.name == "Panic" {
             panic!("boom");
         }
-        if call.name == "Slow" {
-            if let Some(barrier) = &self.slow_barrier {
-                barrier.wait().await;
-            }
+        if call.name == "Slow"
+            && let Some(barrier) = &self.slow_barrier
+        {
+            barrier.wait().await;
         }
         ToolOutput::text(format!("{} {}", call.name.to_lowercase(), call.input))
     }

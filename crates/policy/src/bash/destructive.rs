@@ -62,10 +62,10 @@ pub(crate) fn mv(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         (None, None) => (&[][..], None),
     };
     for source in sources {
-        if let Resolved::Path(path) = an.places.resolve(source, site.cwd) {
-            if let Some(protected) = an.places.protected(&path) {
-                an.destructive(format!("mv moves away {}", protected.describe()));
-            }
+        if let Resolved::Path(path) = an.places.resolve(source, site.cwd)
+            && let Some(protected) = an.places.protected(&path)
+        {
+            an.destructive(format!("mv moves away {}", protected.describe()));
         }
         an.write_path_as(source, site, "moves");
     }
@@ -97,12 +97,11 @@ pub(crate) fn change_owner_or_mode(an: &mut Analyzer, name: &str, args: &[Word],
         an.read_path(reference, site);
     }
     for operand in parsed.operands.iter().skip(skip) {
-        if recursive {
-            if let Resolved::Path(path) = an.places.resolve(operand, site.cwd) {
-                if let Some(protected) = an.places.protected(&path) {
-                    an.destructive(format!("recursive {name} of {}", protected.describe()));
-                }
-            }
+        if recursive
+            && let Resolved::Path(path) = an.places.resolve(operand, site.cwd)
+            && let Some(protected) = an.places.protected(&path)
+        {
+            an.destructive(format!("recursive {name} of {}", protected.describe()));
         }
         an.write_path_as(operand, site, verb);
     }
@@ -134,10 +133,10 @@ pub(crate) fn dd(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
 /// `kill`: signalling pid -1 reaches every process the user may signal.
 pub(crate) fn kill(an: &mut Analyzer, args: &[Word], _site: Site<'_>) {
     let texts: Vec<Option<String>> = args.iter().map(Word::literal).collect();
-    if let Some(Some(first)) = texts.first() {
-        if matches!(first.as_str(), "-l" | "-L" | "--list" | "--table") {
-            return;
-        }
+    if let Some(Some(first)) = texts.first()
+        && matches!(first.as_str(), "-l" | "-L" | "--list" | "--table")
+    {
+        return;
     }
     let mut signal_given = false;
     let mut index = 0;

@@ -427,11 +427,11 @@ fn stdin_program(an: &mut Analyzer, name: &str, what: &str, site: Site<'_>) {
         an.needs_approval(format!("{name} runs the {what} in {}", file.display()));
         return;
     }
-    if what == "commands" {
-        if let Some(text) = an.stdin_text(site) {
-            an.analyze_nested(&text, site);
-            return;
-        }
+    if what == "commands"
+        && let Some(text) = an.stdin_text(site)
+    {
+        an.analyze_nested(&text, site);
+        return;
     }
     match site.stdin {
         Stdin::Inherited => an.needs_approval(format!("`{name}` runs {what} read from its input")),
@@ -450,10 +450,11 @@ fn interpreter(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
         .position(|arg| arg.as_deref() == Some("-m"))
         .and_then(|index| literals.get(index + 1..))
         .unwrap_or_default();
-    if let [Some(module), Some(action), ..] = module {
-        if module == "pip" && matches!(action.as_str(), "install" | "download" | "wheel") {
-            an.uses_network(&format!("pip {action}"));
-        }
+    if let [Some(module), Some(action), ..] = module
+        && module == "pip"
+        && matches!(action.as_str(), "install" | "download" | "wheel")
+    {
+        an.uses_network(&format!("pip {action}"));
     }
     let has_program = args.iter().any(|arg| {
         arg.literal().is_none_or(|text| {

@@ -63,11 +63,10 @@ impl Word {
             text: last,
             quoted: last_quoted,
         }) = self.pieces.last_mut()
+            && *last_quoted == quoted
         {
-            if *last_quoted == quoted {
-                last.push_str(text);
-                return;
-            }
+            last.push_str(text);
+            return;
         }
         self.pieces.push(Piece::Text {
             text: text.to_owned(),

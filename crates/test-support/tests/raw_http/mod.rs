@@ -75,10 +75,10 @@ pub fn read_until(
     let mut received = Vec::new();
     let mut buffer = [0u8; 4096];
     loop {
-        if let Some(response) = parse(&received, false) {
-            if done(&response) {
-                return (response, stream);
-            }
+        if let Some(response) = parse(&received, false)
+            && done(&response)
+        {
+            return (response, stream);
         }
         match stream.read(&mut buffer) {
             Ok(0) => break,
