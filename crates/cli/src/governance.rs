@@ -36,6 +36,8 @@ pub struct GovernanceInputs<'a> {
     pub mode: PermissionMode,
     pub session_id: &'a str,
     pub transcript_path: &'a Path,
+    /// Whether a user can answer permission questions.
+    pub asking: Asking,
 }
 
 pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<GovernanceSetup> {
@@ -47,6 +49,7 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         mode,
         session_id,
         transcript_path,
+        asking,
     } = *inputs;
     let (rules, errors) = RuleSet::new(collect_rules(args, settings, cwd, home));
     for error in errors {
@@ -59,7 +62,7 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         workspace_roots.clone(),
         cwd.to_path_buf(),
         home.to_path_buf(),
-        Asking::NonInteractive,
+        asking,
     );
 
     let (hook_config, hook_errors) = HookConfig::from_settings(&settings.settings().hooks);

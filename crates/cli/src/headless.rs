@@ -6,45 +6,33 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use cairn_context::PromptBuilder;
-use cairn_core::{Engine, EngineConfig, Governance};
-use cairn_llm::{AnthropicClient, AnthropicConfig, models};
+use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentEvent, ContentBlock, Op};
-use cairn_session::{SessionLog, entry_for};
-use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry};
+use cairn_session::entry_for;
+use cairn_tools::SessionState;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
-
-use cairn_config::{LoadedSettings, PermissionMode};
 
 use crate::args::Args;
-use crate::governance::{GovernanceInputs, build_governance};
-use crate::output::{Printer, SessionInfo};
-use crate::prompt::prompt_options;
-use crate::session::{open_session, start_cleanup};
-use crate::settings::load_settings;
-
-const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
+use crate::output::Printer;
+use crate::setup::{Prepared, prepare, run_session_hook};
 
 pub async fn run(args: Args) -> ExitCode {
     let started = Instant::now();
-    if !args.print {
-        eprintln!(
-            "cairn: the interactive terminal UI is not built yet. Run `cairn -p \"your prompt\"` \
-             for headless mode (see `cairn --help`)."
-        );
-        return ExitCode::from(2);
-    }
-    let Prepared {
-        engine,
-        session,
+    let prepared = read_prompt(args.prompt.as_deref())
+        .and_then(|prompt| Ok((prompt, prepare(&args, Asking::NonInteractive)?)));
+    let (
         prompt,
-        tool_state,
-        mut log,
-        governance,
-        resumed,
-    } = match prepare(&args) {
+        Prepared {
+            engine,
+            session,
+            tool_state,
+            mut log,
+            governance,
+            resumed,
+            ..
+        },
+    ) = match prepared {
         Ok(prepared) => prepared,
         Err(err) => {
             eprintln!("error: {err:#}");
@@ -104,137 +92,6 @@ pub async fn run(args: Args) -> ExitCode {
     code.unwrap_or_else(|| {
         eprintln!("error: the engine stopped without finishing the turn");
         ExitCode::FAILURE
-    })
-}
-
-/// What a headless run is made of.
-struct Prepared {
-    engine: Engine,
-    session: SessionInfo,
-    prompt: String,
-    /// The tools' session state, for stopping background shells on the way out.
-    tool_state: Arc<SessionState>,
-    /// The transcript every event that matters is appended to.
-    log: SessionLog,
-    /// For the session hooks the CLI runs itself (SessionStart, SessionEnd).
-    governance: Governance,
-    /// The run continues an earlier session.
-    resumed: bool,
-}
-
-/// Runs SessionStart or SessionEnd hooks, printing what they say for the user; returns the
-/// context they add.
-async fn run_session_hook(
-    governance: &Governance,
-    event: HookEvent,
-    subject: Option<&str>,
-    input: serde_json::Map<String, serde_json::Value>,
-) -> Vec<String> {
-    let mut notes: Vec<AgentEvent> = Vec::new();
-    let outcome = governance
-        .run_hooks(event, subject, input, &mut notes, &CancellationToken::new())
-        .await;
-    for note in notes {
-        if let AgentEvent::Warning { message } = note {
-            eprintln!("warning: {message}");
-        }
-    }
-    outcome
-        .map(|outcome| outcome.additional_context)
-        .unwrap_or_default()
-}
-
-/// The model the flags, environment and settings ask for (in that order), aliases resolved.
-pub fn chosen_model(args: &Args, settings: &LoadedSettings) -> String {
-    models::resolve_model(
-        &args
-            .model
-            .clone()
-            .or_else(|| std::env::var("ANTHROPIC_MODEL").ok())
-            .or_else(|| settings.settings().model.clone())
-            .unwrap_or_else(|| models::DEFAULT_MODEL.to_string()),
-    )
-}
-
-/// Everything a headless run needs before the first request: the prompt, the credentials,
-/// the tools and the engine.
-fn prepare(args: &Args) -> anyhow::Result<Prepared> {
-    let prompt = read_prompt(args.prompt.as_deref())?;
-    let config = AnthropicConfig::from_env()?;
-    let api_key_source = config.credential.variable();
-    let client = AnthropicClient::new(config)?;
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let settings = load_settings(args, &cwd)?;
-    let model = chosen_model(args, &settings);
-    let max_output_tokens = match std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS") {
-        Ok(value) => value.trim().parse().with_context(|| {
-            format!("CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a whole number of tokens, not {value:?}")
-        })?,
-        Err(_) => DEFAULT_MAX_OUTPUT_TOKENS,
-    };
-    let opened = open_session(args, &cwd, &model)?;
-    let resumed = !opened.history.is_empty();
-    if args.verbose {
-        eprintln!(
-            "session {} in {}",
-            opened.id,
-            opened.transcript_path.display()
-        );
-    }
-    start_cleanup(settings.settings().cleanup_period_days, opened.id);
-    let session_id = opened.id.to_string();
-    let spill_dir = opened.dir.join("tool-results");
-    let permission_mode = if args.dangerously_skip_permissions {
-        PermissionMode::BypassPermissions
-    } else {
-        args.permission_mode
-            .or(settings.settings().permissions.default_mode)
-            .unwrap_or(PermissionMode::Default)
-    };
-    let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
-    let governance = build_governance(&GovernanceInputs {
-        args,
-        settings: &settings,
-        cwd: &cwd,
-        home: &home,
-        mode: permission_mode,
-        session_id: &session_id,
-        transcript_path: &opened.transcript_path,
-    })?;
-    let mut tool_context = ToolContext::new(cwd.clone());
-    tool_context.env = settings.env().clone().into_iter().collect();
-    tool_context.sandbox = governance.sandbox;
-    let tool_state = tool_context.session.clone();
-    let tools = ToolRegistry::with_builtins(tool_context);
-    let session = SessionInfo {
-        session_id,
-        cwd: cwd.display().to_string(),
-        model: model.clone(),
-        tools: tools.specs().into_iter().map(|spec| spec.name).collect(),
-        api_key_source,
-        permission_mode: permission_mode.as_str(),
-    };
-    let engine = Engine::new(
-        Arc::new(client),
-        Arc::new(tools),
-        EngineConfig {
-            system_prompt: Arc::new(PromptBuilder::new(prompt_options(args, &cwd, &model)?)),
-            model,
-            max_turns: args.max_turns,
-            max_output_tokens,
-            spill_dir,
-            governance: governance.governance.clone(),
-        },
-    );
-    let engine = engine.with_history(opened.history);
-    Ok(Prepared {
-        engine,
-        session,
-        prompt,
-        tool_state,
-        log: opened.log,
-        governance: governance.governance,
-        resumed,
     })
 }
 

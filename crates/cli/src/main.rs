@@ -9,10 +9,12 @@
 mod args;
 mod governance;
 mod headless;
+mod interactive;
 mod output;
 mod prompt;
 mod session;
 mod settings;
+mod setup;
 
 use std::process::ExitCode;
 
@@ -46,7 +48,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(headless::run(args));
+    let code = if args.print {
+        runtime.block_on(headless::run(args))
+    } else {
+        runtime.block_on(interactive::run(args))
+    };
     // Don't wait for stray blocking work (a stdin reader, a tool) on the way out.
     runtime.shutdown_background();
     code

@@ -50,7 +50,7 @@ pub fn print_debug_prompt(args: &Args) -> ExitCode {
 fn render_debug_prompt(args: &Args) -> anyhow::Result<String> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let settings = crate::settings::load_settings(args, &cwd)?;
-    let model = crate::headless::chosen_model(args, &settings);
+    let model = crate::setup::chosen_model(args, &settings);
     let builder = PromptBuilder::new(prompt_options(args, &cwd, &model)?);
     let mut out = String::new();
     let mut totals = [0usize; 2];

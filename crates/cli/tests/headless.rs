@@ -415,9 +415,11 @@ fn sigint_during_a_stream_exits_promptly_with_an_error_result() {
 }
 
 #[test]
-fn without_print_mode_it_says_the_interactive_ui_is_not_built() {
+fn without_print_mode_and_a_terminal_it_points_to_headless_mode() {
     let h = Harness::new();
     let run = h.run(&[]);
     assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("needs a terminal"), "{}", run.stderr);
     assert!(run.stderr.contains("cairn -p"), "{}", run.stderr);
+    assert!(h.server.requests().is_empty());
 }

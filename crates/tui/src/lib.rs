@@ -8,9 +8,10 @@
 //!
 //! It sits under the `cli` crate and beside the engine, and does no I/O: finished cells come
 //! out as lines for the caller to write into the terminal's scrollback, the live region as
-//! lines to redraw below them. The event loop that reads keys and the terminal lives in the
-//! binary.
+//! lines to redraw below them. The [`app`] module is the event loop on top: it reads keys and
+//! the engine's events, owns the terminal (an inline viewport) and sends operations.
 
+pub mod app;
 mod dialog;
 mod diff;
 mod highlight;

@@ -439,8 +439,18 @@ fn notice(
     style: ratatui::style::Style,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let spans = [Span::styled(sanitize(message.trim()), style)];
-    wrap_words(&spans, width, &Prefix::hanging(Span::styled(mark, style)))
+    // Each line of a multi-line notice (a command's report) wraps on its own, under the mark.
+    let mut lines = Vec::new();
+    for (index, part) in message.trim().lines().enumerate() {
+        let lead = if index == 0 { mark } else { "  " };
+        let spans = [Span::styled(sanitize(part), style)];
+        lines.extend(wrap_words(
+            &spans,
+            width,
+            &Prefix::hanging(Span::styled(lead, style)),
+        ));
+    }
+    lines
 }
 
 fn render_thinking(

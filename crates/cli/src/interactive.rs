@@ -1,0 +1,117 @@
+//! Plain `cairn` (or `cairn "first prompt"`): the interactive terminal UI over the engine.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use cairn_context::commands::discover_commands;
+use cairn_llm::models;
+use cairn_policy::Asking;
+use cairn_policy::hooks::HookEvent;
+use cairn_protocol::AgentEvent;
+use cairn_session::entry_for;
+use cairn_tui::app::{AppConfig, run_app};
+use tokio::sync::mpsc;
+
+use crate::args::Args;
+use crate::setup::{Prepared, prepare, run_session_hook};
+
+/// How long the way out waits for the engine to stop and the session log to be written.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
+
+pub async fn run(args: Args) -> ExitCode {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        eprintln!(
+            "cairn: the interactive UI needs a terminal. For a script or a pipe, use headless \
+             mode: cairn -p \"your prompt\" (see `cairn --help`)."
+        );
+        return ExitCode::from(2);
+    }
+    let Prepared {
+        engine,
+        session,
+        tool_state,
+        mut log,
+        governance,
+        resumed,
+        settings,
+        cwd,
+        home,
+    } = match prepare(&args, Asking::Interactive) {
+        Ok(prepared) => prepared,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let source = if resumed { "resume" } else { "startup" };
+    let mut input = serde_json::Map::new();
+    input.insert("source".into(), source.into());
+    let first_message_context =
+        run_session_hook(&governance, HookEvent::SessionStart, Some(source), input).await;
+
+    let (ops, op_receiver) = mpsc::unbounded_channel();
+    let (engine_events, mut engine_receiver) = mpsc::unbounded_channel::<AgentEvent>();
+    let (ui_events, ui_receiver) = mpsc::unbounded_channel::<AgentEvent>();
+    let engine_task = tokio::spawn(async move {
+        let mut sink = engine_events;
+        engine.run(op_receiver, &mut sink).await;
+    });
+    // Every event is logged to the session file before the UI sees it.
+    let logger = tokio::spawn(async move {
+        while let Some(event) = engine_receiver.recv().await {
+            if let Some(entry) = entry_for(&event) {
+                log.append(&entry);
+            }
+            if matches!(event, AgentEvent::TurnFinished(_)) {
+                log.sync();
+            }
+            let _ = ui_events.send(event);
+        }
+        log.sync();
+        log.take_warning()
+    });
+
+    let config = AppConfig {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        model: session.model.clone(),
+        permission_mode: session.permission_mode.to_string(),
+        cwd: cwd.clone(),
+        session_id: session.session_id.clone(),
+        settings_sources: settings.sources().iter().map(ToString::to_string).collect(),
+        commands: discover_commands(&cwd, Some(&home)),
+        initial_prompt: args.prompt.clone(),
+        first_message_context,
+        resolve_model: models::resolve_model,
+        context_window: None,
+    };
+    let result = run_app(config, ops.clone(), ui_receiver).await;
+    // The UI interrupted any running turn; closing the channel lets the engine stop.
+    drop(ops);
+    let _ = tokio::time::timeout(SHUTDOWN_WAIT, engine_task).await;
+    if let Ok(Ok(Some(warning))) = tokio::time::timeout(SHUTDOWN_WAIT, logger).await {
+        eprintln!("warning: {warning}; the rest of this session is kept in memory only");
+    }
+    tool_state.shells.kill_all();
+    let mut input = serde_json::Map::new();
+    input.insert("reason".into(), "prompt_input_exit".into());
+    run_session_hook(
+        &governance,
+        HookEvent::SessionEnd,
+        Some("prompt_input_exit"),
+        input,
+    )
+    .await;
+    let code = match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
+    };
+    println!(
+        "Resume this session with: cairn --resume {}",
+        session.session_id
+    );
+    code
+}

@@ -1,0 +1,527 @@
+//! The interactive app: reads keys and the engine's events, draws an inline viewport under
+//! the shell's scrollback, and sends [`Op`]s.
+//!
+//! Finished transcript cells go into the scrollback once (with `insert_before`); the viewport
+//! below holds what still changes: the live cells, a spinner while a turn runs, the input box
+//! or a permission dialog, and the status line. There is no alternate screen, so the
+//! conversation stays in the terminal after cairn exits.
+
+mod composer;
+mod slash;
+mod terminal;
+
+use std::collections::VecDeque;
+use std::io::Stdout;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use cairn_context::commands::CustomCommand;
+use cairn_protocol::{AgentEvent, ContentBlock, Op, Usage};
+use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use futures_util::StreamExt;
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget};
+use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+pub use composer::{Composer, Edit};
+pub use slash::{SlashCommand, parse as parse_slash_command};
+
+use crate::{Appearance, PermissionDialog, StatusLine, Theme, Transcript, line_of};
+
+/// The spinner's frames, one per tick.
+const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// The most rows the inline viewport takes.
+const MAX_VIEWPORT_ROWS: u16 = 20;
+
+/// What the app needs to know that only the caller can tell it.
+#[derive(Debug, Clone)]
+pub struct AppConfig {
+    pub version: String,
+    pub model: String,
+    /// As settings spell it: `default`, `acceptEdits`, …
+    pub permission_mode: String,
+    pub cwd: PathBuf,
+    pub session_id: String,
+    /// The settings files that were loaded, for `/status`.
+    pub settings_sources: Vec<String>,
+    pub commands: Vec<CustomCommand>,
+    /// Sent as the first message (`cairn "prompt"`).
+    pub initial_prompt: Option<String>,
+    /// Context from SessionStart hooks, added to the first message.
+    pub first_message_context: Vec<String>,
+    /// Turns a model alias (`opus`) into the id the API takes.
+    pub resolve_model: fn(&str) -> String,
+    pub context_window: Option<u64>,
+}
+
+/// How the app ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppExit {
+    /// `/exit`, Ctrl+D, or Ctrl+C twice.
+    UserQuit,
+    /// The terminal's input ended.
+    InputClosed,
+}
+
+/// What can stop the app early.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("terminal error: {0}")]
+    Terminal(#[from] std::io::Error),
+    #[error("the engine stopped unexpectedly")]
+    EngineStopped,
+}
+
+/// Runs the interactive app until the user leaves. The terminal is put back (raw mode off,
+/// bracketed paste off) on every way out, errors and panics included.
+pub async fn run_app(
+    config: AppConfig,
+    ops: UnboundedSender<Op>,
+    mut events: UnboundedReceiver<AgentEvent>,
+) -> Result<AppExit, AppError> {
+    let guard = terminal::TerminalGuard::enter()?;
+    let (_, rows) = crossterm::terminal::size()?;
+    let height = rows.saturating_sub(1).clamp(1, MAX_VIEWPORT_ROWS);
+    let mut terminal = Terminal::with_options(
+        CrosstermBackend::new(std::io::stdout()),
+        TerminalOptions {
+            viewport: Viewport::Inline(height),
+        },
+    )?;
+    let mut app = App::new(config, ops);
+    let result = app.run(&mut terminal, &mut events).await;
+    // Whatever finished goes into the scrollback; the viewport is left empty, the cursor at
+    // its top, for what the shell prints next. (No `Terminal::clear`: it asks the terminal
+    // where the cursor is, and the answer would arrive after raw mode is off.)
+    let _ = app.flush(&mut terminal);
+    let _ = terminal.draw(|frame| app.viewport = frame.area());
+    let _ = terminal.set_cursor_position(app.viewport.as_position());
+    let _ = terminal.show_cursor();
+    drop(guard);
+    result
+}
+
+struct App {
+    config: AppConfig,
+    ops: UnboundedSender<Op>,
+    theme: Theme,
+    transcript: Transcript,
+    status: StatusLine,
+    composer: Composer,
+    dialogs: VecDeque<PermissionDialog>,
+    /// Messages sent whose turn has not finished (the engine queues all but the first).
+    turns_pending: usize,
+    turn_started: Option<Instant>,
+    /// A Ctrl+C on an empty input was pressed; another one exits.
+    ctrl_c_armed: bool,
+    hint: Option<String>,
+    usage: Usage,
+    cost_usd: f64,
+    first_message_context: Vec<String>,
+    exit: Option<AppExit>,
+    started: Instant,
+    /// Where the last frame was drawn.
+    viewport: Rect,
+}
+
+impl App {
+    fn new(config: AppConfig, ops: UnboundedSender<Op>) -> App {
+        let theme = Theme::from_env(
+            Appearance::from_colorfgbg(std::env::var("COLORFGBG").ok().as_deref()),
+            std::env::var_os("NO_COLOR").as_deref(),
+        );
+        let mut transcript = Transcript::new();
+        transcript.set_working_dir(config.cwd.clone());
+        transcript.push_info(format!(
+            "Welcome to cairn {} · {} · {}\n/help for commands",
+            config.version,
+            config.model,
+            config.cwd.display()
+        ));
+        let mut status = StatusLine::new(config.model.clone(), config.permission_mode.clone());
+        status.context_window = config.context_window;
+        let first_message_context = config.first_message_context.clone();
+        App {
+            config,
+            ops,
+            theme,
+            transcript,
+            status,
+            composer: Composer::default(),
+            dialogs: VecDeque::new(),
+            turns_pending: 0,
+            turn_started: None,
+            ctrl_c_armed: false,
+            hint: None,
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            first_message_context,
+            exit: None,
+            started: Instant::now(),
+            viewport: Rect::default(),
+        }
+    }
+
+    async fn run(
+        &mut self,
+        terminal: &mut Terminal<CrosstermBackend<Stdout>>,
+        events: &mut UnboundedReceiver<AgentEvent>,
+    ) -> Result<AppExit, AppError> {
+        let mut input = EventStream::new();
+        let mut ticker = tokio::time::interval(Duration::from_millis(100));
+        if let Some(prompt) = self.config.initial_prompt.take() {
+            self.submit(prompt);
+        }
+        loop {
+            self.flush(terminal)?;
+            terminal.draw(|frame| {
+                self.viewport = frame.area();
+                self.draw(frame);
+            })?;
+            if let Some(exit) = self.exit {
+                self.interrupt_if_running();
+                return Ok(exit);
+            }
+            tokio::select! {
+                event = input.next() => match event {
+                    Some(Ok(event)) => self.on_terminal_event(event),
+                    Some(Err(err)) => return Err(AppError::Terminal(err)),
+                    None => return Ok(AppExit::InputClosed),
+                },
+                event = events.recv() => match event {
+                    Some(event) => {
+                        self.on_agent_event(&event);
+                        while let Ok(event) = events.try_recv() {
+                            self.on_agent_event(&event);
+                        }
+                    }
+                    None => return Err(AppError::EngineStopped),
+                },
+                _ = ticker.tick(), if self.is_running() => {}
+            }
+        }
+    }
+
+    fn is_running(&self) -> bool {
+        self.turns_pending > 0
+    }
+
+    fn interrupt_if_running(&self) {
+        if self.is_running() {
+            let _ = self.ops.send(Op::Interrupt);
+        }
+    }
+
+    /// Writes the cells that finished since last time into the scrollback.
+    fn flush(&mut self, terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), AppError> {
+        let width = terminal.size()?.width;
+        let lines = self.transcript.take_unflushed(width, &self.theme);
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+        terminal.insert_before(height, |buf| {
+            Paragraph::new(lines).render(buf.area, buf);
+        })?;
+        Ok(())
+    }
+
+    fn on_agent_event(&mut self, event: &AgentEvent) {
+        self.status.apply(event);
+        self.transcript.apply(event);
+        match event {
+            AgentEvent::PermissionRequested { tool, input, .. } => {
+                if let Some(mut dialog) = PermissionDialog::from_event(event) {
+                    if let Some(line) = edit_start_line(tool, input) {
+                        dialog.set_diff_start_line(line);
+                    }
+                    self.dialogs.push_back(dialog);
+                }
+            }
+            AgentEvent::AssistantMessage {
+                usage, cost_usd, ..
+            } => {
+                self.usage.input_tokens += usage.input_tokens;
+                self.usage.output_tokens += usage.output_tokens;
+                self.usage.cache_creation_input_tokens += usage.cache_creation_input_tokens;
+                self.usage.cache_read_input_tokens += usage.cache_read_input_tokens;
+                self.cost_usd += cost_usd;
+            }
+            AgentEvent::TurnFinished(_) => {
+                self.turns_pending = self.turns_pending.saturating_sub(1);
+                self.turn_started = self.is_running().then(Instant::now);
+                // A finished turn has no question waiting.
+                self.dialogs.clear();
+            }
+            AgentEvent::UserMessage { .. }
+            | AgentEvent::TextDelta { .. }
+            | AgentEvent::ThinkingDelta { .. }
+            | AgentEvent::ToolCallStarted { .. }
+            | AgentEvent::ToolCallInputComplete { .. }
+            | AgentEvent::ToolCallResult { .. }
+            | AgentEvent::ToolResultsMessage { .. }
+            | AgentEvent::Retrying(_)
+            | AgentEvent::PermissionDecided(_)
+            | AgentEvent::TodosChanged { .. }
+            | AgentEvent::ModelChanged { .. }
+            | AgentEvent::Warning { .. } => {}
+        }
+    }
+
+    fn on_terminal_event(&mut self, event: Event) {
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
+            Event::Paste(text) => {
+                if let Some(dialog) = self.dialogs.front_mut() {
+                    if dialog.is_typing() {
+                        for c in text.chars().filter(|c| !c.is_control()) {
+                            dialog.handle_key(KeyEvent::from(KeyCode::Char(c)));
+                        }
+                    }
+                } else {
+                    self.composer.paste(&text);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        let control = key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(dialog) = self.dialogs.front_mut() {
+            if control && key.code == KeyCode::Char('c') {
+                // Ctrl+C in a dialog refuses, like Esc, and stops the turn.
+                if let Some(outcome) = dialog.handle_key(KeyEvent::from(KeyCode::Esc)) {
+                    let _ = self.ops.send(outcome.into_op());
+                }
+                self.dialogs.pop_front();
+                self.interrupt_if_running();
+                return;
+            }
+            if let Some(outcome) = dialog.handle_key(key) {
+                let _ = self.ops.send(outcome.into_op());
+                self.dialogs.pop_front();
+            }
+            return;
+        }
+        if control && key.code == KeyCode::Char('c') {
+            if !self.composer.is_empty() {
+                self.composer.clear();
+                self.ctrl_c_armed = false;
+                self.hint = None;
+            } else if self.ctrl_c_armed {
+                self.exit = Some(AppExit::UserQuit);
+            } else {
+                self.interrupt_if_running();
+                self.ctrl_c_armed = true;
+                self.hint = Some("Press Ctrl+C again to exit".into());
+            }
+            return;
+        }
+        self.ctrl_c_armed = false;
+        self.hint = None;
+        if control && key.code == KeyCode::Char('d') {
+            if self.composer.is_empty() {
+                self.exit = Some(AppExit::UserQuit);
+            }
+            return;
+        }
+        if key.code == KeyCode::Esc {
+            self.interrupt_if_running();
+            return;
+        }
+        if let Edit::Submitted(text) = self.composer.handle_key(key) {
+            self.submit(text);
+        }
+    }
+
+    /// Runs a slash command or sends a message.
+    fn submit(&mut self, text: String) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if !text.trim_start().starts_with('/') {
+            self.send_message(text);
+            return;
+        }
+        let commands = std::mem::take(&mut self.config.commands);
+        match slash::parse(&text, &commands) {
+            SlashCommand::Help => self.transcript.push_info(slash::help_text(&commands)),
+            SlashCommand::Exit => self.exit = Some(AppExit::UserQuit),
+            SlashCommand::Model(None) => {
+                self.transcript
+                    .push_info(format!("Model: {}", self.status.model));
+            }
+            SlashCommand::Model(Some(name)) => {
+                let model = (self.config.resolve_model)(name);
+                if self.is_running() {
+                    self.transcript
+                        .push_info(format!("Switching to {model} after this turn"));
+                }
+                let _ = self.ops.send(Op::SetModel { model });
+            }
+            SlashCommand::Cost => self.transcript.push_info(self.cost_report()),
+            SlashCommand::Status => self.transcript.push_info(self.status_report()),
+            SlashCommand::Custom(command, arguments) => {
+                let prompt = command.expand(arguments, &self.config.cwd);
+                self.send_message(prompt);
+            }
+            SlashCommand::Unknown(name) => self.transcript.push_error(format!(
+                "Unknown command: /{name}. Type /help for the list of commands."
+            )),
+        }
+        self.config.commands = commands;
+    }
+
+    fn send_message(&mut self, text: String) {
+        let mut content = vec![ContentBlock::text(text)];
+        for context in self.first_message_context.drain(..) {
+            content.push(ContentBlock::text(format!(
+                "<system-reminder>\n{context}\n</system-reminder>"
+            )));
+        }
+        if self.ops.send(Op::UserMessage { content }).is_err() {
+            self.transcript
+                .push_error("The engine has stopped; the message was not sent.");
+            return;
+        }
+        self.turns_pending += 1;
+        if self.turn_started.is_none() {
+            self.turn_started = Some(Instant::now());
+        }
+    }
+
+    fn cost_report(&self) -> String {
+        let usage = &self.usage;
+        format!(
+            "Total cost: ${:.4}\nTokens: {} input, {} output, {} cache read, {} cache write\n\
+             Session time: {}s",
+            self.cost_usd,
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_input_tokens,
+            usage.cache_creation_input_tokens,
+            self.started.elapsed().as_secs()
+        )
+    }
+
+    fn status_report(&self) -> String {
+        let sources = if self.config.settings_sources.is_empty() {
+            "none".to_string()
+        } else {
+            self.config.settings_sources.join(", ")
+        };
+        format!(
+            "cairn {}\nModel: {}\nPermission mode: {}\nWorking directory: {}\nSession: {}\n\
+             Settings: {sources}",
+            self.config.version,
+            self.status.model,
+            self.status.permission_mode,
+            self.config.cwd.display(),
+            self.config.session_id,
+        )
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>) {
+        let area = frame.area();
+        let width = area.width;
+        let theme = &self.theme;
+        // From the bottom up: status, input box or dialog, spinner; live cells get the rest.
+        let status_rows = 1;
+        let (box_rows, input_layout) = match self.dialogs.front() {
+            Some(dialog) => (dialog.height(width, theme), None),
+            None => {
+                let layout = self.composer.layout(width.saturating_sub(4));
+                let rows = u16::try_from(layout.0.len()).unwrap_or(u16::MAX);
+                (rows.saturating_add(2), Some(layout))
+            }
+        };
+        let box_rows = box_rows.min(area.height.saturating_sub(status_rows));
+        let spinner_rows = u16::from(self.is_running() || self.hint.is_some());
+        let fixed = status_rows + box_rows + spinner_rows;
+        let live_room = usize::from(area.height.saturating_sub(fixed));
+        let mut live = self.transcript.render_live(width, theme);
+        if live.len() > live_room {
+            live.drain(..live.len() - live_room);
+        }
+        let live_rows = u16::try_from(live.len()).unwrap_or(0);
+        let mut y = area.y;
+        if live_rows > 0 {
+            frame.render_widget(Paragraph::new(live), Rect::new(area.x, y, width, live_rows));
+            y += live_rows;
+        }
+        if spinner_rows > 0 {
+            frame.render_widget(
+                Paragraph::new(self.spinner_line()),
+                Rect::new(area.x, y, width, 1),
+            );
+            y += 1;
+        }
+        let box_area = Rect::new(area.x, y, width, box_rows);
+        match (self.dialogs.front(), input_layout) {
+            (Some(dialog), _) => frame.render_widget(dialog.widget(theme), box_area),
+            (None, Some((rows, (column, row)))) => {
+                let lines: Vec<Line<'static>> = rows
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, text)| {
+                        let lead = if index == 0 { "> " } else { "  " };
+                        Line::from(vec![Span::styled(lead, theme.dim), Span::raw(text)])
+                    })
+                    .collect();
+                let block = Block::default()
+                    .borders(Borders::TOP | Borders::BOTTOM)
+                    .border_style(theme.dim);
+                frame.render_widget(Paragraph::new(lines).block(block), box_area);
+                let cursor_y = y + 1 + row;
+                if cursor_y < box_area.bottom().saturating_sub(1) {
+                    frame.set_cursor_position((area.x + 2 + column, cursor_y));
+                }
+            }
+            (None, None) => {}
+        }
+        y += box_rows;
+        if y < area.bottom() {
+            frame.render_widget(self.status.widget(theme), Rect::new(area.x, y, width, 1));
+        }
+    }
+
+    fn spinner_line(&self) -> Line<'static> {
+        let theme = &self.theme;
+        let mut spans = Vec::new();
+        if let Some(started) = self.turn_started.filter(|_| self.is_running()) {
+            let elapsed = started.elapsed();
+            let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
+            spans.push(Span::styled(format!("{frame} "), theme.status));
+            spans.push(Span::styled(
+                format!("Working… ({}s · esc to interrupt)", elapsed.as_secs()),
+                theme.dim,
+            ));
+            let queued = self.turns_pending.saturating_sub(1);
+            if queued > 0 {
+                spans.push(Span::styled(format!(" · {queued} queued"), theme.dim));
+            }
+        }
+        if let Some(hint) = &self.hint {
+            if !spans.is_empty() {
+                spans.push(Span::raw("  "));
+            }
+            spans.push(Span::styled(hint.clone(), theme.dim));
+        }
+        Line::from(spans)
+    }
+}
+
+/// Where an `Edit`'s old text starts in its file, so the dialog's diff shows real line numbers.
+fn edit_start_line(tool: &str, input: &serde_json::Value) -> Option<usize> {
+    if tool != "Edit" {
+        return None;
+    }
+    let path = input.get("file_path")?.as_str()?;
+    let old = input.get("old_string")?.as_str()?;
+    let text = std::fs::read_to_string(path).ok()?;
+    line_of(&text, old)
+}

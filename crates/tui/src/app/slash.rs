@@ -1,0 +1,116 @@
+//! Slash commands: the built-in ones and the user's custom commands.
+
+use cairn_context::commands::CustomCommand;
+
+/// What a line starting with `/` asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlashCommand<'a> {
+    Help,
+    Exit,
+    /// Show the model, or switch to the one named.
+    Model(Option<&'a str>),
+    Cost,
+    Status,
+    /// A custom command from `.claude/commands`, with its arguments.
+    Custom(&'a CustomCommand, &'a str),
+    Unknown(&'a str),
+}
+
+/// The built-in commands and what each does, for `/help`.
+pub const BUILT_INS: &[(&str, &str)] = &[
+    ("/help", "show this list"),
+    ("/exit", "leave cairn (also /quit, Ctrl+D on an empty line)"),
+    ("/model [name]", "show the model, or switch to another"),
+    ("/cost", "tokens used and cost of this session"),
+    (
+        "/status",
+        "version, model, permission mode, directory, session, settings",
+    ),
+];
+
+/// Parses `line` (which starts with `/`) against the built-ins and `custom`.
+pub fn parse<'a>(line: &'a str, custom: &'a [CustomCommand]) -> SlashCommand<'a> {
+    let line = line.trim();
+    let body = line.strip_prefix('/').unwrap_or(line);
+    let (name, arguments) = match body.split_once(char::is_whitespace) {
+        Some((name, rest)) => (name, rest.trim()),
+        None => (body, ""),
+    };
+    match name {
+        "help" => SlashCommand::Help,
+        "exit" | "quit" => SlashCommand::Exit,
+        "model" => SlashCommand::Model((!arguments.is_empty()).then_some(arguments)),
+        "cost" => SlashCommand::Cost,
+        "status" => SlashCommand::Status,
+        _ => match custom.iter().find(|command| command.name == name) {
+            Some(command) => SlashCommand::Custom(command, arguments),
+            None => SlashCommand::Unknown(name),
+        },
+    }
+}
+
+/// The `/help` text: built-ins, then custom commands with their descriptions.
+pub fn help_text(custom: &[CustomCommand]) -> String {
+    let mut text = String::from("Commands:");
+    for (name, what) in BUILT_INS {
+        text.push_str(&format!("\n  {name:<16} {what}"));
+    }
+    for command in custom {
+        let name = match &command.argument_hint {
+            Some(hint) => format!("/{} {hint}", command.name),
+            None => format!("/{}", command.name),
+        };
+        let what = command.description.as_deref().unwrap_or("custom command");
+        text.push_str(&format!("\n  {name:<16} {what}"));
+    }
+    text.push_str(
+        "\nKeys: Enter sends · Ctrl+J, Alt+Enter or \\ then Enter for a new line · \
+         Esc interrupts · Ctrl+C clears, twice to exit",
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cairn_context::commands::CommandScope;
+    use pretty_assertions::assert_eq;
+
+    fn greet() -> CustomCommand {
+        CustomCommand {
+            name: "greet".into(),
+            scope: CommandScope::Project,
+            path: "greet.md".into(),
+            description: Some("say hello".into()),
+            argument_hint: None,
+            allowed_tools: Vec::new(),
+            model: None,
+            template: "Say hello to $ARGUMENTS".into(),
+        }
+    }
+
+    #[test]
+    fn parses_built_ins_custom_and_unknown_commands() {
+        let custom = [greet()];
+        assert_eq!(parse("/help", &custom), SlashCommand::Help);
+        assert_eq!(parse("/quit", &custom), SlashCommand::Exit);
+        assert_eq!(parse("/model", &custom), SlashCommand::Model(None));
+        assert_eq!(
+            parse("/model  opus ", &custom),
+            SlashCommand::Model(Some("opus"))
+        );
+        assert_eq!(
+            parse("/greet Ada Lovelace", &custom),
+            SlashCommand::Custom(&custom[0], "Ada Lovelace")
+        );
+        assert_eq!(parse("/nope x", &custom), SlashCommand::Unknown("nope"));
+    }
+
+    #[test]
+    fn help_lists_custom_commands() {
+        let help = help_text(&[greet()]);
+        assert!(help.contains("/greet"), "{help}");
+        assert!(help.contains("say hello"), "{help}");
+        assert!(help.contains("/status"), "{help}");
+    }
+}
