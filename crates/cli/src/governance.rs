@@ -65,10 +65,16 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         asking,
     );
 
-    let (hook_config, hook_errors) = HookConfig::from_settings(&settings.settings().hooks);
-    for error in hook_errors {
-        eprintln!("warning: settings: {error} (this hook is ignored)");
+    // Each layer's hooks are checked on their own, so a message names the file it is about;
+    // the merged configuration then runs what is valid.
+    for source in settings.sources() {
+        if let Some(hooks) = layer_json(args, source).and_then(|json| json.get("hooks").cloned()) {
+            for error in HookConfig::from_settings(&hooks).1 {
+                eprintln!("warning: {source}: {error} (this hook is ignored)");
+            }
+        }
     }
+    let (hook_config, _reported_above) = HookConfig::from_settings(&settings.settings().hooks);
     let hooks = (!hook_config.is_empty())
         .then(|| Arc::new(HookRunner::new(hook_config, cwd.to_path_buf())));
     let hook_common = HookCommon {
@@ -119,16 +125,9 @@ fn collect_rules(
             | Source::FlagInline
             | Source::Override(_) => cwd.to_path_buf(),
         };
-        let json = match source.path() {
-            Some(path) => std::fs::read_to_string(path).ok().and_then(|text| {
-                serde_json::from_str::<Value>(text.trim_start_matches('\u{feff}')).ok()
-            }),
-            None => args
-                .settings
-                .as_deref()
-                .and_then(|inline| serde_json::from_str::<Value>(inline).ok()),
+        let Some(json) = layer_json(args, source) else {
+            continue;
         };
-        let Some(json) = json else { continue };
         for (kind, key) in [
             (RuleKind::Allow, "allow"),
             (RuleKind::Ask, "ask"),
@@ -158,6 +157,19 @@ fn collect_rules(
         }
     }
     rules
+}
+
+/// One settings layer's own JSON (the merged view has lost which layer said what).
+fn layer_json(args: &Args, source: &Source) -> Option<Value> {
+    match source.path() {
+        Some(path) => std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()),
+        None => args
+            .settings
+            .as_deref()
+            .and_then(|inline| serde_json::from_str(inline).ok()),
+    }
 }
 
 /// `"Bash(git log:*) Read, Edit"` → the three rules: split on commas and spaces outside

@@ -329,3 +329,25 @@ fn scratch_dir_outside_temp() -> Option<tempfile::TempDir> {
         .find(|path| !temp_roots.iter().any(|root| path.starts_with(root)))
         .and_then(|path| tempfile::tempdir_in(path).ok())
 }
+
+#[test]
+fn a_malformed_hook_is_reported_with_its_file_and_the_valid_ones_still_run() {
+    let h = Harness::new();
+    let ran = h.path("ran");
+    h.settings(json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+        {"type": "script", "command": "true"},
+        {"type": "command", "command": format!("touch {}", ran.display())}
+    ]}]}}));
+    h.server
+        .push(Reply::tool_use("r", "Read", json!({"file_path": "a.txt"})));
+    h.server.push(Reply::text("ok"));
+    std::fs::write(h.path("a.txt"), "a\n").unwrap();
+    let output = h.run(&["-p", "go"]);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains(".claude/settings.json: hooks.PreToolUse[0].hooks[0]"),
+        "{stderr}"
+    );
+    assert!(ran.exists(), "the valid hook still ran");
+}
