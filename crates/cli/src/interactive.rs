@@ -2,30 +2,48 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context;
+
+use cairn_context::PromptBuilder;
 use cairn_context::commands::discover_commands;
 use cairn_llm::models;
 use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::AgentEvent;
 use cairn_session::entry_for;
+use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 use cairn_tui::app::{AppConfig, run_app};
+use cairn_tui::picker::{PickerEntry, run_picker};
+use cairn_tui::{Appearance, Theme};
 use tokio::sync::mpsc;
 
 use crate::args::Args;
+use crate::session::sessions_to_resume;
 use crate::setup::{Prepared, prepare, run_session_hook};
 
 /// How long the way out waits for the engine to stop and the session log to be written.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
-pub async fn run(args: Args) -> ExitCode {
+pub async fn run(mut args: Args) -> ExitCode {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!(
             "cairn: the interactive UI needs a terminal. For a script or a pipe, use headless \
              mode: cairn -p \"your prompt\" (see `cairn --help`)."
         );
         return ExitCode::from(2);
+    }
+    if args.resume.as_deref() == Some("") {
+        match choose_session().await {
+            Ok(Some(id)) => args.resume = Some(id),
+            Ok(None) => return ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("{err:#}");
+                return ExitCode::FAILURE;
+            }
+        }
     }
     let Prepared {
         engine,
@@ -84,6 +102,19 @@ pub async fn run(args: Args) -> ExitCode {
         first_message_context,
         resolve_model: models::resolve_model,
         context_window: None,
+        history_path: crate::session::cairn_home()
+            .ok()
+            .map(|home| home.join("history.jsonl")),
+        home: home.clone(),
+        credential_variable: session.api_key_source.to_string(),
+        // The same prompt the engine builds, for `/context`'s estimate.
+        system_prompt: crate::prompt::prompt_options(&args, &cwd, &session.model)
+            .ok()
+            .map(|options| {
+                Arc::new(PromptBuilder::new(options)) as Arc<dyn cairn_context::PromptSource>
+            }),
+        tool_specs: ToolRegistry::with_builtins(ToolContext::new(cwd.clone())).specs(),
+        permission_gate: governance.gate.clone(),
     };
     let result = run_app(config, ops.clone(), ui_receiver).await;
     // The UI interrupted any running turn; closing the channel lets the engine stop.
@@ -114,4 +145,32 @@ pub async fn run(args: Args) -> ExitCode {
         session.session_id
     );
     code
+}
+
+/// `--resume` without an id: this directory's sessions in the picker. The chosen session's
+/// id, or `None` when the user cancelled.
+async fn choose_session() -> anyhow::Result<Option<String>> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let sessions = sessions_to_resume(&cwd)?;
+    let entries: Vec<PickerEntry> = sessions
+        .into_iter()
+        .map(|session| PickerEntry {
+            id: session.id.to_string(),
+            started_at_ms: session.started_at,
+            message_count: session.message_count,
+            cost_usd: session.cost_usd,
+            first_prompt: session.first_prompt,
+        })
+        .collect();
+    let theme = Theme::from_env(
+        Appearance::from_colorfgbg(std::env::var("COLORFGBG").ok().as_deref()),
+        std::env::var_os("NO_COLOR").as_deref(),
+    );
+    // The picker blocks on the terminal's keys; the app has not started reading them yet.
+    tokio::task::spawn_blocking(move || {
+        let chosen = run_picker(&entries, &theme).context("cannot show the session picker")?;
+        Ok(chosen.and_then(|index| entries.get(index).map(|entry| entry.id.clone())))
+    })
+    .await
+    .context("the session picker stopped unexpectedly")?
 }

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use cairn_protocol::Message;
-use cairn_session::{CleanupScope, Entry, NewSession, SessionId, SessionLog, SessionStore};
+use cairn_session::{
+    CleanupScope, Entry, NewSession, SessionId, SessionLog, SessionStore, SessionSummary,
+};
 
 use crate::args::Args;
 
@@ -120,6 +122,19 @@ fn finish(
         history,
         transcript_path,
     }
+}
+
+/// The sessions `cairn --resume` (without an id) offers in `cwd`, newest first; an error
+/// when there are none, since there is nothing to choose from.
+pub fn sessions_to_resume(cwd: &Path) -> anyhow::Result<Vec<SessionSummary>> {
+    let sessions = SessionStore::new(cairn_home()?).list(cwd)?;
+    if sessions.is_empty() {
+        anyhow::bail!(
+            "No sessions to resume in {} (start one with `cairn`)",
+            cwd.display()
+        );
+    }
+    Ok(sessions)
 }
 
 /// Removes old sessions on a background thread; never `keep`, never blocking the run.

@@ -86,7 +86,8 @@ pub struct PermissionGate {
     rules: RuleSet,
     /// Rules the user added with "yes, and don't ask again" during this session.
     session_rules: Mutex<Vec<String>>,
-    workspace_roots: Vec<PathBuf>,
+    /// A Mutex because `/add-dir` adds roots while the session runs.
+    workspace_roots: Mutex<Vec<PathBuf>>,
     cwd: PathBuf,
     home: PathBuf,
     asking: Asking,
@@ -113,7 +114,7 @@ impl PermissionGate {
             mode: Mutex::new(mode),
             rules,
             session_rules: Mutex::default(),
-            workspace_roots,
+            workspace_roots: Mutex::new(workspace_roots),
             cwd,
             home,
             asking,
@@ -138,6 +139,26 @@ impl PermissionGate {
         self.asking
     }
 
+    /// Adds `dir` to the workspace for the rest of the session (`/add-dir`): file tools may
+    /// then read and, under `acceptEdits`, write there as in the project directory.
+    pub fn add_workspace_root(&self, dir: PathBuf) {
+        let mut roots = self
+            .workspace_roots
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !roots.contains(&dir) {
+            roots.push(dir);
+        }
+    }
+
+    /// The project directory and every additional directory, as they stand now.
+    pub fn workspace_roots(&self) -> Vec<PathBuf> {
+        self.workspace_roots
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
     /// Allows what `rule` matches for the rest of the session.
     pub fn allow_for_session(&self, rule: &str) -> Result<(), RuleError> {
         crate::rules::Rule::parse(RuleKind::Allow, rule, self.session_origin())?;
@@ -155,6 +176,7 @@ impl PermissionGate {
     /// The decision for `call`.
     pub fn check(&self, call: &CallInfo<'_>) -> Verdict {
         let mode = self.mode();
+        let workspace_roots = self.workspace_roots();
         let analysis = (call.tool == "Bash").then(|| {
             let command = call
                 .input
@@ -165,7 +187,7 @@ impl PermissionGate {
                 command,
                 &BashContext {
                     cwd: &self.cwd,
-                    workspace_roots: &self.workspace_roots,
+                    workspace_roots: &workspace_roots,
                     home: &self.home,
                 },
             )
@@ -405,7 +427,7 @@ impl PermissionGate {
 
     fn inside_workspace(&self, path: &Path) -> bool {
         let resolved = resolve_existing_prefix(path);
-        self.workspace_roots.iter().any(|root| {
+        self.workspace_roots().iter().any(|root| {
             let root = resolve_existing_prefix(root);
             resolved.starts_with(&root)
         })
@@ -439,4 +461,34 @@ fn list_paths<'a>(paths: impl Iterator<Item = &'a PathBuf>) -> String {
         .map(|path| path.display().to_string())
         .collect();
     shown.join(", ")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a test should fail loudly")]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn an_added_root_is_inside_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        let (rules, _) = RuleSet::new(std::iter::empty());
+        let gate = PermissionGate::new(
+            Mode::Default,
+            rules,
+            vec![project.clone()],
+            project.clone(),
+            dir.path().join("home"),
+            Asking::Interactive,
+        );
+        assert!(!gate.inside_workspace(&other.join("notes.txt")));
+        gate.add_workspace_root(other.clone());
+        gate.add_workspace_root(other.clone());
+        assert!(gate.inside_workspace(&other.join("notes.txt")));
+        assert_eq!(gate.workspace_roots(), vec![project, other]);
+    }
 }

@@ -16,6 +16,7 @@ mod dialog;
 mod diff;
 mod highlight;
 mod markdown;
+pub mod picker;
 mod status;
 mod table;
 mod theme;

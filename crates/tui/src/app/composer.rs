@@ -40,6 +40,37 @@ impl Composer {
         *self = Composer::default();
     }
 
+    /// The cursor as a byte offset into [`Composer::text`].
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// Replaces everything (a recalled prompt, say), the cursor at the end.
+    pub fn set_text(&mut self, text: &str) {
+        *self = Composer::default();
+        self.insert_str(text);
+    }
+
+    /// Replaces the bytes `start..cursor` with `text` (a completed `@mention`), the cursor
+    /// after it. Does nothing if `start` is not a char boundary before the cursor.
+    pub fn replace_before_cursor(&mut self, start: usize, text: &str) {
+        if start <= self.cursor && self.text.is_char_boundary(start) {
+            self.text.replace_range(start..self.cursor, "");
+            self.cursor = start;
+            self.insert_str(text);
+        }
+    }
+
+    /// Whether Up would leave the text (the cursor is on its first line).
+    pub fn cursor_on_first_line(&self) -> bool {
+        !self.text[..self.cursor].contains('\n')
+    }
+
+    /// Whether Down would leave the text (the cursor is on its last line).
+    pub fn cursor_on_last_line(&self) -> bool {
+        !self.text[self.cursor..].contains('\n')
+    }
+
     /// Handles one key press.
     pub fn handle_key(&mut self, key: KeyEvent) -> Edit {
         if key.kind == KeyEventKind::Release {
@@ -262,6 +293,24 @@ mod tests {
             composer.handle_key(key(KeyCode::Enter)),
             Edit::Submitted("see 1\n2\n3\n4\n5\n6\n7".into())
         );
+    }
+
+    #[test]
+    fn set_text_and_completion_replace_text_and_move_the_cursor() {
+        let mut composer = Composer::default();
+        composer.set_text("one\ntwo");
+        assert_eq!(
+            (composer.cursor(), composer.cursor_on_first_line()),
+            (7, false)
+        );
+        assert!(composer.cursor_on_last_line());
+        composer.handle_key(key(KeyCode::Home));
+        composer.handle_key(key(KeyCode::Left));
+        assert!(composer.cursor_on_first_line() && !composer.cursor_on_last_line());
+        composer.set_text("read @no");
+        composer.replace_before_cursor(5, "@src/notes.txt ");
+        assert_eq!(composer.text(), "read @src/notes.txt ");
+        assert_eq!(composer.cursor(), composer.text().len());
     }
 
     #[test]

@@ -7,16 +7,26 @@
 //! conversation stays in the terminal after cairn exits.
 
 mod composer;
+mod context_usage;
+mod doctor;
+mod export;
+mod history;
+mod input_aids;
+mod mention;
+mod shell_escape;
 mod slash;
 mod terminal;
 
 use std::collections::VecDeque;
 use std::io::Stdout;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use cairn_context::PromptSource;
 use cairn_context::commands::CustomCommand;
-use cairn_protocol::{AgentEvent, ContentBlock, Op, Usage};
+use cairn_policy::PermissionGate;
+use cairn_protocol::{AgentEvent, ContentBlock, Message, Op, ToolSpec, Usage};
 use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use futures_util::StreamExt;
 use ratatui::backend::CrosstermBackend;
@@ -27,6 +37,7 @@ use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use composer::{Composer, Edit};
+use input_aids::InputAids;
 pub use slash::{SlashCommand, parse as parse_slash_command};
 
 use crate::{Appearance, PermissionDialog, StatusLine, Theme, Transcript, line_of};
@@ -55,6 +66,19 @@ pub struct AppConfig {
     /// Turns a model alias (`opus`) into the id the API takes.
     pub resolve_model: fn(&str) -> String,
     pub context_window: Option<u64>,
+    /// Where sent prompts are kept across sessions (`~/.cairn/history.jsonl`); `None` keeps
+    /// them in memory only.
+    pub history_path: Option<PathBuf>,
+    /// The home directory, for `/doctor`'s settings check.
+    pub home: PathBuf,
+    /// The environment variable the credential came from (never its value), for `/doctor`.
+    pub credential_variable: String,
+    /// The session's system prompt, for `/context`.
+    pub system_prompt: Option<Arc<dyn PromptSource>>,
+    /// The tools the model is offered, for `/context`.
+    pub tool_specs: Vec<ToolSpec>,
+    /// The session's permission gate, which `/add-dir` adds workspace roots to.
+    pub permission_gate: Option<Arc<PermissionGate>>,
 }
 
 /// How the app ended.
@@ -125,6 +149,12 @@ struct App {
     started: Instant,
     /// Where the last frame was drawn.
     viewport: Rect,
+    /// History, `@` completions and `!` commands around the input box.
+    input: InputAids,
+    /// The conversation as the engine reported it, for `/export` and `/context`.
+    conversation: Vec<Message>,
+    /// The usage the API reported for the last request, for `/context`.
+    last_request: Option<Usage>,
 }
 
 impl App {
@@ -144,6 +174,7 @@ impl App {
         let mut status = StatusLine::new(config.model.clone(), config.permission_mode.clone());
         status.context_window = config.context_window;
         let first_message_context = config.first_message_context.clone();
+        let input = InputAids::new(config.history_path.clone(), &config.cwd);
         App {
             config,
             ops,
@@ -162,6 +193,9 @@ impl App {
             exit: None,
             started: Instant::now(),
             viewport: Rect::default(),
+            input,
+            conversation: Vec::new(),
+            last_request: None,
         }
     }
 
@@ -172,6 +206,8 @@ impl App {
     ) -> Result<AppExit, AppError> {
         let mut input = EventStream::new();
         let mut ticker = tokio::time::interval(Duration::from_millis(100));
+        let mut shell_results = self.input.take_shell_results();
+        self.input.start_file_index();
         if let Some(prompt) = self.config.initial_prompt.take() {
             self.submit(prompt);
         }
@@ -200,7 +236,11 @@ impl App {
                     }
                     None => return Err(AppError::EngineStopped),
                 },
-                _ = ticker.tick(), if self.is_running() => {}
+                Some(output) = shell_results.recv() => {
+                    let notice = self.input.finish_shell(&output);
+                    self.transcript.push_info(notice);
+                }
+                _ = ticker.tick(), if self.is_running() || self.input.running_shell().is_some() => {}
             }
         }
     }
@@ -242,8 +282,13 @@ impl App {
                 }
             }
             AgentEvent::AssistantMessage {
-                usage, cost_usd, ..
+                message,
+                usage,
+                cost_usd,
+                ..
             } => {
+                self.conversation.push(message.clone());
+                self.last_request = Some(*usage);
                 self.usage.input_tokens += usage.input_tokens;
                 self.usage.output_tokens += usage.output_tokens;
                 self.usage.cache_creation_input_tokens += usage.cache_creation_input_tokens;
@@ -256,13 +301,14 @@ impl App {
                 // A finished turn has no question waiting.
                 self.dialogs.clear();
             }
-            AgentEvent::UserMessage { .. }
-            | AgentEvent::TextDelta { .. }
+            AgentEvent::UserMessage { message } | AgentEvent::ToolResultsMessage { message } => {
+                self.conversation.push(message.clone());
+            }
+            AgentEvent::TextDelta { .. }
             | AgentEvent::ThinkingDelta { .. }
             | AgentEvent::ToolCallStarted { .. }
             | AgentEvent::ToolCallInputComplete { .. }
             | AgentEvent::ToolCallResult { .. }
-            | AgentEvent::ToolResultsMessage { .. }
             | AgentEvent::Retrying(_)
             | AgentEvent::PermissionDecided(_)
             | AgentEvent::TodosChanged { .. }
@@ -310,6 +356,7 @@ impl App {
         if control && key.code == KeyCode::Char('c') {
             if !self.composer.is_empty() {
                 self.composer.clear();
+                self.input.close_completions();
                 self.ctrl_c_armed = false;
                 self.hint = None;
             } else if self.ctrl_c_armed {
@@ -330,10 +377,12 @@ impl App {
             return;
         }
         if key.code == KeyCode::Esc {
-            self.interrupt_if_running();
+            if !self.input.dismiss(&mut self.composer) {
+                self.interrupt_if_running();
+            }
             return;
         }
-        if let Edit::Submitted(text) = self.composer.handle_key(key) {
+        if let Edit::Submitted(text) = self.input.handle_key(key, &mut self.composer) {
             self.submit(text);
         }
     }
@@ -341,6 +390,15 @@ impl App {
     /// Runs a slash command or sends a message.
     fn submit(&mut self, text: String) {
         if text.trim().is_empty() {
+            return;
+        }
+        if let Some(warning) = self.input.record(&text) {
+            self.transcript.push_warning(warning);
+        }
+        if let Some(command) = text.trim_start().strip_prefix('!') {
+            if let Err(message) = self.input.start_shell(command.trim()) {
+                self.transcript.push_error(message);
+            }
             return;
         }
         if !text.trim_start().starts_with('/') {
@@ -365,6 +423,17 @@ impl App {
             }
             SlashCommand::Cost => self.transcript.push_info(self.cost_report()),
             SlashCommand::Status => self.transcript.push_info(self.status_report()),
+            SlashCommand::Export(file) => self.export(file),
+            SlashCommand::Doctor => self
+                .transcript
+                .push_info(doctor::render(&doctor::run_checks(&doctor::DoctorInputs {
+                    version: &self.config.version,
+                    home: &self.config.home,
+                    cwd: &self.config.cwd,
+                    credential_variable: &self.config.credential_variable,
+                }))),
+            SlashCommand::Context => self.transcript.push_info(self.context_report()),
+            SlashCommand::AddDir(path) => self.add_dir(path),
             SlashCommand::Custom(command, arguments) => {
                 let prompt = command.expand(arguments, &self.config.cwd);
                 self.send_message(prompt);
@@ -377,7 +446,7 @@ impl App {
     }
 
     fn send_message(&mut self, text: String) {
-        let mut content = vec![ContentBlock::text(text)];
+        let mut content = self.input.message_content(text);
         for context in self.first_message_context.drain(..) {
             content.push(ContentBlock::text(format!(
                 "<system-reminder>\n{context}\n</system-reminder>"
@@ -406,6 +475,59 @@ impl App {
             usage.cache_creation_input_tokens,
             self.started.elapsed().as_secs()
         )
+    }
+
+    fn add_dir(&mut self, path: &str) {
+        let Some(gate) = &self.config.permission_gate else {
+            self.transcript
+                .push_error("/add-dir needs the permission gate, which this session runs without.");
+            return;
+        };
+        if path.is_empty() {
+            self.transcript.push_error("Usage: /add-dir <path>");
+            return;
+        }
+        let dir = self.config.cwd.join(path);
+        match dir.canonicalize() {
+            Ok(dir) if dir.is_dir() => {
+                gate.add_workspace_root(dir.clone());
+                self.transcript.push_info(format!(
+                    "Added {} to the workspace for this session. (Sandboxed Bash commands \
+                     still write only where they could at startup.)",
+                    dir.display()
+                ));
+            }
+            Ok(dir) => self
+                .transcript
+                .push_error(format!("{} is not a directory", dir.display())),
+            Err(err) => self
+                .transcript
+                .push_error(format!("Cannot add {}: {err}", dir.display())),
+        }
+    }
+
+    fn export(&mut self, file: &str) {
+        let path = export::export_path(file, &self.config.cwd, &self.config.session_id);
+        match export::write_export(&path, &self.conversation, &self.config.session_id) {
+            Ok(()) => self
+                .transcript
+                .push_info(format!("Exported the conversation to {}", path.display())),
+            Err(message) => self.transcript.push_error(message),
+        }
+    }
+
+    fn context_report(&self) -> String {
+        let system = self
+            .config
+            .system_prompt
+            .as_ref()
+            .map(|source| source.system_prompt());
+        context_usage::ContextUsage::estimate(
+            system.as_ref(),
+            &self.config.tool_specs,
+            &self.conversation,
+        )
+        .render(self.last_request.as_ref(), self.status.context_window)
     }
 
     fn status_report(&self) -> String {
@@ -440,8 +562,15 @@ impl App {
             }
         };
         let box_rows = box_rows.min(area.height.saturating_sub(status_rows));
-        let spinner_rows = u16::from(self.is_running() || self.hint.is_some());
-        let fixed = status_rows + box_rows + spinner_rows;
+        let completions = match self.dialogs.front() {
+            Some(_) => Vec::new(),
+            None => self.input.completion_lines(theme),
+        };
+        let completion_rows = u16::try_from(completions.len()).unwrap_or(0);
+        let spinner_rows = u16::from(
+            self.is_running() || self.hint.is_some() || self.input.running_shell().is_some(),
+        );
+        let fixed = status_rows + box_rows + completion_rows + spinner_rows;
         let live_room = usize::from(area.height.saturating_sub(fixed));
         let mut live = self.transcript.render_live(width, theme);
         if live.len() > live_room {
@@ -484,6 +613,13 @@ impl App {
             (None, None) => {}
         }
         y += box_rows;
+        if completion_rows > 0 && y + completion_rows < area.bottom() {
+            frame.render_widget(
+                Paragraph::new(completions),
+                Rect::new(area.x, y, width, completion_rows),
+            );
+            y += completion_rows;
+        }
         if y < area.bottom() {
             frame.render_widget(self.status.widget(theme), Rect::new(area.x, y, width, 1));
         }
@@ -504,6 +640,15 @@ impl App {
             if queued > 0 {
                 spans.push(Span::styled(format!(" · {queued} queued"), theme.dim));
             }
+        }
+        if let Some(command) = self.input.running_shell() {
+            if !spans.is_empty() {
+                spans.push(Span::raw("  "));
+            }
+            spans.push(Span::styled(
+                format!("Running !{command}… (esc to stop)"),
+                theme.dim,
+            ));
         }
         if let Some(hint) = &self.hint {
             if !spans.is_empty() {

@@ -11,6 +11,12 @@ pub enum SlashCommand<'a> {
     Model(Option<&'a str>),
     Cost,
     Status,
+    /// Write the conversation as Markdown to the file named, or to `cairn-<session>.md`.
+    Export(&'a str),
+    Doctor,
+    Context,
+    /// Add a directory to the workspace for this session.
+    AddDir(&'a str),
     /// A custom command from `.claude/commands`, with its arguments.
     Custom(&'a CustomCommand, &'a str),
     Unknown(&'a str),
@@ -25,6 +31,19 @@ pub const BUILT_INS: &[(&str, &str)] = &[
     (
         "/status",
         "version, model, permission mode, directory, session, settings",
+    ),
+    (
+        "/export [file]",
+        "write the conversation as Markdown (default cairn-<session>.md)",
+    ),
+    (
+        "/doctor",
+        "check the installation: credentials, settings, sandbox, git, rg",
+    ),
+    ("/context", "what fills the context window, by category"),
+    (
+        "/add-dir <path>",
+        "add a directory to the workspace for this session",
     ),
 ];
 
@@ -42,6 +61,10 @@ pub fn parse<'a>(line: &'a str, custom: &'a [CustomCommand]) -> SlashCommand<'a>
         "model" => SlashCommand::Model((!arguments.is_empty()).then_some(arguments)),
         "cost" => SlashCommand::Cost,
         "status" => SlashCommand::Status,
+        "export" => SlashCommand::Export(arguments),
+        "doctor" => SlashCommand::Doctor,
+        "context" => SlashCommand::Context,
+        "add-dir" => SlashCommand::AddDir(arguments),
         _ => match custom.iter().find(|command| command.name == name) {
             Some(command) => SlashCommand::Custom(command, arguments),
             None => SlashCommand::Unknown(name),
@@ -103,7 +126,29 @@ mod tests {
             parse("/greet Ada Lovelace", &custom),
             SlashCommand::Custom(&custom[0], "Ada Lovelace")
         );
+        assert_eq!(parse("/export", &custom), SlashCommand::Export(""));
+        assert_eq!(
+            parse("/export  chat.md ", &custom),
+            SlashCommand::Export("chat.md")
+        );
+        assert_eq!(parse("/doctor", &custom), SlashCommand::Doctor);
+        assert_eq!(parse("/context", &custom), SlashCommand::Context);
+        assert_eq!(
+            parse("/add-dir ../lib", &custom),
+            SlashCommand::AddDir("../lib")
+        );
         assert_eq!(parse("/nope x", &custom), SlashCommand::Unknown("nope"));
+    }
+
+    #[test]
+    fn every_command_in_help_is_built_in() {
+        for (usage, _) in BUILT_INS {
+            let command = parse(usage, &[]);
+            assert!(
+                !matches!(command, SlashCommand::Unknown(_)),
+                "{usage} is listed in /help but does not parse"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,228 @@
+//! The built-in slash commands end to end: the real binary in a tmux pane, talking to the
+//! scripted model server. Each test waits on what the pane shows (polling with a deadline).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cairn_test_support::Reply;
+use serde_json::json;
+
+mod support;
+use support::{Harness, WAIT};
+
+/// cairn in a tmux session on a server of its own, killed when this is dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(h: &Harness) -> Tmux {
+        let socket = h.home.path().join("tmux.sock").display().to_string();
+        let home = h.home.path();
+        let env = [
+            "env".to_string(),
+            "-u".into(),
+            "ANTHROPIC_AUTH_TOKEN".into(),
+            "-u".into(),
+            "ANTHROPIC_MODEL".into(),
+            "-u".into(),
+            "CAIRN_MAX_RETRIES".into(),
+            "-u".into(),
+            "DISABLE_PROMPT_CACHING".into(),
+            "TERM=xterm-256color".into(),
+            "ANTHROPIC_API_KEY=sk-test-key".into(),
+            format!("ANTHROPIC_BASE_URL={}", h.server.url()),
+            format!("HOME={}", home.display()),
+            format!("CAIRN_HOME={}", home.join(".cairn").display()),
+            env!("CARGO_BIN_EXE_cairn").to_string(),
+        ];
+        let tmux = Tmux { socket };
+        let status = tmux
+            .command()
+            .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", "cairn"])
+            .arg("-c")
+            .arg(h.work.path())
+            .args(env)
+            .args([";", "set-option", "-t", "cairn", "remain-on-exit", "on"])
+            .status()
+            .expect("tmux must be installed to run the interactive tests");
+        assert!(status.success(), "tmux new-session failed");
+        tmux.wait_for("> ");
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.env_remove("TMUX").args(["-S", &self.socket]);
+        command
+    }
+
+    fn screen(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-J", "-S", "-300", "-t", "cairn"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {text:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn send_line(&self, text: &str) {
+        let typed = self
+            .command()
+            .args(["send-keys", "-t", "cairn", "-l", text])
+            .status()
+            .unwrap();
+        assert!(typed.success());
+        self.wait_for(text);
+        let pressed = self
+            .command()
+            .args(["send-keys", "-t", "cairn", "Enter"])
+            .status()
+            .unwrap();
+        assert!(pressed.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self
+            .command()
+            .arg("kill-server")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+#[test]
+fn export_writes_the_conversation_as_markdown() {
+    let h = Harness::new();
+    h.server.push(Reply::text("The answer is forty-two."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("What is the answer?");
+    tmux.wait_for("The answer is forty-two.");
+    tmux.send_line("/export chat.md");
+    tmux.wait_for("Exported the conversation to");
+    let markdown = std::fs::read_to_string(h.path("chat.md")).unwrap();
+    assert!(
+        markdown.contains("## User\n\nWhat is the answer?"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("## Assistant\n\nThe answer is forty-two."),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn export_to_an_unwritable_path_says_why() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/export no-such-dir/chat.md");
+    let screen = tmux.wait_for("Cannot write");
+    assert!(screen.contains("no-such-dir/chat.md"), "{screen}");
+}
+
+#[test]
+fn doctor_names_the_credential_variable_but_not_its_value() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/doctor");
+    let screen = tmux.wait_for(" rg: ");
+    assert!(
+        screen.contains("✓ credentials: ANTHROPIC_API_KEY is set"),
+        "{screen}"
+    );
+    assert!(screen.contains("sandbox: "), "{screen}");
+    assert!(screen.contains("git: "), "{screen}");
+    assert!(!screen.contains("sk-test-key"), "{screen}");
+}
+
+#[test]
+fn context_shows_each_category_and_the_last_request() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Hello there."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("Say hello");
+    tmux.wait_for("Hello there.");
+    tmux.send_line("/context");
+    let screen = tmux.wait_for("Last request:");
+    for category in [
+        "System prompt (static)",
+        "System prompt (dynamic)",
+        "Tool definitions",
+        "User messages",
+        "Assistant messages",
+        "Tool results",
+        "Total",
+    ] {
+        assert!(screen.contains(category), "{category}: {screen}");
+    }
+    assert!(!screen.contains("Last request: none yet"), "{screen}");
+}
+
+#[test]
+fn an_added_directory_is_read_without_asking() {
+    let h = Harness::new();
+    let lib = h.home.path().join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(lib.join("notes.txt"), "shared notes\n").unwrap();
+    let notes = lib.canonicalize().unwrap().join("notes.txt");
+    h.server.push(Reply::tool_use(
+        "r1",
+        "Read",
+        json!({"file_path": notes.display().to_string()}),
+    ));
+    h.server.push(Reply::text("The notes are shared."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line(&format!("/add-dir {}", lib.display()));
+    tmux.wait_for("to the workspace for this session");
+    tmux.send_line("read the shared notes");
+    let screen = tmux.wait_for("The notes are shared.");
+    assert!(!screen.contains("Yes"), "a dialog was shown:\n{screen}");
+    let requests = h.server.wait_for_requests(2, WAIT);
+    let result = &requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"][0];
+    assert!(result.to_string().contains("shared notes"), "{result}");
+}
+
+#[test]
+fn help_lists_every_built_in_command() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/help");
+    let screen = tmux.wait_for("Keys:");
+    for command in [
+        "/help", "/exit", "/model", "/cost", "/status", "/export", "/doctor", "/context",
+        "/add-dir",
+    ] {
+        assert!(
+            screen.contains(&format!("  {command}")),
+            "{command}: {screen}"
+        );
+    }
+}

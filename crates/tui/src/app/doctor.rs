@@ -1,0 +1,199 @@
+//! `/doctor`: checks of the installation and the environment, each passed or failed with why.
+
+use std::path::{Path, PathBuf};
+
+use cairn_config::SettingsLoader;
+use cairn_policy::sandbox::{SandboxSupport, detect_support};
+
+/// What `/doctor` needs to know about this session.
+pub struct DoctorInputs<'a> {
+    pub version: &'a str,
+    pub home: &'a Path,
+    pub cwd: &'a Path,
+    /// The environment variable the credential came from (never its value).
+    pub credential_variable: &'a str,
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub outcome: Outcome,
+    pub what: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    Failed,
+}
+
+impl Check {
+    fn passed(what: impl Into<String>, detail: impl Into<String>) -> Check {
+        Check {
+            outcome: Outcome::Passed,
+            what: what.into(),
+            detail: detail.into(),
+        }
+    }
+
+    fn failed(what: impl Into<String>, detail: impl Into<String>) -> Check {
+        Check {
+            outcome: Outcome::Failed,
+            what: what.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Runs every check; blocking work (file reads, a PATH walk) is small enough to do inline.
+pub fn run_checks(inputs: &DoctorInputs<'_>) -> Vec<Check> {
+    let mut checks = Vec::new();
+    checks.push(match std::env::current_exe() {
+        Ok(path) => Check::passed(
+            format!("cairn {}", inputs.version),
+            path.display().to_string(),
+        ),
+        Err(err) => Check::failed(
+            format!("cairn {}", inputs.version),
+            format!("cannot find the binary: {err}"),
+        ),
+    });
+    checks.push(credential_check(inputs.credential_variable));
+    checks.extend(settings_checks(inputs.home, inputs.cwd));
+    checks.push(sandbox_check(detect_support()));
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for (tool, why) in [
+        ("git", "git context and diffs"),
+        ("rg", "Grep and Glob search"),
+    ] {
+        checks.push(match find_on_path(tool, &path) {
+            Some(found) => Check::passed(tool, found.display().to_string()),
+            None => Check::failed(tool, format!("not found on PATH; needed for {why}")),
+        });
+    }
+    checks
+}
+
+/// The report as text, one `✓`/`✗` line a check.
+pub fn render(checks: &[Check]) -> String {
+    let mut text = String::from("Doctor:");
+    for check in checks {
+        let mark = match check.outcome {
+            Outcome::Passed => "✓",
+            Outcome::Failed => "✗",
+        };
+        text.push_str(&format!("\n  {mark} {}: {}", check.what, check.detail));
+    }
+    text
+}
+
+fn credential_check(variable: &str) -> Check {
+    let set = std::env::var_os(variable).is_some_and(|value| !value.is_empty());
+    if set {
+        Check::passed("credentials", format!("{variable} is set"))
+    } else {
+        Check::failed(
+            "credentials",
+            format!("{variable} is not set; export ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN"),
+        )
+    }
+}
+
+/// One check for each settings file that exists, and one for the merged result.
+fn settings_checks(home: &Path, cwd: &Path) -> Vec<Check> {
+    let loader = SettingsLoader::new(home, cwd);
+    let mut checks: Vec<Check> = loader
+        .files()
+        .iter()
+        .filter_map(|source| {
+            let path = source.path()?;
+            if !path.is_file() {
+                return None;
+            }
+            let name = source.to_string();
+            Some(match std::fs::read_to_string(path) {
+                Ok(text) => match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(_) => Check::passed("settings", format!("{name} parses")),
+                    Err(err) => Check::failed("settings", format!("{name}: {err}")),
+                },
+                Err(err) => Check::failed("settings", format!("{name}: cannot read: {err}")),
+            })
+        })
+        .collect();
+    checks.push(match loader.load() {
+        Ok(loaded) => {
+            let warnings: Vec<String> = loaded.warnings().iter().map(ToString::to_string).collect();
+            if warnings.is_empty() {
+                Check::passed("settings", "merged without problems")
+            } else {
+                Check::failed("settings", warnings.join("; "))
+            }
+        }
+        Err(err) => Check::failed("settings", err.to_string()),
+    });
+    checks
+}
+
+fn sandbox_check(support: SandboxSupport) -> Check {
+    match support {
+        SandboxSupport::Full { abi } => {
+            Check::passed("sandbox", format!("Landlock ABI {abi}, full support"))
+        }
+        SandboxSupport::Partial { abi, missing } => {
+            Check::passed("sandbox", format!("Landlock ABI {abi}, partial: {missing}"))
+        }
+        SandboxSupport::Unsupported { reason } => Check::failed("sandbox", reason),
+    }
+}
+
+/// The first executable file called `name` in the directories of `path`.
+fn find_on_path(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata()
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a test should fail loudly")]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_broken_settings_file_fails_with_its_name() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(cwd.path().join(".claude")).unwrap();
+        std::fs::write(cwd.path().join(".claude/settings.json"), "{ nope").unwrap();
+        let checks = settings_checks(home.path(), cwd.path());
+        assert_eq!(checks.len(), 2, "{checks:?}");
+        assert!(
+            checks.iter().all(|check| check.outcome == Outcome::Failed),
+            "{checks:?}"
+        );
+        assert!(checks[0].detail.contains("settings.json"), "{checks:?}");
+    }
+
+    #[test]
+    fn renders_marks() {
+        let text = render(&[
+            Check::passed("git", "/usr/bin/git"),
+            Check::failed("rg", "not found"),
+        ]);
+        assert_eq!(text, "Doctor:\n  ✓ git: /usr/bin/git\n  ✗ rg: not found");
+    }
+}
