@@ -15,7 +15,7 @@ use cairn_policy::hooks::HookEvent;
 use cairn_protocol::AgentEvent;
 use cairn_session::entry_for;
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
-use cairn_tui::app::{AppConfig, run_app};
+use cairn_tui::app::{AppConfig, AppExit, run_app};
 use cairn_tui::picker::{PickerEntry, run_picker};
 use cairn_tui::{Appearance, Theme};
 use tokio::sync::mpsc;
@@ -45,6 +45,26 @@ pub async fn run(mut args: Args) -> ExitCode {
             }
         }
     }
+    let mut cleared = false;
+    loop {
+        let (code, exit) = run_session(&args, cleared).await;
+        if exit != Some(AppExit::Clear) {
+            return code;
+        }
+        // `/clear`: a fresh conversation in a new session file, set up like a new start
+        // (the simplest way to empty the engine's history and the log together).
+        args.resume = None;
+        args.continue_session = false;
+        args.fork_session = false;
+        args.session_id = None;
+        args.prompt = None;
+        cleared = true;
+    }
+}
+
+/// One session of the app, from setup to the SessionEnd hook. `cleared`: it follows a
+/// `/clear`. Returns the exit code and how the app ended (`None` when it did not start).
+async fn run_session(args: &Args, cleared: bool) -> (ExitCode, Option<AppExit>) {
     let Prepared {
         engine,
         session,
@@ -55,14 +75,18 @@ pub async fn run(mut args: Args) -> ExitCode {
         settings,
         cwd,
         home,
-    } = match prepare(&args, Asking::Interactive) {
+    } = match prepare(args, Asking::Interactive) {
         Ok(prepared) => prepared,
         Err(err) => {
             eprintln!("error: {err:#}");
-            return ExitCode::FAILURE;
+            return (ExitCode::FAILURE, None);
         }
     };
-    let source = if resumed { "resume" } else { "startup" };
+    let source = match (cleared, resumed) {
+        (true, _) => "clear",
+        (false, true) => "resume",
+        (false, false) => "startup",
+    };
     let mut input = serde_json::Map::new();
     input.insert("source".into(), source.into());
     let first_message_context =
@@ -108,13 +132,14 @@ pub async fn run(mut args: Args) -> ExitCode {
         home: home.clone(),
         credential_variable: session.api_key_source.to_string(),
         // The same prompt the engine builds, for `/context`'s estimate.
-        system_prompt: crate::prompt::prompt_options(&args, &cwd, &session.model)
+        system_prompt: crate::prompt::prompt_options(args, &cwd, &session.model)
             .ok()
             .map(|options| {
                 Arc::new(PromptBuilder::new(options)) as Arc<dyn cairn_context::PromptSource>
             }),
         tool_specs: ToolRegistry::with_builtins(ToolContext::new(cwd.clone())).specs(),
         permission_gate: governance.gate.clone(),
+        settings_listing: settings_listing(&settings),
     };
     let result = run_app(config, ops.clone(), ui_receiver).await;
     // The UI interrupted any running turn; closing the channel lets the engine stop.
@@ -124,27 +149,39 @@ pub async fn run(mut args: Args) -> ExitCode {
         eprintln!("warning: {warning}; the rest of this session is kept in memory only");
     }
     tool_state.shells.kill_all();
+    let reason = match result {
+        Ok(AppExit::Clear) => "clear",
+        Ok(AppExit::UserQuit | AppExit::InputClosed) | Err(_) => "prompt_input_exit",
+    };
     let mut input = serde_json::Map::new();
-    input.insert("reason".into(), "prompt_input_exit".into());
-    run_session_hook(
-        &governance,
-        HookEvent::SessionEnd,
-        Some("prompt_input_exit"),
-        input,
-    )
-    .await;
-    let code = match result {
-        Ok(_) => ExitCode::SUCCESS,
+    input.insert("reason".into(), reason.into());
+    run_session_hook(&governance, HookEvent::SessionEnd, Some(reason), input).await;
+    let (code, exit) = match result {
+        Ok(exit) => (ExitCode::SUCCESS, Some(exit)),
         Err(err) => {
             eprintln!("error: {err}");
-            ExitCode::FAILURE
+            (ExitCode::FAILURE, None)
         }
     };
     println!(
         "Resume this session with: cairn --resume {}",
         session.session_id
     );
-    code
+    (code, exit)
+}
+
+/// The merged settings, one `key = value (sources)` line each, as `cairn config list`.
+fn settings_listing(settings: &cairn_config::LoadedSettings) -> String {
+    let lines: Vec<String> = settings
+        .list()
+        .iter()
+        .map(|entry| format!("  {entry}"))
+        .collect();
+    if lines.is_empty() {
+        "  (none: no settings file exists)".to_string()
+    } else {
+        lines.join("\n")
+    }
 }
 
 /// `--resume` without an id: this directory's sessions in the picker. The chosen session's

@@ -169,6 +169,19 @@ impl PermissionGate {
         Ok(())
     }
 
+    /// The rules from settings and flags, each with where it came from (for `/permissions`).
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// The rules allowed with "yes, and don't ask again" during this session.
+    pub fn session_rules(&self) -> Vec<String> {
+        self.session_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
     fn session_origin(&self) -> RuleOrigin {
         RuleOrigin::new("this session", self.cwd.clone())
     }

@@ -259,7 +259,22 @@ impl Transcript {
     /// What is still changing: tool calls waiting for results, the message being streamed, a
     /// retry in progress. Cells are separated by an empty line; there is none at the end.
     pub fn render_live(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-        let mut lines = self.render_cells(self.pending.iter().chain(&self.streaming), width, theme);
+        // The live region is at most a viewport high, so a long streaming message renders only
+        // its tail: re-rendering all of it on every frame made the UI fall ever further behind.
+        let mut lines = Vec::new();
+        for cell in self.pending.iter().chain(&self.streaming) {
+            let rendered = if let Cell::Assistant(text) = cell
+                && text.len() > LIVE_TAIL_BYTES
+            {
+                self.render_cell(&Cell::Assistant(live_tail(text)), width, theme)
+            } else {
+                self.render_cell(cell, width, theme)
+            };
+            if !rendered.is_empty() {
+                lines.extend(rendered);
+                lines.push(Line::default());
+            }
+        }
         if let Some(notice) = &self.retry {
             let text = format!(
                 "⟳ {} — retrying in {:.1}s (attempt {} of {})",
@@ -411,6 +426,39 @@ impl Transcript {
             Cell::Warning(message) => notice("⚠ ", message, theme.warning, columns),
             Cell::Info(message) => notice("· ", message, theme.dim, columns),
         }
+    }
+}
+
+/// How much of a streaming message's end the live region renders: more than its 20 rows hold
+/// even 400 columns wide, and little enough to render on every frame.
+const LIVE_TAIL_BYTES: usize = 8 * 1024;
+
+/// The end of `text` from a paragraph (or else line) break at least [`LIVE_TAIL_BYTES`] before
+/// its end, with the code fence the break falls inside reopened, so the visible last lines
+/// render as they would in the whole text.
+fn live_tail(text: &str) -> String {
+    let limit = text.len().saturating_sub(LIVE_TAIL_BYTES);
+    let before = &text.as_bytes()[..limit];
+    let cut = match before.windows(2).rposition(|pair| pair == b"\n\n") {
+        Some(at) => at + 2,
+        None => match before.iter().rposition(|&byte| byte == b'\n') {
+            Some(at) => at + 1,
+            None => return text.to_owned(),
+        },
+    };
+    let mut open_fence = None;
+    for line in text[..cut].lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            open_fence = match open_fence {
+                Some(_) => None,
+                None => Some(line),
+            };
+        }
+    }
+    match open_fence {
+        Some(fence) => format!("{fence}\n{}", &text[cut..]),
+        None => text[cut..].to_owned(),
     }
 }
 

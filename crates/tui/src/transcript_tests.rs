@@ -130,3 +130,25 @@ fn images_in_a_prompt_are_named() {
         vec!["> What is this?", "  [image]", ""]
     );
 }
+
+#[test]
+fn a_long_streaming_message_shows_the_same_last_lines_as_the_whole() {
+    let theme = Theme::plain();
+    let paragraph = "words of a long answer that wraps over several lines ".repeat(20);
+    let mut text = String::new();
+    while text.len() < 3 * LIVE_TAIL_BYTES {
+        text.push_str(&paragraph);
+        text.push_str("\n\n");
+    }
+    // A code block the tail's cut falls inside, still open at the end.
+    text.push_str("```rust\n");
+    for n in 0..4000 {
+        text.push_str(&format!("let x{n} = {n};\n\n"));
+    }
+    let whole = texts(&Transcript::new().render_cell(&Cell::Assistant(text.clone()), 60, &theme));
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::TextDelta { text });
+    let live = texts(&transcript.render_live(60, &theme));
+    assert!(live.len() > 100, "the tail covers many viewports");
+    assert_eq!(live[live.len() - 100..], whole[whole.len() - 100..]);
+}

@@ -11,14 +11,16 @@ mod context_usage;
 mod doctor;
 mod export;
 mod history;
+mod inline_backend;
 mod input_aids;
+mod local_settings;
 mod mention;
+mod permissions_view;
 mod shell_escape;
 mod slash;
 mod terminal;
 
 use std::collections::VecDeque;
-use std::io::Stdout;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,10 +28,9 @@ use std::time::{Duration, Instant};
 use cairn_context::PromptSource;
 use cairn_context::commands::CustomCommand;
 use cairn_policy::PermissionGate;
-use cairn_protocol::{AgentEvent, ContentBlock, Message, Op, ToolSpec, Usage};
+use cairn_protocol::{AgentEvent, ContentBlock, Message, Op, PermissionAnswer, ToolSpec, Usage};
 use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use futures_util::StreamExt;
-use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
@@ -37,6 +38,7 @@ use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use composer::{Composer, Edit};
+use inline_backend::InlineBackend;
 use input_aids::InputAids;
 pub use slash::{SlashCommand, parse as parse_slash_command};
 
@@ -46,6 +48,8 @@ use crate::{Appearance, PermissionDialog, StatusLine, Theme, Transcript, line_of
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// The most rows the inline viewport takes.
 const MAX_VIEWPORT_ROWS: u16 = 20;
+/// The shortest time between two redraws caused by the engine's events (about 60 a second).
+const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 
 /// What the app needs to know that only the caller can tell it.
 #[derive(Debug, Clone)]
@@ -79,6 +83,8 @@ pub struct AppConfig {
     pub tool_specs: Vec<ToolSpec>,
     /// The session's permission gate, which `/add-dir` adds workspace roots to.
     pub permission_gate: Option<Arc<PermissionGate>>,
+    /// The merged settings as `cairn config list` shows them, for `/config`.
+    pub settings_listing: String,
 }
 
 /// How the app ended.
@@ -88,6 +94,8 @@ pub enum AppExit {
     UserQuit,
     /// The terminal's input ended.
     InputClosed,
+    /// `/clear`: the caller starts a fresh conversation in a new session (and a new app).
+    Clear,
 }
 
 /// What can stop the app early.
@@ -107,10 +115,14 @@ pub async fn run_app(
     mut events: UnboundedReceiver<AgentEvent>,
 ) -> Result<AppExit, AppError> {
     let guard = terminal::TerminalGuard::enter()?;
+    // A previous app's (after `/clear`) EventStream leaves a wake-up pending in crossterm's
+    // reader when it is dropped; the cursor query below would take it for a timeout. A
+    // zero-length poll consumes it (any keys read meanwhile stay queued).
+    let _ = crossterm::event::poll(Duration::ZERO);
     let (_, rows) = crossterm::terminal::size()?;
     let height = rows.saturating_sub(1).clamp(1, MAX_VIEWPORT_ROWS);
     let mut terminal = Terminal::with_options(
-        CrosstermBackend::new(std::io::stdout()),
+        InlineBackend::new(std::io::stdout()),
         TerminalOptions {
             viewport: Viewport::Inline(height),
         },
@@ -201,7 +213,7 @@ impl App {
 
     async fn run(
         &mut self,
-        terminal: &mut Terminal<CrosstermBackend<Stdout>>,
+        terminal: &mut Terminal<InlineBackend>,
         events: &mut UnboundedReceiver<AgentEvent>,
     ) -> Result<AppExit, AppError> {
         let mut input = EventStream::new();
@@ -211,18 +223,30 @@ impl App {
         if let Some(prompt) = self.config.initial_prompt.take() {
             self.submit(prompt);
         }
+        // A fast stream is drawn at most once a frame and yields to keys (`biased`), so
+        // keystrokes never wait behind a backlog of redraws.
+        let mut last_draw = Instant::now();
+        let mut draw_deferred = false;
+        let mut draw_now = true;
         loop {
-            self.flush(terminal)?;
-            terminal.draw(|frame| {
-                self.viewport = frame.area();
-                self.draw(frame);
-            })?;
+            if draw_now || last_draw.elapsed() >= FRAME_INTERVAL {
+                self.flush(terminal)?;
+                terminal.draw(|frame| {
+                    self.viewport = frame.area();
+                    self.draw(frame);
+                })?;
+                last_draw = Instant::now();
+                draw_deferred = false;
+            }
+            draw_now = true;
             if let Some(exit) = self.exit {
                 self.interrupt_if_running();
                 return Ok(exit);
             }
             tokio::select! {
+                biased;
                 event = input.next() => match event {
+                    Some(Ok(Event::Resize(_, _))) => resize(terminal)?,
                     Some(Ok(event)) => self.on_terminal_event(event),
                     Some(Err(err)) => return Err(AppError::Terminal(err)),
                     None => return Ok(AppExit::InputClosed),
@@ -233,6 +257,8 @@ impl App {
                         while let Ok(event) = events.try_recv() {
                             self.on_agent_event(&event);
                         }
+                        draw_now = false;
+                        draw_deferred = true;
                     }
                     None => return Err(AppError::EngineStopped),
                 },
@@ -241,6 +267,7 @@ impl App {
                     self.transcript.push_info(notice);
                 }
                 _ = ticker.tick(), if self.is_running() || self.input.running_shell().is_some() => {}
+                () = tokio::time::sleep_until((last_draw + FRAME_INTERVAL).into()), if draw_deferred => {}
             }
         }
     }
@@ -256,7 +283,7 @@ impl App {
     }
 
     /// Writes the cells that finished since last time into the scrollback.
-    fn flush(&mut self, terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), AppError> {
+    fn flush(&mut self, terminal: &mut Terminal<InlineBackend>) -> Result<(), AppError> {
         let width = terminal.size()?.width;
         let lines = self.transcript.take_unflushed(width, &self.theme);
         if lines.is_empty() {
@@ -348,6 +375,12 @@ impl App {
                 return;
             }
             if let Some(outcome) = dialog.handle_key(key) {
+                // "Don't ask again" also holds for later sessions, as in Claude Code.
+                if let PermissionAnswer::AllowAlways { rule } = &outcome.answer
+                    && let Err(warning) = local_settings::save_allow_rule(&self.config.cwd, rule)
+                {
+                    self.transcript.push_warning(warning);
+                }
                 let _ = self.ops.send(outcome.into_op());
                 self.dialogs.pop_front();
             }
@@ -409,6 +442,7 @@ impl App {
         match slash::parse(&text, &commands) {
             SlashCommand::Help => self.transcript.push_info(slash::help_text(&commands)),
             SlashCommand::Exit => self.exit = Some(AppExit::UserQuit),
+            SlashCommand::Clear => self.exit = Some(AppExit::Clear),
             SlashCommand::Model(None) => {
                 self.transcript
                     .push_info(format!("Model: {}", self.status.model));
@@ -434,6 +468,18 @@ impl App {
                 }))),
             SlashCommand::Context => self.transcript.push_info(self.context_report()),
             SlashCommand::AddDir(path) => self.add_dir(path),
+            SlashCommand::Permissions => match &self.config.permission_gate {
+                Some(gate) => self
+                    .transcript
+                    .push_info(permissions_view::render(gate, &self.status.permission_mode)),
+                None => self
+                    .transcript
+                    .push_error("This session runs without a permission gate."),
+            },
+            SlashCommand::Config => self
+                .transcript
+                .push_info(format!("Settings:\n{}", self.config.settings_listing)),
+            SlashCommand::Init => self.send_message(slash::INIT_PROMPT.to_string()),
             SlashCommand::Custom(command, arguments) => {
                 let prompt = command.expand(arguments, &self.config.cwd);
                 self.send_message(prompt);
@@ -658,6 +704,17 @@ impl App {
         }
         Line::from(spans)
     }
+}
+
+/// Rebuilds the inline viewport at the terminal's new size. The terminal has reflowed the
+/// screen, so where the old viewport went is unknown: the screen is cleared (what was printed
+/// stays in the scrollback) and the viewport starts again at the top, without asking the
+/// terminal where the cursor is (see `inline_backend`).
+fn resize(terminal: &mut Terminal<InlineBackend>) -> Result<(), AppError> {
+    let size = terminal.size()?;
+    terminal.backend_mut().reset_to_top()?;
+    terminal.resize(Rect::new(0, 0, size.width, size.height))?;
+    Ok(())
 }
 
 /// Where an `Edit`'s old text starts in its file, so the dialog's diff shows real line numbers.

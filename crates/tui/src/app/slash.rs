@@ -7,6 +7,8 @@ use cairn_context::commands::CustomCommand;
 pub enum SlashCommand<'a> {
     Help,
     Exit,
+    /// Start a fresh conversation (a new session).
+    Clear,
     /// Show the model, or switch to the one named.
     Model(Option<&'a str>),
     Cost,
@@ -17,6 +19,12 @@ pub enum SlashCommand<'a> {
     Context,
     /// Add a directory to the workspace for this session.
     AddDir(&'a str),
+    /// The permission rules in force and where each came from.
+    Permissions,
+    /// The merged settings, with the file each value came from.
+    Config,
+    /// Ask the model to write or improve the project's CLAUDE.md.
+    Init,
     /// A custom command from `.claude/commands`, with its arguments.
     Custom(&'a CustomCommand, &'a str),
     Unknown(&'a str),
@@ -26,6 +34,10 @@ pub enum SlashCommand<'a> {
 pub const BUILT_INS: &[(&str, &str)] = &[
     ("/help", "show this list"),
     ("/exit", "leave cairn (also /quit, Ctrl+D on an empty line)"),
+    (
+        "/clear",
+        "start a fresh conversation (the current one stays resumable)",
+    ),
     ("/model [name]", "show the model, or switch to another"),
     ("/cost", "tokens used and cost of this session"),
     (
@@ -45,7 +57,27 @@ pub const BUILT_INS: &[(&str, &str)] = &[
         "/add-dir <path>",
         "add a directory to the workspace for this session",
     ),
+    (
+        "/permissions",
+        "the allow, ask and deny rules in force and where each came from",
+    ),
+    ("/config", "the merged settings and the file each came from"),
+    (
+        "/init",
+        "ask the model to write or improve CLAUDE.md for this project",
+    ),
 ];
+
+/// What `/init` sends: the model studies the repository and writes or improves CLAUDE.md.
+pub const INIT_PROMPT: &str = "Please analyse this repository and write a CLAUDE.md file at its \
+root, or improve the existing one. It is read at the start of every session by coding agents \
+working here, so keep it concise and specific to this project. Include:\n\n\
+1. The commands to build, lint and test, including how to run a single test.\n\
+2. An overview of the architecture: the main parts, where they live, and how they fit together \
+(only what needs reading several files to understand).\n\
+3. Conventions a newcomer would get wrong: code style, naming, error handling, testing habits.\n\n\
+Take what you can from the README, build files, and any existing agent or editor rule files. \
+Do not list every file or invent advice that is not backed by the code.";
 
 /// Parses `line` (which starts with `/`) against the built-ins and `custom`.
 pub fn parse<'a>(line: &'a str, custom: &'a [CustomCommand]) -> SlashCommand<'a> {
@@ -58,6 +90,10 @@ pub fn parse<'a>(line: &'a str, custom: &'a [CustomCommand]) -> SlashCommand<'a>
     match name {
         "help" => SlashCommand::Help,
         "exit" | "quit" => SlashCommand::Exit,
+        "clear" => SlashCommand::Clear,
+        "permissions" => SlashCommand::Permissions,
+        "config" => SlashCommand::Config,
+        "init" => SlashCommand::Init,
         "model" => SlashCommand::Model((!arguments.is_empty()).then_some(arguments)),
         "cost" => SlashCommand::Cost,
         "status" => SlashCommand::Status,
@@ -137,6 +173,10 @@ mod tests {
             parse("/add-dir ../lib", &custom),
             SlashCommand::AddDir("../lib")
         );
+        assert_eq!(parse("/clear", &custom), SlashCommand::Clear);
+        assert_eq!(parse("/permissions", &custom), SlashCommand::Permissions);
+        assert_eq!(parse("/config", &custom), SlashCommand::Config);
+        assert_eq!(parse("/init", &custom), SlashCommand::Init);
         assert_eq!(parse("/nope x", &custom), SlashCommand::Unknown("nope"));
     }
 

@@ -1,0 +1,292 @@
+//! More of the interactive app end to end: resizing the terminal, saved permission rules and
+//! the conversation commands (`/clear`, `/permissions`, `/config`, `/init`). The real binary
+//! runs in a tmux pane against the scripted model server; each test polls the pane with a
+//! deadline.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cairn_test_support::Reply;
+use serde_json::{Value, json};
+
+mod support;
+use support::{Harness, WAIT};
+
+/// cairn in a tmux session on a server of its own, killed when this is dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(h: &Harness) -> Tmux {
+        let socket = h.home.path().join("tmux.sock").display().to_string();
+        let home = h.home.path();
+        let env = [
+            "env".to_string(),
+            "-u".into(),
+            "ANTHROPIC_AUTH_TOKEN".into(),
+            "-u".into(),
+            "ANTHROPIC_MODEL".into(),
+            "-u".into(),
+            "CAIRN_MAX_RETRIES".into(),
+            "-u".into(),
+            "DISABLE_PROMPT_CACHING".into(),
+            "TERM=xterm-256color".into(),
+            "ANTHROPIC_API_KEY=sk-test-key".into(),
+            format!("ANTHROPIC_BASE_URL={}", h.server.url()),
+            format!("HOME={}", home.display()),
+            format!("CAIRN_HOME={}", home.join(".cairn").display()),
+            env!("CARGO_BIN_EXE_cairn").to_string(),
+        ];
+        let tmux = Tmux { socket };
+        let status = tmux
+            .command()
+            .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", "cairn"])
+            .arg("-c")
+            .arg(h.work.path())
+            .args(env)
+            .args([";", "set-option", "-t", "cairn", "remain-on-exit", "on"])
+            .status()
+            .expect("tmux must be installed to run the interactive tests");
+        assert!(status.success(), "tmux new-session failed");
+        tmux.wait_for("> ");
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.env_remove("TMUX").args(["-S", &self.socket]);
+        command
+    }
+
+    fn screen(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-J", "-S", "-300", "-t", "cairn"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// A tmux format (`#{pane_dead}`) for the pane.
+    fn pane_format(&self, format: &str) -> String {
+        let output = self
+            .command()
+            .args(["display-message", "-p", "-t", "cairn", format])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {text:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn send_line(&self, text: &str) {
+        let typed = self
+            .command()
+            .args(["send-keys", "-t", "cairn", "-l", text])
+            .status()
+            .unwrap();
+        assert!(typed.success());
+        self.wait_for(text);
+        self.press("Enter");
+    }
+
+    /// Presses a key by tmux name (`Enter`, `2`).
+    fn press(&self, key: &str) {
+        let pressed = self
+            .command()
+            .args(["send-keys", "-t", "cairn", key])
+            .status()
+            .unwrap();
+        assert!(pressed.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self
+            .command()
+            .arg("kill-server")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+/// The text of the last user message of a request body.
+fn last_user_text(body: &Value) -> String {
+    let messages = body["messages"].as_array().unwrap();
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], json!("user"));
+    match &last["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => panic!("unexpected content {other}"),
+    }
+}
+
+#[test]
+fn the_app_keeps_running_after_the_terminal_is_resized() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Still here after the resize."));
+    let tmux = Tmux::start(&h);
+    let resized = tmux
+        .command()
+        .args(["resize-window", "-t", "cairn", "-x", "60", "-y", "25"])
+        .status()
+        .unwrap();
+    assert!(resized.success());
+    let deadline = Instant::now() + WAIT;
+    while tmux.pane_format("#{pane_width}") != "60" {
+        assert!(Instant::now() < deadline, "the pane was not resized");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tmux.send_line("Are you there?");
+    let screen = tmux.wait_for("Still here after the resize.");
+    assert_eq!(tmux.pane_format("#{pane_dead}"), "0", "{screen}");
+    // The input box is drawn again, at the new width, under the answer.
+    let output = tmux
+        .command()
+        .args(["capture-pane", "-p", "-t", "cairn"])
+        .output()
+        .unwrap();
+    let visible = String::from_utf8_lossy(&output.stdout).into_owned();
+    let answer = visible.find("Still here").expect(&visible);
+    assert!(
+        visible[answer..].lines().any(|line| line.starts_with('>')),
+        "{visible}"
+    );
+    assert!(
+        visible
+            .lines()
+            .all(|line| line.trim_end().chars().count() <= 60),
+        "{visible}"
+    );
+}
+
+#[test]
+fn dont_ask_again_saves_the_rule_in_the_local_settings() {
+    let h = Harness::new();
+    h.settings(json!({"model": "claude-sonnet-4-5"}));
+    h.server.push(Reply::tool_use(
+        "b1",
+        "Bash",
+        json!({"command": "touch made-by-bash.txt"}),
+    ));
+    h.server.push(Reply::text("Ran it."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("run echo");
+    tmux.wait_for("don't ask again");
+    tmux.press("2");
+    tmux.wait_for("Ran it.");
+    let text = std::fs::read_to_string(h.path(".claude/settings.local.json")).unwrap();
+    let settings: Value = serde_json::from_str(&text).unwrap();
+    let allow = settings["permissions"]["allow"].as_array().unwrap();
+    assert_eq!(allow.len(), 1, "{text}");
+    assert!(allow[0].as_str().unwrap().starts_with("Bash("), "{text}");
+    // The project's shared settings are untouched.
+    let shared = std::fs::read_to_string(h.path(".claude/settings.json")).unwrap();
+    assert!(!shared.contains("permissions"), "{shared}");
+}
+
+impl Tmux {
+    /// Waits until the pane's history shows `text` at least `count` times.
+    fn wait_for_count(&self, text: &str, count: usize) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let screen = self.screen();
+            if screen.matches(text).count() >= count {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {count} × {text:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn clear_starts_a_fresh_conversation() {
+    let h = Harness::new();
+    h.server.push(Reply::text("First answer."));
+    h.server.push(Reply::text("Second answer."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("The first question");
+    tmux.wait_for("First answer.");
+    tmux.send_line("/clear");
+    tmux.wait_for_count("Welcome to cairn", 2);
+    tmux.send_line("The second question");
+    tmux.wait_for("Second answer.");
+    let requests = h.server.wait_for_requests(2, WAIT);
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(last_user_text(&requests[1].body), "The second question");
+}
+
+#[test]
+fn permissions_lists_the_rules_with_their_origin() {
+    let h = Harness::new();
+    h.settings(json!({
+        "permissions": {"allow": ["Bash(npm test:*)"], "deny": ["Read(./secrets/**)"]}
+    }));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/permissions");
+    let screen = tmux.wait_for("Read(./secrets/**)");
+    let deny = screen.find("Deny:").expect(&screen);
+    let allow = screen.find("Allow:").expect(&screen);
+    assert!(deny < allow, "{screen}");
+    let rule = screen.find("Bash(npm test:*)").expect(&screen);
+    assert!(allow < rule, "{screen}");
+    assert!(screen.contains("settings.json"), "{screen}");
+}
+
+#[test]
+fn config_lists_the_merged_settings() {
+    let h = Harness::new();
+    h.settings(json!({"includeCoAuthoredBy": false}));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/config");
+    let screen = tmux.wait_for("includeCoAuthoredBy");
+    assert!(screen.contains("Settings:"), "{screen}");
+}
+
+#[test]
+fn init_asks_the_model_to_write_claude_md() {
+    let h = Harness::new();
+    h.server.push(Reply::text("I will write CLAUDE.md."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/init");
+    tmux.wait_for("I will write CLAUDE.md.");
+    let requests = h.server.wait_for_requests(1, WAIT);
+    let prompt = last_user_text(&requests[0].body);
+    assert!(
+        prompt.starts_with("Please analyse this repository and write a CLAUDE.md"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("build, lint and test"), "{prompt}");
+}
