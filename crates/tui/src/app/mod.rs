@@ -50,6 +50,9 @@ const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧
 const MAX_VIEWPORT_ROWS: u16 = 20;
 /// The shortest time between two redraws caused by the engine's events (about 60 a second).
 const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// Lines written into the scrollback per frame: a long finished answer goes out over several
+/// frames, so keys typed meanwhile are not held up behind it.
+const SCROLLBACK_BATCH: usize = 300;
 
 /// What the app needs to know that only the caller can tell it.
 #[derive(Debug, Clone)]
@@ -132,7 +135,7 @@ pub async fn run_app(
     // Whatever finished goes into the scrollback; the viewport is left empty, the cursor at
     // its top, for what the shell prints next. (No `Terminal::clear`: it asks the terminal
     // where the cursor is, and the answer would arrive after raw mode is off.)
-    let _ = app.flush(&mut terminal);
+    while let Ok(true) = app.flush(&mut terminal) {}
     let _ = terminal.draw(|frame| app.viewport = frame.area());
     let _ = terminal.set_cursor_position(app.viewport.as_position());
     let _ = terminal.show_cursor();
@@ -145,6 +148,8 @@ struct App {
     ops: UnboundedSender<Op>,
     theme: Theme,
     transcript: Transcript,
+    /// Finished lines not yet written into the scrollback.
+    scrollback: std::collections::VecDeque<Line<'static>>,
     status: StatusLine,
     composer: Composer,
     dialogs: VecDeque<PermissionDialog>,
@@ -192,6 +197,7 @@ impl App {
             ops,
             theme,
             transcript,
+            scrollback: std::collections::VecDeque::new(),
             status,
             composer: Composer::default(),
             dialogs: VecDeque::new(),
@@ -228,15 +234,18 @@ impl App {
         let mut last_draw = Instant::now();
         let mut draw_deferred = false;
         let mut draw_now = true;
+        // Lines of a long finished answer still to be written into the scrollback.
+        let mut scrollback_waiting = false;
         loop {
             if draw_now || last_draw.elapsed() >= FRAME_INTERVAL {
-                self.flush(terminal)?;
+                let more = self.flush(terminal)?;
                 terminal.draw(|frame| {
                     self.viewport = frame.area();
                     self.draw(frame);
                 })?;
                 last_draw = Instant::now();
                 draw_deferred = false;
+                scrollback_waiting = more;
             }
             draw_now = true;
             if let Some(exit) = self.exit {
@@ -268,6 +277,8 @@ impl App {
                 }
                 _ = ticker.tick(), if self.is_running() || self.input.running_shell().is_some() => {}
                 () = tokio::time::sleep_until((last_draw + FRAME_INTERVAL).into()), if draw_deferred => {}
+                // Polled last: the next batch of scrollback goes out as soon as no key waits.
+                () = std::future::ready(()), if scrollback_waiting => {}
             }
         }
     }
@@ -282,18 +293,22 @@ impl App {
         }
     }
 
-    /// Writes the cells that finished since last time into the scrollback.
-    fn flush(&mut self, terminal: &mut Terminal<InlineBackend>) -> Result<(), AppError> {
+    /// Writes the cells that finished since last time into the scrollback, at most
+    /// [`SCROLLBACK_BATCH`] lines at a time; returns whether lines are still waiting.
+    fn flush(&mut self, terminal: &mut Terminal<InlineBackend>) -> Result<bool, AppError> {
         let width = terminal.size()?.width;
-        let lines = self.transcript.take_unflushed(width, &self.theme);
-        if lines.is_empty() {
-            return Ok(());
+        self.scrollback
+            .extend(self.transcript.take_unflushed(width, &self.theme));
+        if self.scrollback.is_empty() {
+            return Ok(false);
         }
+        let count = self.scrollback.len().min(SCROLLBACK_BATCH);
+        let lines: Vec<Line<'static>> = self.scrollback.drain(..count).collect();
         let height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
         terminal.insert_before(height, |buf| {
             Paragraph::new(lines).render(buf.area, buf);
         })?;
-        Ok(())
+        Ok(!self.scrollback.is_empty())
     }
 
     fn on_agent_event(&mut self, event: &AgentEvent) {
