@@ -8,157 +8,12 @@
     reason = "a test should fail loudly"
 )]
 
-use std::process::Command;
-use std::time::{Duration, Instant};
-
-use cairn_test_support::{RecordedRequest, Reply};
+use cairn_test_support::Reply;
 use serde_json::{Value, json};
 
 mod support;
+use support::tmux::{Tmux, last_user_text};
 use support::{Harness, WAIT};
-
-/// cairn running in a tmux session of its own (its own tmux server); the server is killed
-/// when this is dropped, panics included.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(h: &Harness) -> Tmux {
-        // A server of its own, its socket in the test's temp HOME (removed with it).
-        let socket = h.home.path().join("tmux.sock").display().to_string();
-        let home = h.home.path();
-        let mut env = vec![
-            "env".to_string(),
-            "-u".into(),
-            "ANTHROPIC_AUTH_TOKEN".into(),
-            "-u".into(),
-            "ANTHROPIC_MODEL".into(),
-            "-u".into(),
-            "CAIRN_MAX_RETRIES".into(),
-            "-u".into(),
-            "DISABLE_PROMPT_CACHING".into(),
-            "-u".into(),
-            "NO_COLOR".into(),
-            "TERM=xterm-256color".into(),
-            "ANTHROPIC_API_KEY=sk-test-key".into(),
-            format!("ANTHROPIC_BASE_URL={}", h.server.url()),
-            format!("HOME={}", home.display()),
-            format!("CAIRN_HOME={}", home.join(".cairn").display()),
-        ];
-        env.push(env!("CARGO_BIN_EXE_cairn").to_string());
-        let tmux = Tmux { socket };
-        let status = tmux
-            .command()
-            .args([
-                "new-session",
-                "-d",
-                "-x",
-                "100",
-                "-y",
-                "30",
-                "-s",
-                "cairn",
-                "-c",
-            ])
-            .arg(h.work.path())
-            .args(&env)
-            .args([";", "set-option", "-t", "cairn", "remain-on-exit", "on"])
-            .status()
-            .expect("tmux must be installed to run the interactive tests");
-        assert!(status.success(), "tmux new-session failed");
-        tmux.wait_for("> ");
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command.env_remove("TMUX").args(["-S", &self.socket]);
-        command
-    }
-
-    fn screen(&self) -> String {
-        let output = self
-            .command()
-            .args(["capture-pane", "-p", "-J", "-S", "-200", "-t", "cairn"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// Waits until the pane shows `text`; fails with the screen after the deadline.
-    fn wait_for(&self, text: &str) -> String {
-        self.wait_until(text, |screen| screen.contains(text))
-    }
-
-    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let screen = self.screen();
-            if done(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Types `text` literally.
-    fn type_text(&self, text: &str) {
-        let status = self
-            .command()
-            .args(["send-keys", "-t", "cairn", "-l", text])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Presses keys by tmux name (`Enter`, `Escape`, `C-d`).
-    fn press(&self, key: &str) {
-        let status = self
-            .command()
-            .args(["send-keys", "-t", "cairn", key])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Types a line and sends it.
-    fn send_line(&self, text: &str) {
-        self.type_text(text);
-        self.wait_for(text);
-        self.press("Enter");
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self
-            .command()
-            .arg("kill-server")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
-
-/// The text of the last user message of a request, all its text blocks joined.
-fn last_user_text(request: &RecordedRequest) -> String {
-    let messages = request.body["messages"].as_array().unwrap();
-    let last = messages.last().unwrap();
-    match &last["content"] {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|block| block["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => panic!("unexpected content {other}"),
-    }
-}
 
 /// The first tool result in the last message of request `n` (0-based).
 fn tool_result(h: &Harness, n: usize) -> Value {
@@ -183,7 +38,7 @@ fn a_question_is_answered() {
     tmux.send_line("What is the answer?");
     tmux.wait_for("The answer is forty-two.");
     let requests = h.server.wait_for_requests(1, WAIT);
-    assert_eq!(last_user_text(&requests[0]), "What is the answer?");
+    assert_eq!(last_user_text(&requests[0].body), "What is the answer?");
 }
 
 #[test]
@@ -250,7 +105,7 @@ fn escape_interrupts_a_long_stream_and_the_next_question_is_answered() {
     tmux.send_line("and now?");
     tmux.wait_for("Here is the follow-up answer.");
     let requests = h.server.wait_for_requests(2, WAIT);
-    assert_eq!(last_user_text(&requests[1]), "and now?");
+    assert_eq!(last_user_text(&requests[1].body), "and now?");
 }
 
 #[test]
@@ -264,7 +119,7 @@ fn a_custom_command_sends_its_expanded_prompt() {
     tmux.send_line("/greet Ada");
     tmux.wait_for("Hello, Ada!");
     let requests = h.server.wait_for_requests(1, WAIT);
-    assert_eq!(last_user_text(&requests[0]).trim(), "Say hello to Ada");
+    assert_eq!(last_user_text(&requests[0].body).trim(), "Say hello to Ada");
 }
 
 #[test]

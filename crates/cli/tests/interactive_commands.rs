@@ -7,113 +7,12 @@
     reason = "a test should fail loudly"
 )]
 
-use std::process::Command;
-use std::time::{Duration, Instant};
-
 use cairn_test_support::Reply;
 use serde_json::json;
 
 mod support;
+use support::tmux::Tmux;
 use support::{Harness, WAIT};
-
-/// cairn in a tmux session on a server of its own, killed when this is dropped.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(h: &Harness) -> Tmux {
-        let socket = h.home.path().join("tmux.sock").display().to_string();
-        let home = h.home.path();
-        let env = [
-            "env".to_string(),
-            "-u".into(),
-            "ANTHROPIC_AUTH_TOKEN".into(),
-            "-u".into(),
-            "ANTHROPIC_MODEL".into(),
-            "-u".into(),
-            "CAIRN_MAX_RETRIES".into(),
-            "-u".into(),
-            "DISABLE_PROMPT_CACHING".into(),
-            "TERM=xterm-256color".into(),
-            "ANTHROPIC_API_KEY=sk-test-key".into(),
-            format!("ANTHROPIC_BASE_URL={}", h.server.url()),
-            format!("HOME={}", home.display()),
-            format!("CAIRN_HOME={}", home.join(".cairn").display()),
-            env!("CARGO_BIN_EXE_cairn").to_string(),
-        ];
-        let tmux = Tmux { socket };
-        let status = tmux
-            .command()
-            .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", "cairn"])
-            .arg("-c")
-            .arg(h.work.path())
-            .args(env)
-            .args([";", "set-option", "-t", "cairn", "remain-on-exit", "on"])
-            .status()
-            .expect("tmux must be installed to run the interactive tests");
-        assert!(status.success(), "tmux new-session failed");
-        tmux.wait_for("> ");
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command.env_remove("TMUX").args(["-S", &self.socket]);
-        command
-    }
-
-    fn screen(&self) -> String {
-        let output = self
-            .command()
-            .args(["capture-pane", "-p", "-J", "-S", "-300", "-t", "cairn"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {text:?}; the screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn send_line(&self, text: &str) {
-        let typed = self
-            .command()
-            .args(["send-keys", "-t", "cairn", "-l", text])
-            .status()
-            .unwrap();
-        assert!(typed.success());
-        self.wait_for(text);
-        let pressed = self
-            .command()
-            .args(["send-keys", "-t", "cairn", "Enter"])
-            .status()
-            .unwrap();
-        assert!(pressed.success());
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self
-            .command()
-            .arg("kill-server")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
 
 #[test]
 fn export_writes_the_conversation_as_markdown() {
