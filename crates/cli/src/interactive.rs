@@ -1,6 +1,5 @@
 //! Plain `cairn` (or `cairn "first prompt"`): the interactive terminal UI over the engine.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,14 +26,8 @@ use crate::setup::{Prepared, prepare, run_session_hook};
 /// How long the way out waits for the engine to stop and the session log to be written.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
+/// Runs the interactive UI; `main` calls it only when stdin and stdout are terminals.
 pub async fn run(mut args: Args) -> ExitCode {
-    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        eprintln!(
-            "cairn: the interactive UI needs a terminal. For a script or a pipe, use headless \
-             mode: cairn -p \"your prompt\" (see `cairn --help`)."
-        );
-        return ExitCode::from(2);
-    }
     if args.resume.as_deref() == Some("") {
         match choose_session().await {
             Ok(Some(id)) => args.resume = Some(id),

@@ -16,6 +16,7 @@ mod session;
 mod settings;
 mod setup;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -48,7 +49,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = if args.print {
+    // Without a terminal on both sides (a pipe, a script, CI), plain `cairn "prompt"` answers
+    // in plain text as `cairn -p` does.
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let code = if args.print || !terminal {
         runtime.block_on(headless::run(args))
     } else {
         runtime.block_on(interactive::run(args))

@@ -415,11 +415,15 @@ fn sigint_during_a_stream_exits_promptly_with_an_error_result() {
 }
 
 #[test]
-fn without_print_mode_and_a_terminal_it_points_to_headless_mode() {
+fn without_a_terminal_plain_cairn_answers_in_plain_text() {
     let h = Harness::new();
+    h.server.push(Reply::text("Plain answer."));
+    let run = h.run(&["a question"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, "Plain answer.\n");
+
     let run = h.run(&[]);
-    assert_eq!(run.code, Some(2));
-    assert!(run.stderr.contains("needs a terminal"), "{}", run.stderr);
-    assert!(run.stderr.contains("cairn -p"), "{}", run.stderr);
-    assert!(h.server.requests().is_empty());
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("no prompt"), "{}", run.stderr);
+    assert_eq!(h.server.requests().len(), 1);
 }
