@@ -88,19 +88,7 @@ fn glob(
     cwd: &Path,
     cancel: &CancellationToken,
 ) -> Result<String, String> {
-    match std::fs::metadata(root) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return Err(format!(
-                "{} is a file, not a directory. Give Glob a directory to search.",
-                root.display()
-            ));
-        }
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!("Directory does not exist: {}", root.display()));
-        }
-        Err(err) => return Err(format!("Cannot search {}: {err}", root.display())),
-    }
+    super::require_directory(root, "Give Glob a directory to search.", "search")?;
     let split = split_pattern(root, pattern);
     let matcher = GlobBuilder::new(&split.rest)
         .literal_separator(true)

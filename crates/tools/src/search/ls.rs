@@ -100,19 +100,7 @@ fn list(
     cwd: &Path,
     cancel: &CancellationToken,
 ) -> Result<String, String> {
-    match std::fs::metadata(root) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return Err(format!(
-                "{} is a file, not a directory. Use Read to see a file's contents.",
-                root.display()
-            ));
-        }
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!("Directory does not exist: {}", root.display()));
-        }
-        Err(err) => return Err(format!("Cannot list {}: {err}", root.display())),
-    }
+    super::require_directory(root, "Use Read to see a file's contents.", "list")?;
     let left_out = ignore_set(ignore)?;
     let mut builder = super::rg_walk_builder(root, cwd);
     let filter_root = root.to_path_buf();

@@ -37,6 +37,22 @@ fn search_root(ctx: &crate::ToolContext, path: Option<&str>) -> PathBuf {
 }
 
 /// Lexical normalisation: `.` components go, `..` pops the previous normal component.
+/// Checks that `root` is a directory that can be walked. `for_a_file` says what to do when it
+/// is a file; `verb` is what the tool was going to do ("search", "list").
+fn require_directory(root: &Path, for_a_file: &str, verb: &str) -> Result<(), String> {
+    match std::fs::metadata(root) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "{} is a file, not a directory. {for_a_file}",
+            root.display()
+        )),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("Directory does not exist: {}", root.display()))
+        }
+        Err(err) => Err(format!("Cannot {verb} {}: {err}", root.display())),
+    }
+}
+
 fn clean_path(path: &Path) -> PathBuf {
     let mut clean = PathBuf::new();
     for component in path.components() {
