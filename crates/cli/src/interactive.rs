@@ -29,7 +29,7 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 /// Runs the interactive UI; `main` calls it only when stdin and stdout are terminals.
 pub async fn run(mut args: Args) -> ExitCode {
     if args.resume.as_deref() == Some("") {
-        match choose_session().await {
+        match choose_session(None).await {
             Ok(Some(id)) => args.resume = Some(id),
             Ok(None) => return ExitCode::SUCCESS,
             Err(err) => {
@@ -38,26 +38,82 @@ pub async fn run(mut args: Args) -> ExitCode {
             }
         }
     }
-    let mut cleared = false;
+    let mut start = Start::Startup;
+    let mut notices = Vec::new();
     loop {
-        let (code, exit) = run_session(&args, cleared).await;
-        if exit != Some(AppExit::Clear) {
-            return code;
-        }
-        // `/clear`: a fresh conversation in a new session file, set up like a new start
-        // (the simplest way to empty the engine's history and the log together).
-        args.resume = None;
+        let (code, exit, session_id) =
+            run_session(&args, start, std::mem::take(&mut notices)).await;
+        // A new app for another session, set up like a new start: the simplest way to
+        // change the engine's history and the log together.
         args.continue_session = false;
         args.fork_session = false;
         args.session_id = None;
         args.prompt = None;
-        cleared = true;
+        match exit {
+            // `/clear`: a fresh conversation in a new session file.
+            Some(AppExit::Clear) => {
+                args.resume = None;
+                start = Start::Clear;
+            }
+            // `/resume`: the session named, or the one picked; cancelling the picker (or
+            // naming no session of this directory) goes back to the session that was left.
+            Some(AppExit::Resume(target)) => {
+                let (id, notice) = resume_target(target, session_id).await;
+                args.resume = Some(id);
+                notices.extend(notice);
+                start = Start::Resume;
+            }
+            Some(AppExit::UserQuit | AppExit::InputClosed) | None => return code,
+        }
     }
 }
 
-/// One session of the app, from setup to the SessionEnd hook. `cleared`: it follows a
-/// `/clear`. Returns the exit code and how the app ended (`None` when it did not start).
-async fn run_session(args: &Args, cleared: bool) -> (ExitCode, Option<AppExit>) {
+/// Why a session's app starts, for the SessionStart hooks' `source`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Startup,
+    Clear,
+    Resume,
+}
+
+/// The session `/resume` continues: `named` if this directory has it, else the one picked
+/// in the list; `current` when the user cancels or names nothing that exists, with a note
+/// saying why for the next app to show.
+async fn resume_target(named: Option<String>, current: String) -> (String, Option<String>) {
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(err) => {
+            let note = format!("Cannot read the working directory: {err}; continuing {current}.");
+            return (current, Some(note));
+        }
+    };
+    let outcome = match named {
+        Some(id) => match sessions_to_resume(&cwd) {
+            Ok(sessions) if sessions.iter().any(|session| session.id.to_string() == id) => {
+                Ok(Some(id))
+            }
+            Ok(_) => Err(anyhow::anyhow!("No session {id} in this directory")),
+            Err(err) => Err(err),
+        },
+        None => choose_session(Some(&current)).await,
+    };
+    match outcome {
+        Ok(Some(id)) => (id, None),
+        Ok(None) => (current, None),
+        Err(err) => {
+            let note = format!("{err:#}; continuing {current}.");
+            (current, Some(note))
+        }
+    }
+}
+
+/// One session of the app, from setup to the SessionEnd hook. Returns the exit code, how the
+/// app ended (`None` when it did not start) and the session's id.
+async fn run_session(
+    args: &Args,
+    start: Start,
+    notices: Vec<String>,
+) -> (ExitCode, Option<AppExit>, String) {
     let Prepared {
         engine,
         session,
@@ -72,13 +128,18 @@ async fn run_session(args: &Args, cleared: bool) -> (ExitCode, Option<AppExit>) 
         Ok(prepared) => prepared,
         Err(err) => {
             eprintln!("error: {err:#}");
-            return (ExitCode::FAILURE, None);
+            return (ExitCode::FAILURE, None, String::new());
         }
     };
-    let source = match (cleared, resumed) {
-        (true, _) => "clear",
-        (false, true) => "resume",
-        (false, false) => "startup",
+    let source = match (start, resumed) {
+        (Start::Clear, _) => "clear",
+        (Start::Resume, _) | (Start::Startup, true) => "resume",
+        (Start::Startup, false) => "startup",
+    };
+    let history = if resumed {
+        engine.messages().to_vec()
+    } else {
+        Vec::new()
     };
     let mut input = serde_json::Map::new();
     input.insert("source".into(), source.into());
@@ -118,7 +179,7 @@ async fn run_session(args: &Args, cleared: bool) -> (ExitCode, Option<AppExit>) 
         initial_prompt: args.prompt.clone(),
         first_message_context,
         resolve_model: models::resolve_model,
-        context_window: None,
+        context_window: models::context_window,
         history_path: crate::session::cairn_home()
             .ok()
             .map(|home| home.join("history.jsonl")),
@@ -133,6 +194,8 @@ async fn run_session(args: &Args, cleared: bool) -> (ExitCode, Option<AppExit>) 
         tool_specs: ToolRegistry::with_builtins(ToolContext::new(cwd.clone())).specs(),
         permission_gate: governance.gate.clone(),
         settings_listing: settings_listing(&settings),
+        history,
+        notices,
     };
     let result = run_app(config, ops.clone(), ui_receiver).await;
     // The UI interrupted any running turn; closing the channel lets the engine stop.
@@ -142,8 +205,9 @@ async fn run_session(args: &Args, cleared: bool) -> (ExitCode, Option<AppExit>) 
         eprintln!("warning: {warning}; the rest of this session is kept in memory only");
     }
     tool_state.shells.kill_all();
-    let reason = match result {
+    let reason = match &result {
         Ok(AppExit::Clear) => "clear",
+        Ok(AppExit::Resume(_)) => "other",
         Ok(AppExit::UserQuit | AppExit::InputClosed) | Err(_) => "prompt_input_exit",
     };
     let mut input = serde_json::Map::new();
@@ -160,7 +224,7 @@ async fn run_session(args: &Args, cleared: bool) -> (ExitCode, Option<AppExit>) 
         "Resume this session with: cairn --resume {}",
         session.session_id
     );
-    (code, exit)
+    (code, exit, session.session_id)
 }
 
 /// The merged settings, one `key = value (sources)` line each, as `cairn config list`.
@@ -178,10 +242,17 @@ fn settings_listing(settings: &cairn_config::LoadedSettings) -> String {
 }
 
 /// `--resume` without an id: this directory's sessions in the picker. The chosen session's
-/// id, or `None` when the user cancelled.
-async fn choose_session() -> anyhow::Result<Option<String>> {
+/// id, or `None` when the user cancelled. `/resume` passes the session it leaves as
+/// `current`, which is not offered, nor are sessions without messages.
+async fn choose_session(current: Option<&str>) -> anyhow::Result<Option<String>> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let sessions = sessions_to_resume(&cwd)?;
+    let mut sessions = sessions_to_resume(&cwd)?;
+    if let Some(current) = current {
+        sessions.retain(|session| session.message_count > 0 && session.id.to_string() != current);
+        if sessions.is_empty() {
+            anyhow::bail!("No other session to resume in {}", cwd.display());
+        }
+    }
     let entries: Vec<PickerEntry> = sessions
         .into_iter()
         .map(|session| PickerEntry {

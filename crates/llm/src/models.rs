@@ -28,6 +28,24 @@ pub fn resolve_model(name: &str) -> String {
         .to_string()
 }
 
+/// The context window of Claude models, in tokens.
+const CLAUDE_CONTEXT_WINDOW: u64 = 200_000;
+
+/// How many tokens `model`'s context window holds, for the status line's "% context": every
+/// Claude model takes 200K; another name (a proxy's model) is unknown.
+///
+/// ```
+/// use cairn_llm::models::context_window;
+///
+/// assert_eq!(context_window("claude-opus-4-5"), Some(200_000));
+/// assert_eq!(context_window("my-proxy-model"), None);
+/// ```
+pub fn context_window(model: &str) -> Option<u64> {
+    resolve_model(model)
+        .starts_with("claude-")
+        .then_some(CLAUDE_CONTEXT_WINDOW)
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
@@ -40,6 +58,13 @@ mod tests {
         assert_eq!(resolve_model("Sonnet"), "claude-sonnet-4-5");
         assert_eq!(resolve_model(" haiku "), "claude-haiku-4-5");
         assert_eq!(resolve_model(DEFAULT_MODEL), DEFAULT_MODEL);
+    }
+
+    #[test]
+    fn context_windows_follow_the_model() {
+        assert_eq!(context_window("sonnet"), Some(200_000));
+        assert_eq!(context_window("claude-3-5-haiku-20241022"), Some(200_000));
+        assert_eq!(context_window("gpt-4o"), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! the call.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use cairn_protocol::DecisionSource;
 use serde_json::Value;
@@ -83,7 +83,8 @@ pub enum Verdict {
 #[derive(Debug)]
 pub struct PermissionGate {
     mode: Mutex<Mode>,
-    rules: RuleSet,
+    /// A lock because `/permissions` adds and removes rules while the session runs.
+    rules: RwLock<RuleSet>,
     /// Rules the user added with "yes, and don't ask again" during this session.
     session_rules: Mutex<Vec<String>>,
     /// A Mutex because `/add-dir` adds roots while the session runs.
@@ -112,7 +113,7 @@ impl PermissionGate {
     ) -> Self {
         PermissionGate {
             mode: Mutex::new(mode),
-            rules,
+            rules: RwLock::new(rules),
             session_rules: Mutex::default(),
             workspace_roots: Mutex::new(workspace_roots),
             cwd,
@@ -169,9 +170,53 @@ impl PermissionGate {
         Ok(())
     }
 
-    /// The rules from settings and flags, each with where it came from (for `/permissions`).
-    pub fn rules(&self) -> &RuleSet {
-        &self.rules
+    /// The rules from settings and flags, each with where it came from (for `/permissions`),
+    /// as they stand now.
+    pub fn rules(&self) -> RuleSet {
+        self.rules
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Adds a rule for the rest of the session (`/permissions allow|ask|deny`); `origin` says
+    /// where it is kept. A rule that does not parse is refused and changes nothing.
+    pub fn add_rule(
+        &self,
+        kind: RuleKind,
+        text: &str,
+        origin: RuleOrigin,
+    ) -> Result<(), RuleError> {
+        let rule = crate::rules::Rule::parse(kind, text, origin)?;
+        self.rules
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(rule);
+        Ok(())
+    }
+
+    /// Removes every rule spelled `text` (`/permissions remove`), this session's "don't ask
+    /// again" rules included; returns what was removed, so the caller can update the files
+    /// they came from. Removing a session rule returns it with the origin "this session".
+    pub fn remove_rule(&self, text: &str) -> Vec<crate::rules::Rule> {
+        let mut removed = self
+            .rules
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(text);
+        let mut session = self
+            .session_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let before = session.len();
+        session.retain(|rule| rule.trim() != text.trim());
+        if session.len() < before
+            && let Ok(rule) =
+                crate::rules::Rule::parse(RuleKind::Allow, text, self.session_origin())
+        {
+            removed.push(rule);
+        }
+        removed
     }
 
     /// The rules allowed with "yes, and don't ask again" during this session.
@@ -226,6 +271,8 @@ impl PermissionGate {
 
         let ruling = self
             .rules
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
             .evaluate(&facts)
             .map(|rule| (rule.kind, rule.text.clone()));
         if let Some((RuleKind::Deny, rule)) = &ruling {

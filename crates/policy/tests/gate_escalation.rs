@@ -340,3 +340,36 @@ fn paths_through_a_symlink_out_of_the_workspace_count_as_outside() {
     );
     assert_eq!(kind(&verdict), ("ask", None), "{verdict:?}");
 }
+
+#[test]
+fn rules_added_and_removed_while_the_session_runs_take_effect_at_once() {
+    let f = fixture();
+    let gate = gate(
+        &f,
+        Mode::Default,
+        &[(RuleKind::Allow, "Bash(npm test:*)")],
+        Asking::Interactive,
+    );
+    let call = bash(&f, "npm test");
+    assert_eq!(kind(&check(&gate, &call)).0, "allow");
+
+    let origin = RuleOrigin::new("/p/.claude/settings.local.json", f.workspace.clone());
+    gate.add_rule(RuleKind::Deny, "Bash(npm test:*)", origin.clone())
+        .unwrap();
+    assert_eq!(kind(&check(&gate, &call)).0, "deny", "a deny rule wins");
+    assert!(
+        gate.add_rule(RuleKind::Allow, "Bash(", origin).is_err(),
+        "a malformed rule is refused"
+    );
+
+    let removed = gate.remove_rule(" Bash(npm test:*) ");
+    assert_eq!(removed.len(), 2, "both the allow and the deny rule go");
+    assert!(gate.rules().is_empty());
+    assert_eq!(kind(&check(&gate, &call)).0, "ask");
+
+    gate.allow_for_session("Bash(npm test:*)").unwrap();
+    let removed = gate.remove_rule("Bash(npm test:*)");
+    assert_eq!(removed[0].origin.source, "this session");
+    assert!(gate.session_rules().is_empty());
+    assert_eq!(kind(&check(&gate, &call)).0, "ask");
+}

@@ -26,6 +26,11 @@ impl Tmux {
 
     /// Starts `cairn ARGS…` in a 100×30 window without waiting for anything.
     pub fn launch(h: &Harness, args: &[&str]) -> Tmux {
+        Tmux::launch_with_env(h, &[], args)
+    }
+
+    /// As [`Tmux::launch`], with `NAME=value` pairs added to cairn's environment.
+    pub fn launch_with_env(h: &Harness, extra_env: &[(&str, &str)], args: &[&str]) -> Tmux {
         let socket = h.home.path().join("tmux.sock").display().to_string();
         let home = h.home.path();
         let mut env = vec!["env".to_string()];
@@ -44,8 +49,13 @@ impl Tmux {
             format!("ANTHROPIC_BASE_URL={}", h.server.url()),
             format!("HOME={}", home.display()),
             format!("CAIRN_HOME={}", home.join(".cairn").display()),
-            env!("CARGO_BIN_EXE_cairn").to_string(),
         ]);
+        env.extend(
+            extra_env
+                .iter()
+                .map(|(name, value)| format!("{name}={value}")),
+        );
+        env.push(env!("CARGO_BIN_EXE_cairn").to_string());
         env.extend(args.iter().map(|arg| (*arg).to_string()));
         let tmux = Tmux { socket };
         let status = tmux

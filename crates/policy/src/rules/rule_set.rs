@@ -95,6 +95,22 @@ impl RuleSet {
         &self.rules
     }
 
+    /// Adds a rule after the others (order matters only for which allow rule is reported).
+    pub fn push(&mut self, rule: Rule) {
+        self.rules.push(rule);
+    }
+
+    /// Removes every rule spelled `text` (surrounding spaces aside), of any kind, and returns
+    /// them.
+    pub fn remove(&mut self, text: &str) -> Vec<Rule> {
+        let text = text.trim();
+        let (removed, kept) = std::mem::take(&mut self.rules)
+            .into_iter()
+            .partition(|rule| rule.text.trim() == text);
+        self.rules = kept;
+        removed
+    }
+
     /// The deciding rule for a call: any matching deny wins, then ask, then allow. None if no
     /// rule matches.
     ///

@@ -1,9 +1,15 @@
-//! "Yes, and don't ask again": the rule the user approved is kept in the project's
-//! `.claude/settings.local.json` (`permissions.allow`), so later sessions allow it too.
+//! Permission rules the user sets from the UI ("Yes, and don't ask again", `/permissions
+//! allow|ask|deny`) are kept in the project's `.claude/settings.local.json`, so later sessions
+//! apply them too; `/permissions remove` takes a rule out of the settings file it came from.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+
+/// The project's local settings file, where rules the user adds from the UI are kept.
+pub fn local_settings_path(cwd: &Path) -> PathBuf {
+    cwd.join(".claude").join("settings.local.json")
+}
 
 /// Adds `rule` to `permissions.allow` in `<cwd>/.claude/settings.local.json`, creating the
 /// file and its directory when needed and keeping every other key. The file is replaced
@@ -11,54 +17,108 @@ use serde_json::{Map, Value};
 ///
 /// Returns the file's path; the error names the file and what went wrong.
 pub fn save_allow_rule(cwd: &Path, rule: &str) -> Result<PathBuf, String> {
-    let dir = cwd.join(".claude");
-    let path = dir.join("settings.local.json");
-    let fail = |what: &str, err: &dyn std::fmt::Display| {
+    save_rule(cwd, "allow", rule)
+}
+
+/// Adds `rule` to `permissions.<list>` (`allow`, `ask` or `deny`) in the project's local
+/// settings, as [`save_allow_rule`] does.
+pub fn save_rule(cwd: &Path, list: &str, rule: &str) -> Result<PathBuf, String> {
+    let path = local_settings_path(cwd);
+    edit_rule_lists(&path, true, |permissions| {
+        let entries = permissions
+            .entry(list)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Value::Array(entries) = entries else {
+            return Err(format!("`permissions.{list}` is not a list"));
+        };
+        if !entries
+            .iter()
+            .any(|existing| existing.as_str() == Some(rule))
+        {
+            entries.push(Value::String(rule.to_string()));
+        }
+        Ok(())
+    })
+    .map_err(|err| {
         format!(
-            "Could not save the rule {rule} to {}: {what}: {err}",
+            "Could not save the rule {rule} to {}: {err}",
             path.display()
         )
-    };
-    let mut settings = match std::fs::read_to_string(&path) {
+    })?;
+    Ok(path)
+}
+
+/// Removes `rule` from every permission list (`allow`, `ask`, `deny`) of the settings file at
+/// `path`, keeping everything else. Returns whether the file had it; a missing file has
+/// nothing to remove.
+pub fn remove_rule(path: &Path, rule: &str) -> Result<bool, String> {
+    if !path.exists() {
+        return Ok(false);
+    }
+    let mut found = false;
+    edit_rule_lists(path, false, |permissions| {
+        for list in ["allow", "ask", "deny"] {
+            if let Some(Value::Array(entries)) = permissions.get_mut(list) {
+                let before = entries.len();
+                entries.retain(|entry| entry.as_str().map(str::trim) != Some(rule.trim()));
+                found |= entries.len() < before;
+            }
+        }
+        Ok(())
+    })
+    .map_err(|err| {
+        format!(
+            "Could not remove the rule {rule} from {}: {err}",
+            path.display()
+        )
+    })?;
+    Ok(found)
+}
+
+/// Reads the settings file at `path` (an absent one is empty when `create` is set), lets
+/// `edit` change its `permissions` object, and writes it back atomically (a temp file renamed
+/// over it). A file that is not a JSON object is left alone.
+fn edit_rule_lists(
+    path: &Path,
+    create: bool,
+    edit: impl FnOnce(&mut Map<String, Value>) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut settings = match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Map::new(),
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => map,
-            Ok(_) => return Err(fail("it is not a JSON object", &"fix or remove it")),
-            Err(err) => return Err(fail("it is not valid JSON", &err)),
+            Ok(_) => return Err("it is not a JSON object; fix or remove it".into()),
+            Err(err) => return Err(format!("it is not valid JSON: {err}")),
         },
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Map::new(),
-        Err(err) => return Err(fail("cannot read it", &err)),
+        Err(err) if create && err.kind() == std::io::ErrorKind::NotFound => Map::new(),
+        Err(err) => return Err(format!("cannot read it: {err}")),
     };
     let permissions = settings
         .entry("permissions")
         .or_insert_with(|| Value::Object(Map::new()));
     let Value::Object(permissions) = permissions else {
-        return Err(fail("`permissions` is not an object", &"fix it by hand"));
+        return Err("`permissions` is not an object; fix it by hand".into());
     };
-    let allow = permissions
-        .entry("allow")
-        .or_insert_with(|| Value::Array(Vec::new()));
-    let Value::Array(allow) = allow else {
-        return Err(fail("`permissions.allow` is not a list", &"fix it by hand"));
-    };
-    if allow.iter().any(|existing| existing.as_str() == Some(rule)) {
-        return Ok(path);
-    }
-    allow.push(Value::String(rule.to_string()));
+    edit(permissions)?;
     let mut text = serde_json::to_string_pretty(&Value::Object(settings))
-        .map_err(|err| fail("cannot encode it", &err))?;
+        .map_err(|err| format!("cannot encode it: {err}"))?;
     text.push('\n');
-    std::fs::create_dir_all(&dir).map_err(|err| fail("cannot create .claude", &err))?;
-    let temp = dir.join(format!(".settings.local.json.{}.tmp", std::process::id()));
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)
+        .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "settings".into(), |name| name.to_string_lossy());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     if let Err(err) = std::fs::write(&temp, text) {
         let _ = std::fs::remove_file(&temp);
-        return Err(fail("cannot write", &err));
+        return Err(format!("cannot write: {err}"));
     }
-    if let Err(err) = std::fs::rename(&temp, &path) {
+    if let Err(err) = std::fs::rename(&temp, path) {
         let _ = std::fs::remove_file(&temp);
-        return Err(fail("cannot replace it", &err));
+        return Err(format!("cannot replace it: {err}"));
     }
-    Ok(path)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -104,5 +164,28 @@ mod tests {
         let error = save_allow_rule(cwd.path(), "Edit").unwrap_err();
         assert!(error.contains("settings.local.json"), "{error}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{not json");
+        let error = remove_rule(&path, "Edit").unwrap_err();
+        assert!(error.contains("not valid JSON"), "{error}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{not json");
+    }
+
+    #[test]
+    fn rules_of_every_kind_are_saved_and_removed() {
+        let cwd = tempfile::tempdir().unwrap();
+        save_rule(cwd.path(), "deny", "Bash(rm:*)").unwrap();
+        save_rule(cwd.path(), "ask", "WebFetch").unwrap();
+        let path = save_allow_rule(cwd.path(), "Read").unwrap();
+        assert_eq!(
+            read(cwd.path()),
+            json!({"permissions": {"deny": ["Bash(rm:*)"], "ask": ["WebFetch"], "allow": ["Read"]}})
+        );
+        assert!(remove_rule(&path, "Bash(rm:*)").unwrap());
+        assert!(!remove_rule(&path, "Bash(rm:*)").unwrap(), "already gone");
+        assert_eq!(
+            read(cwd.path()),
+            json!({"permissions": {"deny": [], "ask": ["WebFetch"], "allow": ["Read"]}})
+        );
+        assert!(!remove_rule(&cwd.path().join("absent.json"), "Read").unwrap());
+        assert!(!cwd.path().join("absent.json").exists());
     }
 }

@@ -14,8 +14,10 @@ mod history;
 mod inline_backend;
 mod input_aids;
 mod local_settings;
+mod memory;
 mod mention;
 mod permissions_view;
+mod replay;
 mod shell_escape;
 mod slash;
 mod terminal;
@@ -72,7 +74,9 @@ pub struct AppConfig {
     pub first_message_context: Vec<String>,
     /// Turns a model alias (`opus`) into the id the API takes.
     pub resolve_model: fn(&str) -> String,
-    pub context_window: Option<u64>,
+    /// How many tokens a model's context window holds (`None`: unknown), for the status
+    /// line's "% context"; asked again when the model changes.
+    pub context_window: fn(&str) -> Option<u64>,
     /// Where sent prompts are kept across sessions (`~/.cairn/history.jsonl`); `None` keeps
     /// them in memory only.
     pub history_path: Option<PathBuf>,
@@ -88,10 +92,16 @@ pub struct AppConfig {
     pub permission_gate: Option<Arc<PermissionGate>>,
     /// The merged settings as `cairn config list` shows them, for `/config`.
     pub settings_listing: String,
+    /// The conversation so far, when the session was resumed: shown again and counted in
+    /// `/export` and `/context`.
+    pub history: Vec<Message>,
+    /// Warnings from before the app started (a `/resume` that could not be done), shown
+    /// under the welcome line.
+    pub notices: Vec<String>,
 }
 
 /// How the app ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AppExit {
     /// `/exit`, Ctrl+D, or Ctrl+C twice.
     UserQuit,
@@ -99,6 +109,8 @@ pub enum AppExit {
     InputClosed,
     /// `/clear`: the caller starts a fresh conversation in a new session (and a new app).
     Clear,
+    /// `/resume`: the caller continues the session named, or lets the user pick one.
+    Resume(Option<String>),
 }
 
 /// What can stop the app early.
@@ -130,6 +142,9 @@ pub async fn run_app(
             viewport: Viewport::Inline(height),
         },
     )?;
+    // The rows the viewport takes may still hold what was printed before (a previous app's
+    // notes); they are the app's now. (The cursor's place is known by now: no query.)
+    terminal.clear()?;
     let mut app = App::new(config, ops);
     let result = app.run(&mut terminal, &mut events).await;
     // Whatever finished goes into the scrollback; the viewport is left empty, the cursor at
@@ -172,10 +187,12 @@ struct App {
     conversation: Vec<Message>,
     /// The usage the API reported for the last request, for `/context`.
     last_request: Option<Usage>,
+    /// `/memory` asked for this file to be opened in the editor.
+    edit_request: Option<PathBuf>,
 }
 
 impl App {
-    fn new(config: AppConfig, ops: UnboundedSender<Op>) -> App {
+    fn new(mut config: AppConfig, ops: UnboundedSender<Op>) -> App {
         let theme = Theme::from_env(
             Appearance::from_colorfgbg(std::env::var("COLORFGBG").ok().as_deref()),
             std::env::var_os("NO_COLOR").as_deref(),
@@ -189,9 +206,26 @@ impl App {
             config.cwd.display()
         ));
         let mut status = StatusLine::new(config.model.clone(), config.permission_mode.clone());
-        status.context_window = config.context_window;
+        status.context_window = (config.context_window)(&config.model);
         let first_message_context = config.first_message_context.clone();
         let input = InputAids::new(config.history_path.clone(), &config.cwd);
+        for notice in std::mem::take(&mut config.notices) {
+            transcript.push_warning(notice);
+        }
+        let conversation = std::mem::take(&mut config.history);
+        if !conversation.is_empty() {
+            let skipped = replay::replay(&mut transcript, &conversation);
+            let note = if skipped > 0 {
+                format!(
+                    "Resumed a conversation of {} messages ({skipped} earlier ones not shown; \
+                     /export writes them all)",
+                    conversation.len()
+                )
+            } else {
+                format!("Resumed a conversation of {} messages", conversation.len())
+            };
+            transcript.push_info(note);
+        }
         App {
             config,
             ops,
@@ -212,8 +246,9 @@ impl App {
             started: Instant::now(),
             viewport: Rect::default(),
             input,
-            conversation: Vec::new(),
+            conversation,
             last_request: None,
+            edit_request: None,
         }
     }
 
@@ -248,9 +283,21 @@ impl App {
                 scrollback_waiting = more;
             }
             draw_now = true;
-            if let Some(exit) = self.exit {
+            if let Some(exit) = self.exit.take() {
                 self.interrupt_if_running();
                 return Ok(exit);
+            }
+            if let Some(path) = self.edit_request.take() {
+                // The editor owns the terminal meanwhile: cairn stops reading keys (dropping
+                // the stream stops crossterm's reader) and leaves raw mode until it exits.
+                drop(input);
+                let outcome = memory::edit(terminal, &path).await;
+                input = EventStream::new();
+                match outcome {
+                    Ok(report) => self.transcript.push_info(report),
+                    Err(message) => self.transcript.push_error(message),
+                }
+                continue;
             }
             tokio::select! {
                 biased;
@@ -313,6 +360,9 @@ impl App {
 
     fn on_agent_event(&mut self, event: &AgentEvent) {
         self.status.apply(event);
+        if let AgentEvent::ModelChanged { .. } | AgentEvent::AssistantMessage { .. } = event {
+            self.status.context_window = (self.config.context_window)(&self.status.model);
+        }
         self.transcript.apply(event);
         match event {
             AgentEvent::PermissionRequested { tool, input, .. } => {
@@ -483,14 +533,18 @@ impl App {
                 }))),
             SlashCommand::Context => self.transcript.push_info(self.context_report()),
             SlashCommand::AddDir(path) => self.add_dir(path),
-            SlashCommand::Permissions => match &self.config.permission_gate {
-                Some(gate) => self
-                    .transcript
-                    .push_info(permissions_view::render(gate, &self.status.permission_mode)),
-                None => self
-                    .transcript
-                    .push_error("This session runs without a permission gate."),
-            },
+            SlashCommand::Permissions(arguments) => self.permissions(arguments),
+            SlashCommand::Memory(which) => {
+                match memory::target(which, &self.config.cwd, &self.config.home) {
+                    Ok(path) => self.edit_request = Some(path),
+                    Err(message) => self.transcript.push_error(message),
+                }
+            }
+            SlashCommand::Resume(session) => {
+                self.exit = Some(AppExit::Resume(
+                    (!session.is_empty()).then(|| session.to_string()),
+                ));
+            }
             SlashCommand::Config => self
                 .transcript
                 .push_info(format!("Settings:\n{}", self.config.settings_listing)),
@@ -521,6 +575,28 @@ impl App {
         self.turns_pending += 1;
         if self.turn_started.is_none() {
             self.turn_started = Some(Instant::now());
+        }
+    }
+
+    fn permissions(&mut self, arguments: &str) {
+        let Some(gate) = &self.config.permission_gate else {
+            self.transcript
+                .push_error("This session runs without a permission gate.");
+            return;
+        };
+        let outcome = match permissions_view::parse(arguments) {
+            permissions_view::Action::List => {
+                Ok(permissions_view::render(gate, &self.status.permission_mode))
+            }
+            permissions_view::Action::Add(kind, rule) => {
+                permissions_view::add(gate, &self.config.cwd, kind, rule)
+            }
+            permissions_view::Action::Remove(rule) => permissions_view::remove(gate, rule),
+            permissions_view::Action::Usage => Err(permissions_view::USAGE.to_string()),
+        };
+        match outcome {
+            Ok(report) => self.transcript.push_info(report),
+            Err(message) => self.transcript.push_error(message),
         }
     }
 

@@ -19,8 +19,14 @@ pub enum SlashCommand<'a> {
     Context,
     /// Add a directory to the workspace for this session.
     AddDir(&'a str),
-    /// The permission rules in force and where each came from.
-    Permissions,
+    /// The permission rules in force and where each came from, or a change to them
+    /// (`allow|ask|deny <rule>`, `remove <rule>`).
+    Permissions(&'a str),
+    /// Open an instruction file in the editor: `project` (./CLAUDE.md, the default), `user`
+    /// (~/.claude/CLAUDE.md) or `local` (./CLAUDE.local.md).
+    Memory(&'a str),
+    /// Continue another session of this directory: the one named, or one picked from a list.
+    Resume(&'a str),
     /// The merged settings, with the file each value came from.
     Config,
     /// Ask the model to write or improve the project's CLAUDE.md.
@@ -61,6 +67,22 @@ pub const BUILT_INS: &[(&str, &str)] = &[
         "/permissions",
         "the allow, ask and deny rules in force and where each came from",
     ),
+    (
+        "/permissions allow|ask|deny <rule>",
+        "add a rule (saved to .claude/settings.local.json)",
+    ),
+    (
+        "/permissions remove <rule>",
+        "remove a rule, from the settings file it is in too",
+    ),
+    (
+        "/memory [project|user|local]",
+        "edit CLAUDE.md, ~/.claude/CLAUDE.md or CLAUDE.local.md in $EDITOR",
+    ),
+    (
+        "/resume [session]",
+        "continue another conversation of this directory (a list without an id)",
+    ),
     ("/config", "the merged settings and the file each came from"),
     (
         "/init",
@@ -91,7 +113,9 @@ pub fn parse<'a>(line: &'a str, custom: &'a [CustomCommand]) -> SlashCommand<'a>
         "help" => SlashCommand::Help,
         "exit" | "quit" => SlashCommand::Exit,
         "clear" => SlashCommand::Clear,
-        "permissions" => SlashCommand::Permissions,
+        "permissions" | "allowed-tools" => SlashCommand::Permissions(arguments),
+        "memory" => SlashCommand::Memory(arguments),
+        "resume" | "continue" => SlashCommand::Resume(arguments),
         "config" => SlashCommand::Config,
         "init" => SlashCommand::Init,
         "model" => SlashCommand::Model((!arguments.is_empty()).then_some(arguments)),
@@ -174,7 +198,17 @@ mod tests {
             SlashCommand::AddDir("../lib")
         );
         assert_eq!(parse("/clear", &custom), SlashCommand::Clear);
-        assert_eq!(parse("/permissions", &custom), SlashCommand::Permissions);
+        assert_eq!(
+            parse("/permissions", &custom),
+            SlashCommand::Permissions("")
+        );
+        assert_eq!(
+            parse("/permissions deny Bash(rm:*)", &custom),
+            SlashCommand::Permissions("deny Bash(rm:*)")
+        );
+        assert_eq!(parse("/memory user", &custom), SlashCommand::Memory("user"));
+        assert_eq!(parse("/resume", &custom), SlashCommand::Resume(""));
+        assert_eq!(parse("/resume abc", &custom), SlashCommand::Resume("abc"));
         assert_eq!(parse("/config", &custom), SlashCommand::Config);
         assert_eq!(parse("/init", &custom), SlashCommand::Init);
         assert_eq!(parse("/nope x", &custom), SlashCommand::Unknown("nope"));

@@ -1,0 +1,180 @@
+//! The interactive app's session commands end to end: `/memory` in the user's editor,
+//! `/permissions` changing rules, `/resume` from a running session, a resumed conversation
+//! shown again, and the context gauge in the status line. The real binary runs in a tmux
+//! pane against the scripted model server; each test polls the pane with a deadline.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+use std::os::unix::fs::PermissionsExt;
+
+use cairn_test_support::Reply;
+use serde_json::{Value, json};
+
+mod support;
+use support::tmux::{Tmux, last_user_text};
+use support::{Harness, WAIT};
+
+/// An executable script in the test's home, for `$EDITOR`.
+fn script(h: &Harness, name: &str, body: &str) -> String {
+    let path = h.home.path().join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+fn system_prompt(body: &Value) -> String {
+    body["system"].to_string()
+}
+
+#[test]
+fn memory_opens_claude_md_in_the_editor_and_the_next_message_follows_it() {
+    let h = Harness::new();
+    let editor = script(
+        &h,
+        "editor.sh",
+        "printf 'Always answer in French.\\n' >> \"$1\"",
+    );
+    h.server.push(Reply::text("Bonjour."));
+    let tmux = Tmux::launch_with_env(&h, &[("EDITOR", &editor), ("VISUAL", "")], &[]);
+    tmux.wait_for("> ");
+    tmux.send_line("/memory");
+    tmux.wait_for("CLAUDE.md (1 line)");
+    assert_eq!(
+        std::fs::read_to_string(h.path("CLAUDE.md")).unwrap(),
+        "Always answer in French.\n"
+    );
+    // Keys reach the app again once the editor is gone.
+    tmux.send_line("hello");
+    tmux.wait_for("Bonjour.");
+    let requests = h.server.wait_for_requests(1, WAIT);
+    let system = system_prompt(&requests[0].body);
+    assert!(system.contains("Always answer in French."), "{system}");
+}
+
+#[test]
+fn memory_says_when_the_editor_fails_and_names_unknown_files() {
+    let h = Harness::new();
+    let editor = script(&h, "broken-editor.sh", "exit 3");
+    let tmux = Tmux::launch_with_env(&h, &[("EDITOR", &editor), ("VISUAL", "")], &[]);
+    tmux.wait_for("> ");
+    tmux.send_line("/memory user");
+    let screen = tmux.wait_for("ended with status 3");
+    assert!(screen.contains("$EDITOR"), "{screen}");
+    assert!(!h.home.path().join(".claude/CLAUDE.md").exists());
+    tmux.send_line("/memory team");
+    tmux.wait_for("Unknown memory file \"team\"");
+}
+
+#[test]
+fn permissions_adds_and_removes_rules_that_apply_at_once() {
+    let h = Harness::new();
+    h.server.push(Reply::tool_use(
+        "w1",
+        "Write",
+        json!({"file_path": "notes.txt", "content": "hello\n"}),
+    ));
+    h.server.push(Reply::text("The write was refused."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/permissions deny Write");
+    tmux.wait_for("Added the deny rule Write");
+    let local = h.path(".claude/settings.local.json");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+    assert_eq!(saved["permissions"]["deny"], json!(["Write"]));
+
+    // The model's Write is refused by the new rule, without a dialog.
+    tmux.send_line("write the notes");
+    tmux.wait_for("The write was refused.");
+    assert!(!h.path("notes.txt").exists());
+    let requests = h.server.wait_for_requests(2, WAIT);
+    let result = requests[1].body["messages"].to_string();
+    assert!(
+        result.contains("The permission rule Write denies"),
+        "{result}"
+    );
+
+    tmux.send_line("/permissions remove Write");
+    tmux.wait_for("Removed the deny rule Write from");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+    assert_eq!(saved["permissions"]["deny"], json!([]));
+    tmux.send_line("/permissions remove Write");
+    tmux.wait_for("No rule Write is in force");
+    tmux.send_line("/permissions allow Bash(");
+    tmux.wait_for("permission rule \"Bash(\"");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+    assert_eq!(
+        saved["permissions"]["allow"],
+        Value::Null,
+        "a bad rule is not saved"
+    );
+}
+
+/// Runs `cairn -p prompt` to make a session, answered with `answer`.
+fn make_session(h: &Harness, prompt: &str, answer: &str) {
+    h.server.push(Reply::text(answer));
+    let output = h.command().args(["-p", prompt]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "cairn -p failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn resume_from_a_running_session_shows_the_conversation_and_continues_it() {
+    let h = Harness::new();
+    make_session(&h, "the older question", "the older answer");
+    h.server.push(Reply::text("Here and now."));
+    h.server.push(Reply::text("Continuing the older one."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("a question here");
+    tmux.wait_for("Here and now.");
+    tmux.send_line("/resume");
+    // The picker offers the other session, not the one being left.
+    tmux.wait_for("Resume a session");
+    tmux.wait_for("the older question");
+    tmux.press("Enter");
+    tmux.wait_for("Resumed a conversation of 2 messages");
+    let screen = tmux.wait_for("the older answer");
+    assert!(screen.contains("Resume this session with"), "{screen}");
+    tmux.send_line("and then?");
+    tmux.wait_for("Continuing the older one.");
+    let requests = h.server.wait_for_requests(3, WAIT);
+    let messages = requests[2].body["messages"].to_string();
+    assert!(messages.contains("the older question"), "{messages}");
+    assert!(messages.contains("the older answer"), "{messages}");
+    assert!(!messages.contains("a question here"), "{messages}");
+    assert_eq!(last_user_text(&requests[2].body), "and then?");
+}
+
+#[test]
+fn resume_with_an_unknown_id_goes_back_to_the_session_it_left() {
+    let h = Harness::new();
+    h.server.push(Reply::text("First answer."));
+    h.server.push(Reply::text("Second answer."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("first question");
+    tmux.wait_for("First answer.");
+    tmux.send_line("/resume no-such-session");
+    tmux.wait_for("No session no-such-session in this directory");
+    tmux.wait_for("Resumed a conversation of 2 messages");
+    tmux.send_line("second question");
+    tmux.wait_for("Second answer.");
+    let requests = h.server.wait_for_requests(2, WAIT);
+    let messages = requests[1].body["messages"].to_string();
+    assert!(messages.contains("first question"), "{messages}");
+}
+
+#[test]
+fn the_status_line_shows_how_full_the_context_is() {
+    let h = Harness::new();
+    h.server
+        .push(Reply::text("A long conversation already.").with_usage(50_000, 100));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("hello");
+    tmux.wait_for("A long conversation already.");
+    tmux.wait_for("25% context");
+}

@@ -1,0 +1,155 @@
+//! A resumed conversation shown again: the earlier messages become transcript cells, as if
+//! the engine were reporting them now, so the user sees where they left off.
+
+use std::collections::HashMap;
+
+use cairn_protocol::{AgentEvent, ContentBlock, Message, Role, TurnEnd, TurnSummary, Usage};
+
+use crate::Transcript;
+
+/// How many of the last messages are shown; earlier ones are counted, not drawn (a long
+/// session would otherwise take its whole length to scroll past).
+pub const SHOWN_MESSAGES: usize = 60;
+
+/// Feeds `messages` to `transcript`, starting at a message the user typed so no tool result
+/// is shown without its call. Returns how many earlier messages were left out.
+pub fn replay(transcript: &mut Transcript, messages: &[Message]) -> usize {
+    let mut start = messages.len().saturating_sub(SHOWN_MESSAGES);
+    while start > 0 && start < messages.len() && !is_typed(&messages[start]) {
+        start -= 1;
+    }
+    let mut names: HashMap<&str, &str> = HashMap::new();
+    for message in &messages[start..] {
+        match message.role {
+            Role::Assistant => {
+                for block in &message.content {
+                    if let ContentBlock::ToolUse { id, name, .. } = block {
+                        names.insert(id, name);
+                    }
+                }
+                transcript.apply(&AgentEvent::AssistantMessage {
+                    message: message.clone(),
+                    id: String::new(),
+                    model: String::new(),
+                    stop_reason: None,
+                    usage: Usage::default(),
+                    cost_usd: 0.0,
+                });
+            }
+            Role::User if is_typed(message) => {
+                transcript.apply(&AgentEvent::UserMessage {
+                    message: message.clone(),
+                });
+            }
+            Role::User => {
+                for block in &message.content {
+                    if let ContentBlock::ToolResult {
+                        tool_use_id,
+                        content,
+                        is_error,
+                    } = block
+                    {
+                        transcript.apply(&AgentEvent::ToolCallResult {
+                            id: tool_use_id.clone(),
+                            name: names
+                                .get(tool_use_id.as_str())
+                                .unwrap_or(&"tool")
+                                .to_string(),
+                            content: content.clone(),
+                            is_error: *is_error,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    // Whatever is left open (a call the session ended before answering) is closed as it stands.
+    transcript.apply(&AgentEvent::TurnFinished(TurnSummary {
+        end: TurnEnd::Completed,
+        result: String::new(),
+        num_turns: 0,
+        usage: Usage::default(),
+        cost_usd: 0.0,
+        duration_api_ms: 0,
+    }));
+    start
+}
+
+/// A user message the user wrote (text or images), not one carrying tool results.
+fn is_typed(message: &Message) -> bool {
+    message.role == Role::User
+        && !message
+            .content
+            .iter()
+            .any(|block| matches!(block, ContentBlock::ToolResult { .. }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Theme;
+    use serde_json::json;
+
+    fn conversation() -> Vec<Message> {
+        serde_json::from_value(json!([
+            {"role": "user", "content": "What is in notes.txt?"},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/w/notes.txt"}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "1\tbuy milk\n"}
+            ]},
+            {"role": "assistant", "content": [{"type": "text", "text": "It says **buy milk**."}]}
+        ]))
+        .unwrap()
+    }
+
+    fn rendered(transcript: &Transcript) -> String {
+        transcript
+            .render_finished(60, &Theme::plain())
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_resumed_conversation_reads_as_it_did() {
+        let mut transcript = Transcript::new();
+        assert_eq!(replay(&mut transcript, &conversation()), 0);
+        let text = rendered(&transcript);
+        let order = [
+            "> What is in notes.txt?",
+            "Let me look.",
+            "Read",
+            "buy milk.",
+        ];
+        let mut from = 0;
+        for part in order {
+            let at = text[from..]
+                .find(part)
+                .unwrap_or_else(|| panic!("{part:?} missing after byte {from} in:\n{text}"));
+            from += at + part.len();
+        }
+        assert!(
+            !text.contains("No result"),
+            "the call has its result:\n{text}"
+        );
+        assert!(!transcript.is_busy());
+    }
+
+    #[test]
+    fn a_long_conversation_shows_its_end_from_a_typed_message() {
+        let mut messages = Vec::new();
+        for _ in 0..40 {
+            messages.extend(conversation());
+        }
+        let mut transcript = Transcript::new();
+        let skipped = replay(&mut transcript, &messages);
+        assert!(skipped > 0 && skipped <= messages.len() - SHOWN_MESSAGES);
+        assert!(is_typed(&messages[skipped]));
+        let text = rendered(&transcript);
+        assert!(text.starts_with("> What is in notes.txt?"), "{text}");
+    }
+}
