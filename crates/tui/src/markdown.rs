@@ -13,6 +13,10 @@ use crate::table::render_table;
 use crate::theme::Theme;
 use crate::wrap::{Prefix, sanitize, spans_width, text_width, wrap_chars, wrap_words};
 
+mod pieces;
+
+pub(crate) use pieces::MarkdownPieces;
+
 /// Renders `source` as lines at most `width` columns wide (wider only where a single character
 /// cannot fit), with headings, emphasis, lists, quotes, tables, links and highlighted code.
 ///
@@ -24,14 +28,31 @@ use crate::wrap::{Prefix, sanitize, spans_width, text_width, wrap_chars, wrap_wo
 /// assert_eq!(text, ["Title", "", "• one", "• two"]);
 /// ```
 pub fn render_markdown(source: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let source = sanitize(source);
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let mut renderer = Renderer::new(theme, usize::from(width));
-    for event in Parser::new_ext(&source, options) {
+    render_events(&sanitize(source), Follows::Nothing, width, theme)
+}
+
+/// The Markdown extensions the model's text is read with.
+fn parser_options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+}
+
+/// Renders already sanitized `source`, as the whole text or as a piece that `follows` others.
+fn render_events(source: &str, follows: Follows, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let mut renderer = Renderer::new(theme, usize::from(width), follows);
+    for event in Parser::new_ext(source, parser_options()) {
         renderer.event(event);
     }
     renderer.finish()
+}
+
+/// What comes before the text a [`Renderer`] renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Follows {
+    /// Nothing: the text is a whole, or its pieces so far rendered no line.
+    Nothing,
+    /// Lines of earlier pieces of the text, ending with a block: the first block is set off
+    /// by an empty line, as in the whole.
+    Lines,
 }
 
 /// A block that puts something before each of the lines inside it.
@@ -73,10 +94,11 @@ struct Renderer<'t> {
     table: Option<TableState>,
     /// A block ended: the next one is set off by an empty line.
     blank_pending: bool,
+    follows: Follows,
 }
 
 impl<'t> Renderer<'t> {
-    fn new(theme: &'t Theme, width: usize) -> Self {
+    fn new(theme: &'t Theme, width: usize, follows: Follows) -> Self {
         Renderer {
             theme,
             width: width.max(1),
@@ -88,7 +110,8 @@ impl<'t> Renderer<'t> {
             links: Vec::new(),
             code: None,
             table: None,
-            blank_pending: false,
+            blank_pending: follows == Follows::Lines,
+            follows,
         }
     }
 
@@ -390,7 +413,11 @@ impl<'t> Renderer<'t> {
     }
 
     fn emit_pending_blank(&mut self) {
-        if self.blank_pending && !self.out.is_empty() {
+        let after_lines = match self.follows {
+            Follows::Nothing => !self.out.is_empty(),
+            Follows::Lines => true,
+        };
+        if self.blank_pending && after_lines {
             let mut blank = Line::from(self.prefix().rest);
             trim_end(&mut blank);
             self.out.push(blank);

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use cairn_protocol::{AgentEvent, ContentBlock, Message, RetryNotice, TodoItem, TurnEnd};
 use ratatui::text::{Line, Span};
 
-use crate::markdown::render_markdown;
+use crate::markdown::{MarkdownPieces, render_markdown};
 use crate::theme::Theme;
 use crate::tool_cell::{ToolCall, ToolOutcome, render_tool_call};
 use crate::wrap::{Prefix, sanitize, text_width, truncate, wrap_words};
@@ -103,8 +103,10 @@ impl Cell {
 #[derive(Debug, Clone, Default)]
 pub struct Transcript {
     finished: Vec<Cell>,
-    /// How many of `finished` [`Transcript::take_unflushed`] has handed out.
+    /// How many of `finished` [`Transcript::take_unflushed`] has handed out whole.
     flushed: usize,
+    /// How far it got into the next one, an assistant message handed out in pieces.
+    flushing: MarkdownPieces,
     /// Cells of complete messages, held back while a tool call among or before them runs.
     pending: Vec<Cell>,
     /// Cells of the assistant message being streamed. A failed request that is retried
@@ -249,10 +251,63 @@ impl Transcript {
         self.render_cells(&self.finished, width, theme)
     }
 
-    /// The finished cells not handed out before, for writing into the scrollback once.
+    /// The finished cells not handed out before, for writing into the scrollback once. A long
+    /// assistant message comes a piece at a time (about 16 KB of its text per call, which
+    /// renders in about a millisecond), so call this until
+    /// [`Transcript::has_unflushed`] says nothing is left; the pieces' lines, one after
+    /// another, are the lines of the whole.
     pub fn take_unflushed(&mut self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-        let lines = self.render_cells(&self.finished[self.flushed..], width, theme);
-        self.flushed = self.finished.len();
+        self.take_unflushed_within(FLUSH_BYTES, width, theme)
+    }
+
+    /// Whether finished cells, or the rest of one, wait for [`Transcript::take_unflushed`].
+    pub fn has_unflushed(&self) -> bool {
+        self.flushed < self.finished.len()
+    }
+
+    /// [`Transcript::take_unflushed`] rendering about `budget` bytes of assistant text.
+    fn take_unflushed_within(
+        &mut self,
+        mut budget: usize,
+        width: u16,
+        theme: &Theme,
+    ) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        while budget > 0
+            && let Some(cell) = self.finished.get(self.flushed)
+        {
+            let Cell::Assistant(text) = cell else {
+                lines.extend(self.render_cells([cell], width, theme));
+                self.flushed += 1;
+                continue;
+            };
+            if text.trim().is_empty() {
+                self.flushed += 1;
+                continue;
+            }
+            let start = self.flushing.offset();
+            let piece = if self.flushing.has_shown() {
+                Piece::Later
+            } else {
+                Piece::First
+            };
+            let body = self
+                .flushing
+                .next(text, budget, width.saturating_sub(2).max(1), theme);
+            lines.extend(hang(
+                body,
+                Span::styled("● ", theme.assistant_bullet),
+                piece,
+            ));
+            budget = budget.saturating_sub(self.flushing.offset() - start);
+            if self.flushing.is_done(text) {
+                if self.flushing.has_shown() {
+                    lines.push(Line::default());
+                }
+                self.flushing = MarkdownPieces::default();
+                self.flushed += 1;
+            }
+        }
         lines
     }
 
@@ -418,7 +473,11 @@ impl Transcript {
                     return Vec::new();
                 }
                 let body = render_markdown(text, width.saturating_sub(2).max(1), theme);
-                hang(body, Span::styled("● ", theme.assistant_bullet))
+                hang(
+                    body,
+                    Span::styled("● ", theme.assistant_bullet),
+                    Piece::First,
+                )
             }
             Cell::Thinking(text) => render_thinking(text, self.thinking, columns, theme),
             Cell::Tool(call) => render_tool_call(call, width, theme, self.cwd.as_deref()),
@@ -428,6 +487,10 @@ impl Transcript {
         }
     }
 }
+
+/// How much of a finished assistant message's text [`Transcript::take_unflushed`] renders per
+/// call: rendering a whole long answer at once held keys up for tens of milliseconds.
+const FLUSH_BYTES: usize = 16 * 1024;
 
 /// How much of a streaming message's end the live region renders: more than its 20 rows hold
 /// even 400 columns wide, and little enough to render on every frame.
@@ -462,15 +525,24 @@ fn live_tail(text: &str) -> String {
     }
 }
 
-/// Puts `first` before the first line and as much space before the others.
-fn hang(lines: Vec<Line<'static>>, first: Span<'static>) -> Vec<Line<'static>> {
-    let indent = " ".repeat(text_width(&first.content));
+/// Which piece of a cell's lines [`hang`] is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    /// The first, whose first line takes the cell's mark.
+    First,
+    Later,
+}
+
+/// Puts `mark` before the first line of a cell's first piece and as much space before the
+/// others.
+fn hang(lines: Vec<Line<'static>>, mark: Span<'static>, piece: Piece) -> Vec<Line<'static>> {
+    let indent = " ".repeat(text_width(&mark.content));
     lines
         .into_iter()
         .enumerate()
         .map(|(index, line)| {
-            let lead = if index == 0 {
-                first.clone()
+            let lead = if index == 0 && piece == Piece::First {
+                mark.clone()
             } else {
                 Span::raw(indent.clone())
             };

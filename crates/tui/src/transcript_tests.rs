@@ -152,3 +152,113 @@ fn a_long_streaming_message_shows_the_same_last_lines_as_the_whole() {
     assert!(live.len() > 100, "the tail covers many viewports");
     assert_eq!(live[live.len() - 100..], whole[whole.len() - 100..]);
 }
+
+/// One section of a long answer: every kind of block, several with empty lines inside that a
+/// cut must not split, and some whose rendering would change if it did.
+const SECTION: &str = concat!(
+    "## Section\n\n",
+    "A paragraph of prose that wraps over several lines at the narrower widths, with `code`, ",
+    "*emphasis* and a [link](https://example.com).\nIts second line.\n\n",
+    "```rust\nfn main() {\n\n    let x = 1;\n\n\n    println!(\"{x}\");\n}\n```\n\n",
+    "- a loose list\n\n- whose items\n\n  have paragraphs\n- and one more\n\n",
+    "1. numbered\n\n2. across empty lines\n\n3. three\n\n",
+    "| name | value |\n|------|------:|\n| one | 1 |\n| two | 22 |\n\n",
+    "> a quote\n>\n> over empty lines\n\n>\n\n",
+    "Setext heading\n---\n\n",
+    "<!-- a comment\n\nwith empty lines -->\n\n",
+    "    indented code\n\n    after an empty line\n\n",
+    "```\n```\n\n",
+    "- an item with a fence\n  ```\n  inside\n\nafter the list\n\n",
+    "```\na fence of its own\n\nstill code\n```\n\n",
+    "***\n\n",
+);
+
+/// Takes everything `transcript` has unflushed, `budget` bytes of text a call; returns the
+/// lines and how many calls it took.
+fn flush_in_pieces(
+    transcript: &mut Transcript,
+    budget: usize,
+    width: u16,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, usize) {
+    let mut lines = Vec::new();
+    let mut calls = 0;
+    while transcript.has_unflushed() {
+        lines.extend(transcript.take_unflushed_within(budget, width, theme));
+        calls += 1;
+    }
+    assert!(transcript.take_unflushed(width, theme).is_empty());
+    (lines, calls)
+}
+
+fn answered(text: &str) -> Transcript {
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::TextDelta { text: text.into() });
+    transcript.apply(&message_done(Message::user_text("")));
+    transcript.apply(&finished(TurnEnd::MaxTokens));
+    transcript
+}
+
+#[test]
+fn a_long_message_flushed_in_pieces_renders_as_the_whole() {
+    let theme = Theme::dark();
+    let text = SECTION.repeat(5 * FLUSH_BYTES / SECTION.len());
+    for width in [30, 100] {
+        let whole = answered(&text).render_finished(width, &theme);
+        let (lines, calls) = flush_in_pieces(&mut answered(&text), FLUSH_BYTES, width, &theme);
+        assert!(calls >= 4, "{calls} calls at width {width}");
+        assert_eq!(lines, whole, "width {width}");
+        for budget in [1, 64, 1000] {
+            let (lines, _) = flush_in_pieces(&mut answered(&text[..8000]), budget, width, &theme);
+            let whole = answered(&text[..8000]).render_finished(width, &theme);
+            assert_eq!(lines, whole, "width {width}, budget {budget}");
+        }
+    }
+}
+
+#[test]
+fn the_public_take_unflushed_hands_out_a_long_message_in_pieces() {
+    let theme = Theme::plain();
+    let text = SECTION.repeat(5 * FLUSH_BYTES / SECTION.len());
+    let mut transcript = answered(&text);
+    let first = transcript.take_unflushed(80, &theme);
+    assert!(transcript.has_unflushed());
+    assert_eq!(texts(&first[..2]), ["● Section", "  "]);
+    let mut lines = first;
+    while transcript.has_unflushed() {
+        lines.extend(transcript.take_unflushed(80, &theme));
+    }
+    let all = texts(&lines);
+    assert_eq!(
+        all[all.len() - 3..],
+        [
+            "",
+            "⚠ The answer was cut off: the model reached its output token limit.",
+            ""
+        ]
+    );
+    assert_eq!(lines, transcript.render_finished(80, &theme));
+}
+
+#[test]
+fn text_that_may_define_link_references_or_holds_escapes_is_cut_only_where_safe() {
+    let theme = Theme::dark();
+    let filler = SECTION.repeat(4);
+    // A reference used before its definition, and one whose label spans two lines.
+    let references = format!(
+        "See [the docs] and [two\nlines].\n\n{filler}[the docs]: https://x.dev\n\n[two\nlines]: \
+         https://y.dev\n"
+    );
+    // An escape sequence left open across empty lines swallows them when sanitized.
+    let escapes = format!("{filler}Colour \u{1b}]8;;\n\nstill in it\u{7} after.\n\n{filler}");
+    for text in [references, escapes] {
+        for budget in [1, 200] {
+            let (lines, _) = flush_in_pieces(&mut answered(&text), budget, 60, &theme);
+            assert_eq!(lines, answered(&text).render_finished(60, &theme));
+        }
+    }
+    let whole = texts(
+        &answered("See [the docs].\n\n[the docs]: https://x.dev").render_finished(60, &theme),
+    );
+    assert_eq!(whole[0], "● See the docs (https://x.dev).");
+}

@@ -344,8 +344,11 @@ impl App {
     /// [`SCROLLBACK_BATCH`] lines at a time; returns whether lines are still waiting.
     fn flush(&mut self, terminal: &mut Terminal<InlineBackend>) -> Result<bool, AppError> {
         let width = terminal.size()?.width;
-        self.scrollback
-            .extend(self.transcript.take_unflushed(width, &self.theme));
+        // A long answer renders a piece at a time, only as far as this batch needs.
+        while self.scrollback.len() < SCROLLBACK_BATCH && self.transcript.has_unflushed() {
+            self.scrollback
+                .extend(self.transcript.take_unflushed(width, &self.theme));
+        }
         if self.scrollback.is_empty() {
             return Ok(false);
         }
@@ -355,7 +358,7 @@ impl App {
         terminal.insert_before(height, |buf| {
             Paragraph::new(lines).render(buf.area, buf);
         })?;
-        Ok(!self.scrollback.is_empty())
+        Ok(!self.scrollback.is_empty() || self.transcript.has_unflushed())
     }
 
     fn on_agent_event(&mut self, event: &AgentEvent) {
