@@ -178,3 +178,48 @@ fn the_status_line_shows_how_full_the_context_is() {
     tmux.wait_for("A long conversation already.");
     tmux.wait_for("25% context");
 }
+
+#[test]
+fn ctrl_o_shows_the_whole_transcript_and_returns_to_the_conversation() {
+    use cairn_test_support::ScriptedBlock;
+    let h = Harness::new();
+    h.server.push(Reply::blocks(vec![
+        ScriptedBlock::Thinking {
+            thinking: "First I count.\nThen the hidden second thought.".into(),
+            signature: "sig".into(),
+        },
+        ScriptedBlock::ToolUse {
+            id: "b1".into(),
+            name: "Bash".into(),
+            input: json!({"command": "seq -f 'row %g' 1 12"}),
+        },
+    ]));
+    h.server.push(Reply::text("Counted to twelve."));
+    h.settings(json!({"permissions": {"allow": ["Bash(seq:*)"]}}));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("count");
+    let compact = tmux.wait_for("Counted to twelve.");
+    assert!(compact.contains("… +7 lines"), "{compact}");
+    let has_row = |screen: &str, row: &str| {
+        screen
+            .lines()
+            .any(|line| line.trim_end().ends_with(&format!(" {row}")))
+    };
+    assert!(has_row(&compact, "row 12"), "{compact}");
+    assert!(!has_row(&compact, "row 1"), "{compact}");
+    assert!(!compact.contains("hidden second thought"), "{compact}");
+
+    tmux.press("C-o");
+    let view = tmux.wait_for("Transcript ·");
+    assert!(view.contains("hidden second thought"), "{view}");
+    for row in ["row 1", "row 7", "row 12"] {
+        assert!(has_row(&view, row), "{row} missing:\n{view}");
+    }
+    tmux.press("q");
+    tmux.wait_until("the conversation again", |screen| {
+        !screen.contains("Transcript ·") && screen.contains("Counted to twelve.")
+    });
+    h.server.push(Reply::text("Still listening."));
+    tmux.send_line("and now?");
+    tmux.wait_for("Still listening.");
+}

@@ -1,7 +1,8 @@
 //! One tool call in the transcript, compact: a header with the tool and its key argument
 //! (`● Read(src/main.rs)`) and, once it has run, one line saying what came of it
 //! (`⎿ Read 120 lines`), or the diff of an edit, the tail of a command's output, the checklist
-//! of a todo update.
+//! of a todo update. In full detail (the transcript view) the summary is followed by the whole
+//! result: all of a command's output, the lines read, the matches, the whole diff.
 
 use std::path::Path;
 
@@ -20,6 +21,18 @@ const MAX_DIFF_LINES: usize = 40;
 const OUTPUT_TAIL_LINES: usize = 5;
 /// Columns before a tool's result: `  ⎿ `.
 const RESULT_INDENT: usize = 4;
+/// The most result lines shown in full detail; a longer result ends with how many are left.
+const FULL_LINES: usize = 2_000;
+
+/// How much of a tool call is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Detail {
+    /// The summary line, a capped diff, the tail of a command's output.
+    Compact,
+    /// The summary and the whole result (up to [`FULL_LINES`]), with the input of tools that
+    /// have no summary of their own.
+    Full,
+}
 
 /// A tool call as the transcript knows it: its input once complete, its result once run.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,19 +117,44 @@ fn shorten_path(path: &str, cwd: Option<&Path>) -> String {
         )
 }
 
-pub(crate) fn render_tool_call(
+pub(crate) fn render_tool_call_with(
     call: &ToolCall,
     width: u16,
     theme: &Theme,
     cwd: Option<&Path>,
+    detail: Detail,
 ) -> Vec<Line<'static>> {
     let width = usize::from(width);
     let mut lines = vec![header(call, width, theme, cwd)];
     let body_width = width.saturating_sub(RESULT_INDENT).max(1);
-    let body = match &call.result {
-        None => vec![Line::from(Span::styled("Running…", theme.dim))],
-        Some(outcome) => result_body(call, outcome, body_width, theme, cwd),
-    };
+    let mut body = Vec::new();
+    if detail == Detail::Full
+        && let Some(input) = &call.input
+        && !has_own_view(&call.name)
+    {
+        let input = sanitize(&input.to_string());
+        body.extend(wrap_words(
+            &[Span::styled(format!("Input: {input}"), theme.dim)],
+            body_width,
+            &Prefix::none(),
+        ));
+    }
+    match (&call.result, detail) {
+        (None, _) => body.push(Line::from(Span::styled("Running…", theme.dim))),
+        (Some(outcome), Detail::Compact) => {
+            body.extend(result_body(
+                call,
+                outcome,
+                body_width,
+                theme,
+                cwd,
+                MAX_DIFF_LINES,
+            ));
+        }
+        (Some(outcome), Detail::Full) => {
+            body.extend(full_body(call, outcome, body_width, theme, cwd))
+        }
+    }
     for (index, line) in body.into_iter().enumerate() {
         let lead = if index == 0 {
             Span::styled("  ⎿ ", theme.dim)
@@ -161,12 +199,75 @@ fn header(call: &ToolCall, width: usize, theme: &Theme, cwd: Option<&Path>) -> L
     Line::from(spans)
 }
 
+/// Tools whose result view already shows what their input says (the command, the diff, the
+/// checklist): their input is not repeated in full detail.
+fn has_own_view(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Bash" | "Read" | "Edit" | "MultiEdit" | "Write" | "TodoWrite" | "Grep" | "Glob" | "LS"
+    )
+}
+
+/// The whole result: diffs and checklists uncapped; for a command its whole output; for
+/// anything else the summary line, then every line of the result.
+fn full_body(
+    call: &ToolCall,
+    outcome: &ToolOutcome,
+    width: usize,
+    theme: &Theme,
+    cwd: Option<&Path>,
+) -> Vec<Line<'static>> {
+    let text = sanitize(&outcome.text);
+    if call.name == "Bash" {
+        return bash_output(&text, outcome.is_error, width, theme, FULL_LINES, true);
+    }
+    if !outcome.is_error
+        && matches!(
+            call.name.as_str(),
+            "Edit" | "MultiEdit" | "Write" | "TodoWrite"
+        )
+    {
+        return result_body(call, outcome, width, theme, cwd, FULL_LINES);
+    }
+    let mut lines = result_body(call, outcome, width, theme, cwd, FULL_LINES);
+    let style = if outcome.is_error {
+        theme.error
+    } else {
+        theme.dim
+    };
+    let mut shown = 0;
+    let all: Vec<&str> = text.lines().collect();
+    for line in &all {
+        if shown >= FULL_LINES {
+            break;
+        }
+        let wrapped = wrap_words(
+            &[Span::styled(line.to_string(), style)],
+            width,
+            &Prefix::none(),
+        );
+        shown += 1;
+        if wrapped.is_empty() {
+            lines.push(Line::default());
+        }
+        lines.extend(wrapped);
+    }
+    if all.len() > shown {
+        lines.push(Line::from(Span::styled(
+            format!("… +{}", plural(all.len() - shown, "line")),
+            theme.dim,
+        )));
+    }
+    lines
+}
+
 fn result_body(
     call: &ToolCall,
     outcome: &ToolOutcome,
     width: usize,
     theme: &Theme,
     cwd: Option<&Path>,
+    diff_cap: usize,
 ) -> Vec<Line<'static>> {
     // Tabs matter to the `cat -n` format, so numbered lines are read before cleaning up.
     let raw = outcome.text.as_str();
@@ -174,7 +275,14 @@ fn result_body(
     let input = call.input.as_ref().unwrap_or(&Value::Null);
     let str_field = |name: &str| input.get(name).and_then(Value::as_str).unwrap_or_default();
     if call.name == "Bash" {
-        return bash_body(&text, outcome.is_error, width, theme);
+        return bash_output(
+            &text,
+            outcome.is_error,
+            width,
+            theme,
+            OUTPUT_TAIL_LINES,
+            false,
+        );
     }
     if outcome.is_error {
         let first = text.lines().find(|line| !line.trim().is_empty());
@@ -203,6 +311,7 @@ fn result_body(
             let mut lines = summary_lines(updated_summary(&path, stats), width);
             lines.extend(capped(
                 render_diff_from(old, new, start, clamp(width), theme),
+                diff_cap,
                 theme,
             ));
             lines
@@ -230,7 +339,7 @@ fn result_body(
                 diff.extend(render_diff_from(old, new, start, clamp(width), theme));
             }
             let mut lines = summary_lines(updated_summary(&path, stats), width);
-            lines.extend(capped(diff, theme));
+            lines.extend(capped(diff, diff_cap, theme));
             lines
         }
         "Write" => {
@@ -240,6 +349,7 @@ fn result_body(
             let mut lines = summary_lines(vec![Span::raw(summary)], width);
             lines.extend(capped(
                 render_diff_from("", content, 1, clamp(width), theme),
+                diff_cap,
                 theme,
             ));
             lines
@@ -280,8 +390,16 @@ fn clamp(width: usize) -> u16 {
     u16::try_from(width).unwrap_or(u16::MAX)
 }
 
-/// A command's result: how it failed, in red, then the tail of its output.
-fn bash_body(text: &str, is_error: bool, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+/// A command's result: how it failed, in red, then the last `tail` lines of its output, each
+/// cut to the width, or wrapped with `wrap`.
+fn bash_output(
+    text: &str,
+    is_error: bool,
+    width: usize,
+    theme: &Theme,
+    tail: usize,
+    wrap: bool,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let mut output: Vec<&str> = text.lines().collect();
     if is_error {
@@ -315,7 +433,7 @@ fn bash_body(text: &str, is_error: bool, width: usize, theme: &Theme) -> Vec<Lin
         }
         return lines;
     }
-    let hidden = output.len().saturating_sub(OUTPUT_TAIL_LINES);
+    let hidden = output.len().saturating_sub(tail);
     if hidden > 0 {
         lines.push(Line::from(Span::styled(
             format!("… +{}", plural(hidden, "line")),
@@ -323,7 +441,15 @@ fn bash_body(text: &str, is_error: bool, width: usize, theme: &Theme) -> Vec<Lin
         )));
     }
     for line in &output[hidden..] {
-        lines.push(Line::from(truncate(line, width)));
+        if wrap {
+            lines.extend(wrap_words(
+                &[Span::raw(line.to_string())],
+                width,
+                &Prefix::none(),
+            ));
+        } else {
+            lines.push(Line::from(truncate(line, width)));
+        }
     }
     lines
 }
@@ -344,10 +470,10 @@ fn generic_body(text: &str, width: usize, theme: &Theme) -> Vec<Line<'static>> {
     vec![Line::from(spans)]
 }
 
-fn capped(mut lines: Vec<Line<'static>>, theme: &Theme) -> Vec<Line<'static>> {
-    if lines.len() > MAX_DIFF_LINES {
-        let hidden = lines.len() - MAX_DIFF_LINES;
-        lines.truncate(MAX_DIFF_LINES);
+fn capped(mut lines: Vec<Line<'static>>, cap: usize, theme: &Theme) -> Vec<Line<'static>> {
+    if lines.len() > cap {
+        let hidden = lines.len() - cap;
+        lines.truncate(cap);
         lines.push(Line::from(Span::styled(
             format!("… +{}", plural(hidden, "line")),
             theme.dim,
@@ -486,10 +612,67 @@ mod tests {
     }
 
     fn plain(call: &ToolCall, width: u16) -> Vec<String> {
-        render_tool_call(call, width, &Theme::plain(), Some(Path::new("/repo")))
-            .iter()
-            .map(|line| line.to_string())
-            .collect()
+        render_tool_call_with(
+            call,
+            width,
+            &Theme::plain(),
+            Some(Path::new("/repo")),
+            Detail::Compact,
+        )
+        .iter()
+        .map(|line| line.to_string())
+        .collect()
+    }
+
+    fn full(call: &ToolCall, width: u16) -> Vec<String> {
+        render_tool_call_with(
+            call,
+            width,
+            &Theme::plain(),
+            Some(Path::new("/repo")),
+            Detail::Full,
+        )
+        .iter()
+        .map(|line| line.to_string())
+        .collect()
+    }
+
+    #[test]
+    fn full_detail_shows_the_whole_result() {
+        let output: Vec<String> = (1..=12).map(|n| format!("line {n}")).collect();
+        let bash = call("Bash", json!({"command": "seq"}), &output.join("\n"), false);
+        let compact = plain(&bash, 40);
+        assert_eq!(compact[1], "  ⎿ … +7 lines", "{compact:?}");
+        let whole = full(&bash, 40);
+        assert_eq!(whole.len(), 13, "{whole:?}");
+        assert_eq!(whole[1], "  ⎿ line 1");
+        assert_eq!(whole[12], "    line 12");
+
+        let read = call(
+            "Read",
+            json!({"file_path": "/repo/a.txt"}),
+            "     1\talpha\n     2\tbeta\n",
+            false,
+        );
+        assert_eq!(
+            full(&read, 40),
+            vec![
+                "● Read(a.txt)",
+                "  ⎿ Read 2 lines",
+                "         1    alpha",
+                "         2    beta"
+            ]
+        );
+
+        let mcp = call(
+            "mcp__notes__search",
+            json!({"query": "milk"}),
+            "one\ntwo",
+            false,
+        );
+        let whole = full(&mcp, 60);
+        assert!(whole[1].contains(r#"Input: {"query":"milk"}"#), "{whole:?}");
+        assert!(whole.iter().any(|line| line.trim() == "two"), "{whole:?}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 
 use crate::markdown::{MarkdownPieces, render_markdown};
 use crate::theme::Theme;
-use crate::tool_cell::{ToolCall, ToolOutcome, render_tool_call};
+use crate::tool_cell::{Detail, ToolCall, ToolOutcome, render_tool_call_with};
 use crate::wrap::{Prefix, sanitize, text_width, truncate, wrap_words};
 
 /// Whether thinking shows whole or as its first line.
@@ -457,7 +457,36 @@ impl Transcript {
         lines
     }
 
+    /// The whole conversation in full detail, for the transcript view: every cell, finished
+    /// or still live, with thinking expanded and each tool's whole result.
+    pub fn render_full(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        let cells = self
+            .finished
+            .iter()
+            .chain(&self.pending)
+            .chain(&self.streaming);
+        for cell in cells {
+            let rendered = self.render_cell_with(cell, width, theme, Detail::Full);
+            if !rendered.is_empty() {
+                lines.extend(rendered);
+                lines.push(Line::default());
+            }
+        }
+        lines
+    }
+
     fn render_cell(&self, cell: &Cell, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        self.render_cell_with(cell, width, theme, Detail::Compact)
+    }
+
+    fn render_cell_with(
+        &self,
+        cell: &Cell,
+        width: u16,
+        theme: &Theme,
+        detail: Detail,
+    ) -> Vec<Line<'static>> {
         let columns = usize::from(width);
         match cell {
             Cell::User(text) => {
@@ -479,8 +508,16 @@ impl Transcript {
                     Piece::First,
                 )
             }
-            Cell::Thinking(text) => render_thinking(text, self.thinking, columns, theme),
-            Cell::Tool(call) => render_tool_call(call, width, theme, self.cwd.as_deref()),
+            Cell::Thinking(text) => {
+                let display = match detail {
+                    Detail::Compact => self.thinking,
+                    Detail::Full => ThinkingDisplay::Expanded,
+                };
+                render_thinking(text, display, columns, theme)
+            }
+            Cell::Tool(call) => {
+                render_tool_call_with(call, width, theme, self.cwd.as_deref(), detail)
+            }
             Cell::Error(message) => notice("✗ ", message, theme.error, columns),
             Cell::Warning(message) => notice("⚠ ", message, theme.warning, columns),
             Cell::Info(message) => notice("· ", message, theme.dim, columns),

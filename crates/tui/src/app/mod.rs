@@ -16,6 +16,7 @@ mod input_aids;
 mod local_settings;
 mod memory;
 mod mention;
+mod pager;
 mod permissions_view;
 mod replay;
 mod shell_escape;
@@ -189,6 +190,11 @@ struct App {
     last_request: Option<Usage>,
     /// `/memory` asked for this file to be opened in the editor.
     edit_request: Option<PathBuf>,
+    /// The transcript view (Ctrl+O), while it is open.
+    pager: Option<pager::Pager>,
+    /// The terminal was resized while the transcript view was open; the inline viewport is
+    /// rebuilt when it closes.
+    resize_pending: bool,
 }
 
 impl App {
@@ -249,6 +255,8 @@ impl App {
             conversation,
             last_request: None,
             edit_request: None,
+            pager: None,
+            resize_pending: false,
         }
     }
 
@@ -271,16 +279,40 @@ impl App {
         let mut draw_now = true;
         // Lines of a long finished answer still to be written into the scrollback.
         let mut scrollback_waiting = false;
+        // The alternate screen, while the transcript view is open.
+        let mut alt_screen: Option<pager::AltScreen> = None;
         loop {
+            if self.pager.is_some() != alt_screen.is_some() {
+                if self.pager.is_some() {
+                    alt_screen = Some(pager::AltScreen::enter()?);
+                } else {
+                    // Back on the main screen, as it was: the viewport is drawn anew.
+                    alt_screen = None;
+                    if std::mem::take(&mut self.resize_pending) {
+                        resize(terminal)?;
+                    } else {
+                        terminal.clear()?;
+                    }
+                }
+                draw_now = true;
+            }
             if draw_now || last_draw.elapsed() >= FRAME_INTERVAL {
-                let more = self.flush(terminal)?;
-                terminal.draw(|frame| {
-                    self.viewport = frame.area();
-                    self.draw(frame);
-                })?;
+                if let (Some(pager), Some(screen)) = (&mut self.pager, &mut alt_screen) {
+                    // Nothing goes into the scrollback while the other screen is up.
+                    screen
+                        .terminal
+                        .draw(|frame| pager.draw(frame, &self.theme))?;
+                    scrollback_waiting = false;
+                } else {
+                    let more = self.flush(terminal)?;
+                    terminal.draw(|frame| {
+                        self.viewport = frame.area();
+                        self.draw(frame);
+                    })?;
+                    scrollback_waiting = more;
+                }
                 last_draw = Instant::now();
                 draw_deferred = false;
-                scrollback_waiting = more;
             }
             draw_now = true;
             if let Some(exit) = self.exit.take() {
@@ -302,6 +334,13 @@ impl App {
             tokio::select! {
                 biased;
                 event = input.next() => match event {
+                    Some(Ok(Event::Resize(width, _))) if self.pager.is_some() => {
+                        self.resize_pending = true;
+                        let lines = self.transcript.render_full(width, &self.theme);
+                        if let Some(pager) = &mut self.pager {
+                            pager.replace(lines);
+                        }
+                    }
                     Some(Ok(Event::Resize(_, _))) => resize(terminal)?,
                     Some(Ok(event)) => self.on_terminal_event(event),
                     Some(Err(err)) => return Err(AppError::Terminal(err)),
@@ -367,8 +406,23 @@ impl App {
             self.status.context_window = (self.config.context_window)(&self.status.model);
         }
         self.transcript.apply(event);
+        let finishes_a_cell = matches!(
+            event,
+            AgentEvent::UserMessage { .. }
+                | AgentEvent::AssistantMessage { .. }
+                | AgentEvent::ToolCallResult { .. }
+                | AgentEvent::TurnFinished(_)
+        );
+        if finishes_a_cell && let Some(pager) = &mut self.pager {
+            pager.replace(
+                self.transcript
+                    .render_full(self.viewport.width.max(1), &self.theme),
+            );
+        }
         match event {
             AgentEvent::PermissionRequested { tool, input, .. } => {
+                // A question for the user is never hidden behind the transcript view.
+                self.pager = None;
                 if let Some(mut dialog) = PermissionDialog::from_event(event) {
                     if let Some(line) = edit_start_line(tool, input) {
                         dialog.set_diff_start_line(line);
@@ -432,6 +486,12 @@ impl App {
 
     fn on_key(&mut self, key: KeyEvent) {
         let control = key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(pager) = &mut self.pager {
+            if pager.handle_key(key) {
+                self.pager = None;
+            }
+            return;
+        }
         if let Some(dialog) = self.dialogs.front_mut() {
             if control && key.code == KeyCode::Char('c') {
                 // Ctrl+C in a dialog refuses, like Esc, and stops the turn.
@@ -452,6 +512,12 @@ impl App {
                 let _ = self.ops.send(outcome.into_op());
                 self.dialogs.pop_front();
             }
+            return;
+        }
+        if control && key.code == KeyCode::Char('o') {
+            let width = self.viewport.width.max(1);
+            let lines = self.transcript.render_full(width, &self.theme);
+            self.pager = Some(pager::Pager::new(lines));
             return;
         }
         if control && key.code == KeyCode::Char('c') {

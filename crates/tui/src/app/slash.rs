@@ -148,7 +148,7 @@ pub fn help_text(custom: &[CustomCommand]) -> String {
     }
     text.push_str(
         "\nKeys: Enter sends · Ctrl+J, Alt+Enter or \\ then Enter for a new line · \
-         Esc interrupts · Ctrl+C clears, twice to exit",
+         Esc interrupts · Ctrl+O shows the whole transcript · Ctrl+C clears, twice to exit",
     );
     text
 }
