@@ -223,3 +223,29 @@ fn ctrl_o_shows_the_whole_transcript_and_returns_to_the_conversation() {
     tmux.send_line("and now?");
     tmux.wait_for("Still listening.");
 }
+
+#[test]
+fn slash_opens_the_command_menu_and_enter_runs_the_choice() {
+    let h = Harness::new();
+    let commands = h.path(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("greet.md"),
+        "---\ndescription: say hello nicely\n---\nSay hello.\n",
+    )
+    .unwrap();
+    let tmux = Tmux::start(&h);
+    tmux.type_text("/");
+    let menu = tmux.wait_for("/help");
+    assert!(menu.contains("/model"), "{menu}");
+    tmux.type_text("gre");
+    tmux.wait_for("say hello nicely");
+    for _ in 0..3 {
+        tmux.press("BSpace");
+    }
+    tmux.wait_until("the name erased", |screen| !screen.contains("> /gre"));
+    tmux.type_text("cos");
+    tmux.wait_for("› /cost");
+    tmux.press("Enter");
+    tmux.wait_for("Total cost:");
+}

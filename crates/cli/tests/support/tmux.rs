@@ -1,6 +1,7 @@
 //! cairn's interactive UI in a real terminal: tmux, with a server of its own per test.
 
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -31,7 +32,16 @@ impl Tmux {
 
     /// As [`Tmux::launch`], with `NAME=value` pairs added to cairn's environment.
     pub fn launch_with_env(h: &Harness, extra_env: &[(&str, &str)], args: &[&str]) -> Tmux {
-        let socket = h.home.path().join("tmux.sock").display().to_string();
+        // A socket of its own per launch: a test that starts cairn twice must not reach the
+        // first tmux server while it is still shutting down ("server exited unexpectedly").
+        static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
+        let launch = LAUNCHES.fetch_add(1, Ordering::Relaxed);
+        let socket = h
+            .home
+            .path()
+            .join(format!("tmux-{launch}.sock"))
+            .display()
+            .to_string();
         let home = h.home.path();
         let mut env = vec!["env".to_string()];
         for unset in [

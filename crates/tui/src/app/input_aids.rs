@@ -1,5 +1,6 @@
-//! What surrounds the input box besides editing: Up/Down through past prompts, `@` file
-//! completions, and `!` shell commands whose output rides along with the next message.
+//! What surrounds the input box besides editing: Up/Down through past prompts, the `/`
+//! command menu, `@` file completions, and `!` shell commands whose output rides along with
+//! the next message.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +10,7 @@ use ratatui::text::{Line, Span};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
 
+use super::command_menu::{self, CommandEntry};
 use super::composer::{Composer, Edit};
 use super::history::PromptHistory;
 use super::mention::{FileIndex, MAX_COMPLETIONS, attachments, mention_at};
@@ -32,6 +34,11 @@ pub struct InputAids {
     pending_shell: Vec<String>,
     /// Ctrl+R's reverse search through the history, while it is open.
     search: Option<HistorySearch>,
+    /// The slash commands the `/` menu offers.
+    commands: Vec<CommandEntry>,
+    /// The commands matching the name typed after `/` (indexes into `commands`); when this is
+    /// not empty, `selected` points into it.
+    menu: Vec<usize>,
 }
 
 /// A Ctrl+R search: what is typed, the entry it found, and the text it replaced.
@@ -56,7 +63,14 @@ impl InputAids {
             shell_done_receiver: Some(receiver),
             pending_shell: Vec::new(),
             search: None,
+            commands: Vec::new(),
+            menu: Vec::new(),
         }
+    }
+
+    /// The commands the `/` menu offers.
+    pub fn set_commands(&mut self, commands: Vec<CommandEntry>) {
+        self.commands = commands;
     }
 
     /// Starts listing the project's files in the background (needs a tokio runtime).
@@ -117,6 +131,33 @@ impl InputAids {
             }
             return Edit::Changed;
         }
+        if !self.menu.is_empty() && plain {
+            let count = self.menu.len();
+            let chosen = self.commands[self.menu[self.selected.min(count - 1)]].clone();
+            match key.code {
+                KeyCode::Up => {
+                    self.selected = (self.selected + count - 1) % count;
+                    return Edit::Changed;
+                }
+                KeyCode::Down => {
+                    self.selected = (self.selected + 1) % count;
+                    return Edit::Changed;
+                }
+                // Enter runs the command, unless it needs an argument: then, as Tab, it is
+                // filled in for the argument to follow.
+                KeyCode::Enter if !chosen.needs_argument => {
+                    self.menu.clear();
+                    composer.clear();
+                    return Edit::Submitted(format!("/{}", chosen.name));
+                }
+                KeyCode::Tab | KeyCode::Enter => {
+                    composer.set_text(&format!("/{} ", chosen.name));
+                    self.menu.clear();
+                    return Edit::Changed;
+                }
+                _ => {}
+            }
+        }
         if !self.completions.is_empty() && plain {
             let count = self.completions.len();
             match key.code {
@@ -166,8 +207,9 @@ impl InputAids {
             composer.set_text(&search.draft);
             return true;
         }
-        if !self.completions.is_empty() {
+        if !self.completions.is_empty() || !self.menu.is_empty() {
             self.completions.clear();
+            self.menu.clear();
             return true;
         }
         if let Some((_, cancel)) = self.shell.take() {
@@ -180,6 +222,7 @@ impl InputAids {
     /// Closes the completion list and any history search (the box was cleared).
     pub fn close_completions(&mut self) {
         self.completions.clear();
+        self.menu.clear();
         self.search = None;
     }
 
@@ -258,6 +301,33 @@ impl InputAids {
                 ),
             ])];
         }
+        if !self.menu.is_empty() {
+            let width = self
+                .menu
+                .iter()
+                .map(|&index| self.commands[index].name.chars().count())
+                .max()
+                .unwrap_or(0);
+            return self
+                .menu
+                .iter()
+                .enumerate()
+                .map(|(position, &index)| {
+                    let entry = &self.commands[index];
+                    let name = format!("/{:<width$}  ", entry.name);
+                    let (mark, style) = if position == self.selected {
+                        ("  › ", theme.status)
+                    } else {
+                        ("    ", theme.dim)
+                    };
+                    Line::from(vec![
+                        Span::styled(mark, style),
+                        Span::styled(name, style),
+                        Span::styled(entry.description.clone(), theme.dim),
+                    ])
+                })
+                .collect();
+        }
         self.completions
             .iter()
             .enumerate()
@@ -302,6 +372,18 @@ impl InputAids {
     }
 
     fn update_completions(&mut self, composer: &Composer) {
+        let menu = match command_menu::typed_name(composer.text(), composer.cursor()) {
+            Some(name) => command_menu::matches(&self.commands, name, MAX_COMPLETIONS),
+            None => Vec::new(),
+        };
+        if menu != self.menu {
+            self.menu = menu;
+            self.selected = 0;
+        }
+        if !self.menu.is_empty() {
+            self.completions.clear();
+            return;
+        }
         let matches = match mention_at(composer.text(), composer.cursor()) {
             Some((_, query)) => self.files.complete(query, MAX_COMPLETIONS),
             None => Vec::new(),
@@ -358,6 +440,48 @@ mod tests {
         aids.handle_key(key(KeyCode::Down), &mut composer);
         aids.handle_key(key(KeyCode::Down), &mut composer);
         assert_eq!(composer.text(), "dra");
+    }
+
+    #[test]
+    fn slash_opens_the_command_menu_which_runs_or_fills_in_the_choice() {
+        let mut aids = InputAids::new(None, Path::new("/p"));
+        aids.set_commands(command_menu::entries(&[]));
+        let mut composer = Composer::default();
+        let shown = |aids: &InputAids| -> Vec<String> {
+            aids.completion_lines(&Theme::plain())
+                .iter()
+                .map(|line| line.to_string().trim_end().to_string())
+                .collect()
+        };
+        typed(&mut aids, &mut composer, "/");
+        assert_eq!(shown(&aids).len(), MAX_COMPLETIONS);
+        typed(&mut aids, &mut composer, "co");
+        let menu = shown(&aids);
+        assert!(menu[0].starts_with("  › /cost"), "{menu:?}");
+        assert!(menu[1].starts_with("    /context"), "{menu:?}");
+        aids.handle_key(key(KeyCode::Down), &mut composer);
+        assert_eq!(
+            aids.handle_key(key(KeyCode::Enter), &mut composer),
+            Edit::Submitted("/context".into())
+        );
+        assert_eq!(composer.text(), "");
+        assert!(shown(&aids).is_empty());
+
+        // A command that needs an argument is filled in instead.
+        typed(&mut aids, &mut composer, "/add");
+        assert_eq!(
+            aids.handle_key(key(KeyCode::Enter), &mut composer),
+            Edit::Changed
+        );
+        assert_eq!(composer.text(), "/add-dir ");
+        assert!(shown(&aids).is_empty(), "the menu closes at the space");
+
+        // Esc closes the menu and keeps the text.
+        composer.clear();
+        typed(&mut aids, &mut composer, "/he");
+        assert!(aids.dismiss(&mut composer));
+        assert_eq!(composer.text(), "/he");
+        assert!(shown(&aids).is_empty());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! or a permission dialog, and the status line. There is no alternate screen, so the
 //! conversation stays in the terminal after cairn exits.
 
+mod command_menu;
 mod composer;
 mod context_usage;
 mod doctor;
@@ -214,7 +215,8 @@ impl App {
         let mut status = StatusLine::new(config.model.clone(), config.permission_mode.clone());
         status.context_window = (config.context_window)(&config.model);
         let first_message_context = config.first_message_context.clone();
-        let input = InputAids::new(config.history_path.clone(), &config.cwd);
+        let mut input = InputAids::new(config.history_path.clone(), &config.cwd);
+        input.set_commands(command_menu::entries(&config.commands));
         for notice in std::mem::take(&mut config.notices) {
             transcript.push_warning(notice);
         }
