@@ -249,3 +249,26 @@ fn slash_opens_the_command_menu_and_enter_runs_the_choice() {
     tmux.press("Enter");
     tmux.wait_for("Total cost:");
 }
+
+#[test]
+fn the_spinner_counts_the_tokens_streamed_so_far() {
+    let h = Harness::new();
+    h.server
+        .push(Reply::text("word ".repeat(800)).stall_after(3000));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("talk to me");
+    let screen = tmux.wait_for("tokens · esc to interrupt");
+    let line = screen
+        .lines()
+        .find(|line| line.contains("tokens · esc to interrupt"))
+        .unwrap();
+    let count: u64 = line
+        .split("↓ ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("no token count in {line:?}"));
+    assert!(count > 0, "{line}");
+    tmux.press("Escape");
+    tmux.wait_for("Interrupted");
+}

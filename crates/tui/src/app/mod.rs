@@ -173,6 +173,10 @@ struct App {
     /// Messages sent whose turn has not finished (the engine queues all but the first).
     turns_pending: usize,
     turn_started: Option<Instant>,
+    /// Output tokens of this turn's finished requests, as the API counted them.
+    turn_tokens: u64,
+    /// Bytes streamed since the last finished request, for an estimate of its tokens.
+    streamed_bytes: usize,
     /// A Ctrl+C on an empty input was pressed; another one exits.
     ctrl_c_armed: bool,
     hint: Option<String>,
@@ -245,6 +249,8 @@ impl App {
             dialogs: VecDeque::new(),
             turns_pending: 0,
             turn_started: None,
+            turn_tokens: 0,
+            streamed_bytes: 0,
             ctrl_c_armed: false,
             hint: None,
             usage: Usage::default(),
@@ -445,20 +451,28 @@ impl App {
                 self.usage.cache_creation_input_tokens += usage.cache_creation_input_tokens;
                 self.usage.cache_read_input_tokens += usage.cache_read_input_tokens;
                 self.cost_usd += cost_usd;
+                self.turn_tokens += usage.output_tokens;
+                self.streamed_bytes = 0;
             }
             AgentEvent::TurnFinished(_) => {
                 self.turns_pending = self.turns_pending.saturating_sub(1);
                 self.turn_started = self.is_running().then(Instant::now);
+                self.turn_tokens = 0;
+                self.streamed_bytes = 0;
                 // A finished turn has no question waiting.
                 self.dialogs.clear();
             }
             AgentEvent::UserMessage { message } | AgentEvent::ToolResultsMessage { message } => {
                 self.conversation.push(message.clone());
             }
-            AgentEvent::TextDelta { .. }
-            | AgentEvent::ThinkingDelta { .. }
-            | AgentEvent::ToolCallStarted { .. }
-            | AgentEvent::ToolCallInputComplete { .. }
+            AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => {
+                self.streamed_bytes += text.len();
+            }
+            AgentEvent::ToolCallInputComplete { input, .. } => {
+                self.streamed_bytes += input.to_string().len();
+            }
+            AgentEvent::Retrying(notice) if notice.discard_partial => self.streamed_bytes = 0,
+            AgentEvent::ToolCallStarted { .. }
             | AgentEvent::ToolCallResult { .. }
             | AgentEvent::Retrying(_)
             | AgentEvent::PermissionDecided(_)
@@ -840,8 +854,19 @@ impl App {
             let elapsed = started.elapsed();
             let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
             spans.push(Span::styled(format!("{frame} "), theme.status));
+            // Tokens so far: what the API counted for finished requests, and about four bytes
+            // a token for the one streaming.
+            let tokens = self.turn_tokens + (self.streamed_bytes / 4) as u64;
+            let tokens = if tokens > 0 {
+                format!(" · ↓ {} tokens", compact_count(tokens))
+            } else {
+                String::new()
+            };
             spans.push(Span::styled(
-                format!("Working… ({}s · esc to interrupt)", elapsed.as_secs()),
+                format!(
+                    "Working… ({}s{tokens} · esc to interrupt)",
+                    elapsed.as_secs()
+                ),
                 theme.dim,
             ));
             let queued = self.turns_pending.saturating_sub(1);
@@ -879,6 +904,15 @@ fn resize(terminal: &mut Terminal<InlineBackend>) -> Result<(), AppError> {
     Ok(())
 }
 
+/// `950`, `1.2k`, `34k`: a count short enough for the spinner line.
+fn compact_count(count: u64) -> String {
+    match count {
+        0..1_000 => count.to_string(),
+        1_000..10_000 => format!("{:.1}k", count as f64 / 1000.0),
+        _ => format!("{}k", count / 1000),
+    }
+}
+
 /// Where an `Edit`'s old text starts in its file, so the dialog's diff shows real line numbers.
 fn edit_start_line(tool: &str, input: &serde_json::Value) -> Option<usize> {
     if tool != "Edit" {
@@ -888,4 +922,16 @@ fn edit_start_line(tool: &str, input: &serde_json::Value) -> Option<usize> {
     let old = input.get("old_string")?.as_str()?;
     let text = std::fs::read_to_string(path).ok()?;
     line_of(&text, old)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_short() {
+        assert_eq!(compact_count(950), "950");
+        assert_eq!(compact_count(1_234), "1.2k");
+        assert_eq!(compact_count(34_567), "34k");
+    }
 }
