@@ -272,3 +272,41 @@ fn the_spinner_counts_the_tokens_streamed_so_far() {
     tmux.press("Escape");
     tmux.wait_for("Interrupted");
 }
+
+#[test]
+fn a_custom_commands_model_and_allowed_tools_apply_to_its_turn() {
+    let h = Harness::new();
+    let commands = h.path(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("shout.md"),
+        "---\nmodel: haiku\nallowed-tools: Bash(echo:*)\n---\nShout $ARGUMENTS.\n",
+    )
+    .unwrap();
+    h.server.push(Reply::tool_use(
+        "b1",
+        "Bash",
+        json!({"command": "echo HELLO > shouted.txt"}),
+    ));
+    h.server.push(Reply::text("Shouted."));
+    h.server.push(Reply::text("Back to normal."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/shout hello");
+    tmux.wait_for("Shouted.");
+    assert_eq!(
+        std::fs::read_to_string(h.path("shouted.txt")).unwrap(),
+        "HELLO\n",
+        "the command's allowed tool ran without a dialog"
+    );
+    tmux.send_line("thanks");
+    tmux.wait_for("Back to normal.");
+    let requests = h.server.wait_for_requests(3, WAIT);
+    let models: Vec<&str> = requests
+        .iter()
+        .map(|request| request.body["model"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        models,
+        ["claude-haiku-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"]
+    );
+}

@@ -64,6 +64,13 @@ struct TurnTally {
     result: String,
 }
 
+/// What a custom command changes for its own turn.
+#[derive(Debug, Clone, Default)]
+struct TurnOverrides {
+    model: Option<String>,
+    allowed_tools: Vec<String>,
+}
+
 impl Engine {
     pub fn new(
         client: Arc<dyn ModelClient>,
@@ -98,12 +105,24 @@ impl Engine {
     /// Serves operations until the sender is dropped. An `Interrupt` that arrives while a turn
     /// runs cancels it; a user message that arrives meanwhile is queued for after it.
     pub async fn run(mut self, mut ops: UnboundedReceiver<Op>, sink: &mut dyn EventSink) -> Self {
-        let mut queued: std::collections::VecDeque<Vec<ContentBlock>> = Default::default();
+        let mut queued: std::collections::VecDeque<(Vec<ContentBlock>, TurnOverrides)> =
+            Default::default();
         loop {
-            let content = match queued.pop_front() {
-                Some(content) => content,
+            let (content, overrides) = match queued.pop_front() {
+                Some(queued) => queued,
                 None => match ops.recv().await {
-                    Some(Op::UserMessage { content }) => content,
+                    Some(Op::UserMessage { content }) => (content, TurnOverrides::default()),
+                    Some(Op::CommandMessage {
+                        content,
+                        model,
+                        allowed_tools,
+                    }) => (
+                        content,
+                        TurnOverrides {
+                            model,
+                            allowed_tools,
+                        },
+                    ),
                     Some(Op::Interrupt) => continue,
                     // No turn is running, so no question is waiting.
                     Some(Op::PermissionAnswer { .. }) => continue,
@@ -121,6 +140,7 @@ impl Engine {
             let broker = self.permissions.clone();
             let mut next_model = None;
             let mut senders_gone = false;
+            let restore_model = self.apply_overrides(&overrides, sink);
             {
                 let turn = self.run_turn(content, sink, &cancel);
                 tokio::pin!(turn);
@@ -129,7 +149,20 @@ impl Engine {
                         _ = &mut turn => break,
                         op = ops.recv(), if !senders_gone => match op {
                             Some(Op::Interrupt) => cancel.cancel(),
-                            Some(Op::UserMessage { content }) => queued.push_back(content),
+                            Some(Op::UserMessage { content }) => {
+                                queued.push_back((content, TurnOverrides::default()));
+                            }
+                            Some(Op::CommandMessage {
+                                content,
+                                model,
+                                allowed_tools,
+                            }) => queued.push_back((
+                                content,
+                                TurnOverrides {
+                                    model,
+                                    allowed_tools,
+                                },
+                            )),
                             Some(Op::SetModel { model }) => next_model = Some(model),
                             Some(Op::PermissionAnswer { request_id, answer }) => {
                                 broker.answer(&request_id, answer);
@@ -139,6 +172,12 @@ impl Engine {
                     }
                 }
             }
+            if let Some(model) = restore_model {
+                self.config.model = model;
+            }
+            if let Some(gate) = &self.config.governance.gate {
+                gate.clear_turn_rules();
+            }
             if let Some(model) = next_model {
                 sink.emit(AgentEvent::ModelChanged {
                     model: model.clone(),
@@ -146,6 +185,26 @@ impl Engine {
                 self.config.model = model;
             }
         }
+    }
+
+    /// Puts a command's model and allowed tools in force for its turn; returns the model to go
+    /// back to after it. A rule that does not parse is reported and left out.
+    fn apply_overrides(
+        &mut self,
+        overrides: &TurnOverrides,
+        sink: &mut dyn EventSink,
+    ) -> Option<String> {
+        if !overrides.allowed_tools.is_empty()
+            && let Some(gate) = &self.config.governance.gate
+        {
+            for error in gate.set_turn_rules(&overrides.allowed_tools) {
+                sink.emit(AgentEvent::Warning {
+                    message: format!("allowed-tools: {error}"),
+                });
+            }
+        }
+        let model = overrides.model.clone()?;
+        Some(std::mem::replace(&mut self.config.model, model))
     }
 
     /// Runs one turn: the user's message, then model requests and tool calls until the model

@@ -617,3 +617,92 @@ async fn one_level_short_asks_and_the_answer_decides_two_levels_short_is_refused
         "the loop went on after the refusals"
     );
 }
+
+#[tokio::test]
+async fn a_commands_model_and_allowed_tools_hold_for_its_turn_only() {
+    let workspace = tempfile::tempdir().unwrap();
+    let inside = workspace.path().join("a.txt");
+    let client = ScriptedClient::new(vec![
+        Step::Respond(response(
+            vec![edit_call("by_command", &inside)],
+            StopReason::ToolUse,
+        )),
+        Step::Respond(response(
+            vec![ContentBlock::text("done")],
+            StopReason::EndTurn,
+        )),
+        Step::Respond(response(
+            vec![edit_call("after", &inside)],
+            StopReason::ToolUse,
+        )),
+        Step::Respond(response(
+            vec![ContentBlock::text("done again")],
+            StopReason::EndTurn,
+        )),
+    ]);
+    let tools = Arc::new(WritingTools::default());
+    let engine = gated_engine(client.clone(), tools.clone(), workspace.path());
+    let (ops, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let (events, mut event_rx) = tokio::sync::mpsc::unbounded_channel();
+    let task = tokio::spawn(async move {
+        let mut sink = events;
+        engine.run(receiver, &mut sink).await
+    });
+    ops.send(Op::CommandMessage {
+        content: vec![ContentBlock::text("edit it")],
+        model: Some("claude-haiku-4-5".into()),
+        allowed_tools: vec!["Edit".into(), "Bash(".into()],
+    })
+    .unwrap();
+    ops.send(Op::UserMessage {
+        content: vec![ContentBlock::text("edit again")],
+    })
+    .unwrap();
+
+    let mut asked = Vec::new();
+    let mut warnings = Vec::new();
+    let mut finished = 0;
+    while finished < 2 {
+        match event_rx.recv().await.unwrap() {
+            AgentEvent::PermissionRequested {
+                request_id,
+                tool_use_id,
+                ..
+            } => {
+                asked.push(tool_use_id);
+                ops.send(Op::PermissionAnswer {
+                    request_id,
+                    answer: cairn_protocol::PermissionAnswer::AllowOnce,
+                })
+                .unwrap();
+            }
+            AgentEvent::Warning { message } => warnings.push(message),
+            AgentEvent::TurnFinished(_) => finished += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(asked, vec!["after"], "the command's turn did not ask");
+    assert!(
+        warnings.iter().any(|warning| warning.contains("Bash(")),
+        "{warnings:?}"
+    );
+    assert_eq!(*tools.ran.lock().unwrap(), vec!["by_command", "after"]);
+    let models: Vec<String> = client
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|request| request.model.clone())
+        .collect();
+    assert_eq!(
+        models,
+        vec![
+            "claude-haiku-4-5",
+            "claude-haiku-4-5",
+            "claude-sonnet-4-5",
+            "claude-sonnet-4-5"
+        ]
+    );
+    drop(ops);
+    task.await.unwrap();
+}

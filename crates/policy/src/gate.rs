@@ -87,6 +87,8 @@ pub struct PermissionGate {
     rules: RwLock<RuleSet>,
     /// Rules the user added with "yes, and don't ask again" during this session.
     session_rules: Mutex<Vec<String>>,
+    /// Allow rules for the running turn only: a custom command's `allowed-tools`.
+    turn_rules: Mutex<Vec<String>>,
     /// A Mutex because `/add-dir` adds roots while the session runs.
     workspace_roots: Mutex<Vec<PathBuf>>,
     cwd: PathBuf,
@@ -115,6 +117,7 @@ impl PermissionGate {
             mode: Mutex::new(mode),
             rules: RwLock::new(rules),
             session_rules: Mutex::default(),
+            turn_rules: Mutex::default(),
             workspace_roots: Mutex::new(workspace_roots),
             cwd,
             home,
@@ -168,6 +171,33 @@ impl PermissionGate {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .push(rule.to_string());
         Ok(())
+    }
+
+    /// Allows what `rules` match until [`PermissionGate::clear_turn_rules`] (a custom command's
+    /// `allowed-tools`, for its turn). Rules that do not parse are left out and returned.
+    pub fn set_turn_rules(&self, rules: &[String]) -> Vec<RuleError> {
+        let origin = RuleOrigin::new("the command's allowed-tools", self.cwd.clone());
+        let mut valid = Vec::new();
+        let mut errors = Vec::new();
+        for rule in rules {
+            match crate::rules::Rule::parse(RuleKind::Allow, rule, origin.clone()) {
+                Ok(_) => valid.push(rule.clone()),
+                Err(error) => errors.push(error),
+            }
+        }
+        *self
+            .turn_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = valid;
+        errors
+    }
+
+    /// Ends what [`PermissionGate::set_turn_rules`] allowed.
+    pub fn clear_turn_rules(&self) {
+        self.turn_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
     }
 
     /// The rules from settings and flags, each with where it came from (for `/permissions`),
@@ -399,11 +429,18 @@ impl PermissionGate {
     }
 
     fn session_rule_for(&self, facts: &CallFacts<'_>) -> Option<String> {
-        let texts = self
+        let mut texts = self
             .session_rules
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
+        texts.extend(
+            self.turn_rules
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .iter()
+                .cloned(),
+        );
         if texts.is_empty() {
             return None;
         }

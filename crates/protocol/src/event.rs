@@ -14,6 +14,14 @@ use crate::{ContentBlock, Message, StopReason, ToolResultContent, Usage};
 pub enum Op {
     /// The user says something; starts a turn.
     UserMessage { content: Vec<ContentBlock> },
+    /// A custom slash command's prompt: a user message whose turn runs on the command's
+    /// `model` (when it names one) and may use the tools its `allowed-tools` rules allow
+    /// without asking. Both hold for that turn only.
+    CommandMessage {
+        content: Vec<ContentBlock>,
+        model: Option<String>,
+        allowed_tools: Vec<String>,
+    },
     /// Stop the running turn as soon as possible.
     Interrupt,
     /// Use another model from the next request on.

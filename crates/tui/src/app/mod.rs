@@ -636,7 +636,12 @@ impl App {
             SlashCommand::Init => self.send_message(slash::INIT_PROMPT.to_string()),
             SlashCommand::Custom(command, arguments) => {
                 let prompt = command.expand(arguments, &self.config.cwd);
-                self.send_message(prompt);
+                let model = command
+                    .model
+                    .as_deref()
+                    .map(|model| (self.config.resolve_model)(model));
+                let allowed_tools = command.allowed_tools.clone();
+                self.send_prompt(prompt, model, allowed_tools);
             }
             SlashCommand::Unknown(name) => self.transcript.push_error(format!(
                 "Unknown command: /{name}. Type /help for the list of commands."
@@ -646,13 +651,27 @@ impl App {
     }
 
     fn send_message(&mut self, text: String) {
+        self.send_prompt(text, None, Vec::new());
+    }
+
+    /// Sends a message; a custom command's `model` and `allowed_tools` hold for its turn.
+    fn send_prompt(&mut self, text: String, model: Option<String>, allowed_tools: Vec<String>) {
         let mut content = self.input.message_content(text);
         for context in self.first_message_context.drain(..) {
             content.push(ContentBlock::text(format!(
                 "<system-reminder>\n{context}\n</system-reminder>"
             )));
         }
-        if self.ops.send(Op::UserMessage { content }).is_err() {
+        let op = if model.is_none() && allowed_tools.is_empty() {
+            Op::UserMessage { content }
+        } else {
+            Op::CommandMessage {
+                content,
+                model,
+                allowed_tools,
+            }
+        };
+        if self.ops.send(op).is_err() {
             self.transcript
                 .push_error("The engine has stopped; the message was not sent.");
             return;
