@@ -310,3 +310,13 @@ fn a_custom_commands_model_and_allowed_tools_apply_to_its_turn() {
         ["claude-haiku-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"]
     );
 }
+
+#[test]
+fn status_names_the_auth_source_but_never_the_key() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    tmux.send_line("/status");
+    let screen = tmux.wait_for("Auth: the ANTHROPIC_API_KEY environment variable");
+    assert!(screen.contains("Permission mode: default"), "{screen}");
+    assert!(!screen.contains("sk-test-key"), "{screen}");
+}

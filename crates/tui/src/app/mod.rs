@@ -777,9 +777,17 @@ impl App {
         } else {
             self.config.settings_sources.join(", ")
         };
+        let auth = if self.config.credential_variable.is_empty() {
+            "none".to_string()
+        } else {
+            format!(
+                "the {} environment variable",
+                self.config.credential_variable
+            )
+        };
         format!(
-            "cairn {}\nModel: {}\nPermission mode: {}\nWorking directory: {}\nSession: {}\n\
-             Settings: {sources}",
+            "cairn {}\nModel: {}\nAuth: {auth}\nPermission mode: {}\nWorking directory: {}\n\
+             Session: {}\nSettings: {sources}",
             self.config.version,
             self.status.model,
             self.status.permission_mode,
