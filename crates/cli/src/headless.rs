@@ -30,6 +30,8 @@ pub async fn run(args: Args) -> ExitCode {
             mut log,
             governance,
             resumed,
+            cwd,
+            home,
             ..
         },
     ) = match prepared {
@@ -38,6 +40,11 @@ pub async fn run(args: Args) -> ExitCode {
             eprintln!("error: {err:#}");
             return ExitCode::FAILURE;
         }
+    };
+    // `/name args` runs the project's or the user's custom command of that name.
+    let (prompt, model, allowed_tools) = match expand_custom_command(&prompt, &cwd, &home) {
+        Some(expanded) => expanded,
+        None => (prompt, None, Vec::new()),
     };
     // SessionStart hooks may add context to the first prompt.
     let mut content = vec![ContentBlock::text(prompt)];
@@ -57,7 +64,16 @@ pub async fn run(args: Args) -> ExitCode {
         engine.run(op_receiver, &mut sink).await
     });
     watch_interrupts(ops.clone(), tool_state.clone());
-    if ops.send(Op::UserMessage { content }).is_err() {
+    let op = if model.is_none() && allowed_tools.is_empty() {
+        Op::UserMessage { content }
+    } else {
+        Op::CommandMessage {
+            content,
+            model,
+            allowed_tools,
+        }
+    };
+    if ops.send(op).is_err() {
         eprintln!("error: the engine stopped before the prompt was sent");
         return ExitCode::FAILURE;
     }
@@ -146,4 +162,29 @@ fn read_prompt(argument: Option<&str>) -> anyhow::Result<String> {
         anyhow::bail!("no prompt: give one as an argument (cairn -p \"…\") or on standard input");
     }
     Ok(parts.join("\n\n"))
+}
+
+/// The prompt of the custom command `prompt` names (`/name arguments`), with the command's
+/// model (resolved) and allowed tools; `None` when it names none.
+fn expand_custom_command(
+    prompt: &str,
+    cwd: &std::path::Path,
+    home: &std::path::Path,
+) -> Option<(String, Option<String>, Vec<String>)> {
+    let body = prompt.trim().strip_prefix('/')?;
+    let (name, arguments) = match body.split_once(char::is_whitespace) {
+        Some((name, rest)) => (name, rest.trim()),
+        None => (body, ""),
+    };
+    let commands = cairn_context::commands::discover_commands(cwd, Some(home));
+    let command = commands.iter().find(|command| command.name == name)?;
+    let model = command
+        .model
+        .as_deref()
+        .map(cairn_llm::models::resolve_model);
+    Some((
+        command.expand(arguments, cwd),
+        model,
+        command.allowed_tools.clone(),
+    ))
 }

@@ -427,3 +427,37 @@ fn without_a_terminal_plain_cairn_answers_in_plain_text() {
     assert!(run.stderr.contains("no prompt"), "{}", run.stderr);
     assert_eq!(h.server.requests().len(), 1);
 }
+
+#[test]
+fn a_custom_command_runs_in_headless_mode_with_its_model_and_allowed_tools() {
+    let h = Harness::new();
+    let commands = h.path(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("shout.md"),
+        "---\nmodel: haiku\nallowed-tools: Bash(echo:*)\n---\nShout $ARGUMENTS.\n",
+    )
+    .unwrap();
+    h.server.push(Reply::tool_use(
+        "b1",
+        "Bash",
+        json!({"command": "echo HI > shouted.txt"}),
+    ));
+    h.server.push(Reply::text("Shouted."));
+    let output = h.command().args(["-p", "/shout hi"]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "Shouted.");
+    assert_eq!(
+        std::fs::read_to_string(h.path("shouted.txt")).unwrap(),
+        "HI\n",
+        "allowed without a question, which -p would have refused"
+    );
+    let requests = h.server.wait_for_requests(2, WAIT);
+    assert_eq!(requests[0].body["model"], json!("claude-haiku-4-5"));
+    let prompt = requests[0].body["messages"][0].to_string();
+    assert!(prompt.contains("Shout hi."), "{prompt}");
+}
