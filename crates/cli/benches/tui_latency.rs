@@ -3,7 +3,9 @@
 //!
 //! - startup: from spawning `cairn` to the input box's `>` prompt reaching the terminal;
 //! - keystroke echo: while a 1 MB answer streams as fast as the scripted server sends it, a
-//!   key is typed every 20 ms and timed until the terminal receives it back;
+//!   key is typed every 20 ms and timed until the terminal receives it back; typing goes on
+//!   for 600 ms after the answer's last word is on screen, and those keys are reported on
+//!   their own (work the finished answer causes after that must not hold keys up either);
 //! - stream lag: from the moment the server could have sent the answer's last byte (the
 //!   request's arrival plus the time a plain socket reader takes to receive the whole reply)
 //!   to the answer's last word reaching the terminal.
@@ -21,6 +23,7 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::ops::RangeInclusive;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,11 +37,17 @@ const COLS: u16 = 100;
 const STARTUP_RUNS: usize = 20;
 const KEYSTROKES: usize = 100;
 const KEY_INTERVAL: Duration = Duration::from_millis(20);
+/// How long keys are still typed once the answer's last word is on screen: long enough to
+/// cover writing the finished answer (about 10,000 lines) into the scrollback.
+const AFTER_END_TYPING: Duration = Duration::from_millis(600);
 const ANSWER_BYTES: usize = 1 << 20;
 /// The answer's last word; nothing else on screen spells it.
 const END_MARKER: &str = "qqendqq";
-/// Typed keys: letters no part of the UI or the (lowercase) answer shows.
-const KEYS: &[u8] = b"JKQVXYZ";
+/// Typed keys, in order, each once a session: letters no part of the UI or the (ASCII) answer
+/// shows. When the input box moves (the live region above it grows or empties) its redraw
+/// sends every letter typed so far again, so a letter must not repeat to be matched by its
+/// first appearance after it was typed.
+const KEYS: &[RangeInclusive<char>] = &['Ā'..='ſ', 'А'..='я', 'α'..='ω'];
 const WAIT: Duration = Duration::from_secs(60);
 /// How long one answer may take to reach the screen before the benchmark gives up on it.
 const STREAM_WAIT: Duration = Duration::from_secs(20);
@@ -187,6 +196,62 @@ impl Session {
         self.master.write_all(bytes).unwrap();
         Instant::now()
     }
+
+    /// Types the first key of [`KEYS`] not in `typed` and adds it there; false once every
+    /// key has been typed.
+    fn type_next_key(&mut self, typed: &mut Vec<TypedKey>) -> bool {
+        let Some(key) = KEYS.iter().flat_map(|range| range.clone()).nth(typed.len()) else {
+            return false;
+        };
+        let offset = self.len();
+        let at = self.type_bytes(key.encode_utf8(&mut [0; 4]).as_bytes());
+        typed.push(TypedKey { key, offset, at });
+        true
+    }
+}
+
+/// A key typed into the input box.
+struct TypedKey {
+    key: char,
+    /// How much the terminal had received before the key was typed.
+    offset: usize,
+    at: Instant,
+}
+
+/// Keystroke echo times, by when the key was typed.
+#[derive(Default)]
+struct Echoes {
+    during_streaming: Vec<Duration>,
+    /// Typed after the answer's last word reached the screen.
+    after_end: Vec<Duration>,
+    /// Keys whose letter never reached the terminal.
+    missing: usize,
+}
+
+impl Echoes {
+    /// Reads each typed key's echo off the capture: the first time the key's letter reached
+    /// the terminal after it was typed (each letter is typed once, see [`KEYS`]). Keys typed
+    /// before `end_seen` count as typed during streaming.
+    fn collect(&mut self, capture: &Capture, typed: Vec<TypedKey>, end_seen: Instant) {
+        for TypedKey { key, offset, at } in typed {
+            let mut utf8 = [0; 4];
+            let letter = key.encode_utf8(&mut utf8).as_bytes();
+            let Some(found) = capture.find_from(offset, letter) else {
+                self.missing += 1;
+                continue;
+            };
+            let echo = capture.arrival(found + letter.len() - 1).duration_since(at);
+            if at < end_seen {
+                self.during_streaming.push(echo);
+            } else {
+                self.after_end.push(echo);
+            }
+        }
+    }
+
+    fn all(&self) -> Vec<Duration> {
+        [self.during_streaming.as_slice(), self.after_end.as_slice()].concat()
+    }
 }
 
 impl Drop for Session {
@@ -215,27 +280,26 @@ fn main() {
 
     let send_time = raw_send_time(&server);
     let mut headless = headless_times(&server, home.path(), work.path());
-    let mut echoes = Vec::new();
-    let mut all_echoes = Vec::new();
+    let mut echoes = Echoes::default();
     let mut lags = Vec::new();
     let mut stream_times = Vec::new();
+    // Keys not typed because a session had used up all of KEYS.
+    let mut untyped = 0;
     let mut rounds = 0;
-    while echoes.len() < KEYSTROKES && rounds < 60 {
+    while echoes.during_streaming.len() < KEYSTROKES && rounds < 60 {
         rounds += 1;
         let mut session = Session::spawn(&server, home.path(), work.path());
         session.wait_for_input_box();
         let before = server.requests().len();
         session.type_bytes(b"go\r");
         let request = server.wait_for_requests(before + 1, WAIT)[before].clone();
-        // Keys typed while the answer streams: (key, terminal offset before typing, when).
         let mut typed = Vec::new();
         let mut next_key = Instant::now();
         let mut searched = 0;
         let end_seen = loop {
-            let offset = session.len();
-            let key = KEYS[(all_echoes.len() + typed.len()) % KEYS.len()];
-            let at = session.type_bytes(&[key]);
-            typed.push((key, offset, at));
+            if !session.type_next_key(&mut typed) {
+                untyped += 1;
+            }
             next_key += KEY_INTERVAL;
             // Only the bytes not searched before: the lock must not stall the reader.
             let end = {
@@ -262,13 +326,7 @@ fn main() {
                 STREAM_WAIT.as_secs()
             );
             let capture = session.capture.lock().unwrap();
-            collect_echoes(
-                &capture,
-                typed,
-                Instant::now(),
-                &mut echoes,
-                &mut all_echoes,
-            );
+            echoes.collect(&capture, typed, Instant::now());
             break;
         };
         stream_times.push(end_seen.duration_since(request.received_at));
@@ -277,22 +335,47 @@ fn main() {
                 .checked_duration_since(request.received_at + send_time)
                 .unwrap_or_default(),
         );
+        // Keys typed after the last word, while the finished answer may still be going into
+        // the scrollback.
+        while next_key < end_seen + AFTER_END_TYPING {
+            if let Some(pause) = next_key.checked_duration_since(Instant::now()) {
+                std::thread::sleep(pause);
+            }
+            if !session.type_next_key(&mut typed) {
+                untyped += 1;
+            }
+            next_key += KEY_INTERVAL;
+        }
         // Let the last keys echo, then read each key's echo off the capture.
         std::thread::sleep(Duration::from_millis(300));
         let capture = session.capture.lock().unwrap();
-        collect_echoes(&capture, typed, end_seen, &mut echoes, &mut all_echoes);
+        echoes.collect(&capture, typed, end_seen);
     }
 
     println!("== startup to input box ({STARTUP_RUNS} runs)");
     println!("{}", summary(&mut startup));
+    let mut all_echoes = echoes.all();
     println!(
         "== keystroke echo while {} KB streams ({} keys during streaming over {rounds} rounds; {} in all)",
         ANSWER_BYTES / 1024,
-        echoes.len(),
+        echoes.during_streaming.len(),
         all_echoes.len()
     );
-    println!("during streaming: {}", summary(&mut echoes));
+    println!(
+        "during streaming: {}",
+        summary(&mut echoes.during_streaming)
+    );
+    println!("after the answer ended: {}", summary(&mut echoes.after_end));
     println!("all keys:         {}", summary(&mut all_echoes));
+    if echoes.missing > 0 || untyped > 0 {
+        println!(
+            "({} keys never echoed; {untyped} not typed because a session had used up its {} keys)",
+            echoes.missing,
+            KEYS.iter()
+                .map(|range| range.clone().count())
+                .sum::<usize>()
+        );
+    }
     println!(
         "== stream lag: last word on screen after the server could have sent it (raw send {:.1} ms)",
         ms(send_time)
@@ -333,27 +416,6 @@ fn headless_times(
             exited.duration_since(request.received_at)
         })
         .collect()
-}
-
-/// Reads each typed key's echo off the capture: the first time the key's letter reached the
-/// terminal after it was typed. Keys typed before `end_seen` count as typed during streaming.
-fn collect_echoes(
-    capture: &Capture,
-    typed: Vec<(u8, usize, Instant)>,
-    end_seen: Instant,
-    during: &mut Vec<Duration>,
-    all: &mut Vec<Duration>,
-) {
-    for (key, offset, at) in typed {
-        let Some(found) = capture.find_from(offset, &[key]) else {
-            continue;
-        };
-        let echo = capture.arrival(found).duration_since(at);
-        all.push(echo);
-        if at < end_seen {
-            during.push(echo);
-        }
-    }
 }
 
 /// About 1 MB of lowercase prose in paragraphs, ending with [`END_MARKER`] on a line of its own.
