@@ -140,6 +140,13 @@ fn resume_from_a_running_session_shows_the_conversation_and_continues_it() {
     tmux.wait_for("Resumed a conversation of 2 messages");
     let screen = tmux.wait_for("the older answer");
     assert!(screen.contains("Resume this session with"), "{screen}");
+    // The gauge estimates what the resumed conversation takes before any request.
+    let gauge = screen
+        .lines()
+        .rev()
+        .find(|line| line.contains("% context"))
+        .unwrap();
+    assert!(!gauge.contains(" 0% context"), "{gauge}");
     tmux.send_line("and then?");
     tmux.wait_for("Continuing the older one.");
     let requests = h.server.wait_for_requests(3, WAIT);

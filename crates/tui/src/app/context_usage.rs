@@ -54,7 +54,7 @@ impl ContextUsage {
         usage
     }
 
-    fn total(&self) -> usize {
+    pub fn total(&self) -> usize {
         self.system_static
             + self.system_dynamic
             + self.tool_definitions

@@ -237,6 +237,18 @@ impl App {
                 format!("Resumed a conversation of {} messages", conversation.len())
             };
             transcript.push_info(note);
+            // Until the first request reports it, the gauge shows an estimate of what the
+            // resumed conversation takes.
+            let system = config
+                .system_prompt
+                .as_ref()
+                .map(|source| source.system_prompt());
+            let estimate = context_usage::ContextUsage::estimate(
+                system.as_ref(),
+                &config.tool_specs,
+                &conversation,
+            );
+            status.context_tokens = u64::try_from(estimate.total()).unwrap_or(u64::MAX);
         }
         App {
             config,
