@@ -14,7 +14,7 @@ use cairn_policy::hooks::HookEvent;
 use cairn_protocol::AgentEvent;
 use cairn_session::entry_for;
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
-use cairn_tui::app::{AppConfig, AppExit, run_app};
+use cairn_tui::app::{AppConfig, AppExit, SettingsView, run_app};
 use cairn_tui::picker::{PickerEntry, run_picker};
 use cairn_tui::{Appearance, Theme};
 use tokio::sync::mpsc;
@@ -22,6 +22,9 @@ use tokio::sync::mpsc;
 use crate::args::Args;
 use crate::session::sessions_to_resume;
 use crate::setup::{Prepared, prepare, run_session_hook};
+
+/// The exit status after SIGTERM or SIGHUP, as a shell reports a process killed by SIGTERM.
+const TERMINATED_STATUS: u8 = 143;
 
 /// How long the way out waits for the engine to stop and the session log to be written.
 const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
@@ -63,6 +66,7 @@ pub async fn run(mut args: Args) -> ExitCode {
                 notices.extend(notice);
                 start = Start::Resume;
             }
+            Some(AppExit::Terminated) => return ExitCode::from(TERMINATED_STATUS),
             Some(AppExit::UserQuit | AppExit::InputClosed) | None => return code,
         }
     }
@@ -121,9 +125,9 @@ async fn run_session(
         mut log,
         governance,
         resumed,
-        settings,
         cwd,
         home,
+        ..
     } = match prepare(args, Asking::Interactive) {
         Ok(prepared) => prepared,
         Err(err) => {
@@ -174,7 +178,11 @@ async fn run_session(
         permission_mode: session.permission_mode.to_string(),
         cwd: cwd.clone(),
         session_id: session.session_id.clone(),
-        settings_sources: settings.sources().iter().map(ToString::to_string).collect(),
+        settings: Arc::new(DiskSettings {
+            flag: args.settings.clone(),
+            home: home.clone(),
+            cwd: cwd.clone(),
+        }),
         commands: discover_commands(&cwd, Some(&home)),
         initial_prompt: args.prompt.clone(),
         first_message_context,
@@ -193,9 +201,9 @@ async fn run_session(
             }),
         tool_specs: ToolRegistry::with_builtins(ToolContext::new(cwd.clone())).specs(),
         permission_gate: governance.gate.clone(),
-        settings_listing: settings_listing(&settings),
         history,
         notices,
+        resumable_sessions,
     };
     let result = run_app(config, ops.clone(), ui_receiver).await;
     // The UI interrupted any running turn; closing the channel lets the engine stop.
@@ -207,7 +215,7 @@ async fn run_session(
     tool_state.shells.kill_all();
     let reason = match &result {
         Ok(AppExit::Clear) => "clear",
-        Ok(AppExit::Resume(_)) => "other",
+        Ok(AppExit::Resume(_) | AppExit::Terminated) => "other",
         Ok(AppExit::UserQuit | AppExit::InputClosed) | Err(_) => "prompt_input_exit",
     };
     let mut input = serde_json::Map::new();
@@ -227,6 +235,40 @@ async fn run_session(
     (code, exit, session.session_id)
 }
 
+/// The ids of `cwd`'s sessions that have messages (none when they cannot be listed).
+fn resumable_sessions(cwd: &std::path::Path) -> Vec<String> {
+    sessions_to_resume(cwd)
+        .map(|sessions| {
+            sessions
+                .into_iter()
+                .filter(|session| session.message_count > 0)
+                .map(|session| session.id.to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The settings files read again each time `/config` or `/status` asks.
+#[derive(Debug)]
+struct DiskSettings {
+    /// `--settings`, as given.
+    flag: Option<String>,
+    home: std::path::PathBuf,
+    cwd: std::path::PathBuf,
+}
+
+impl SettingsView for DiskSettings {
+    fn read(&self) -> Result<(Vec<String>, String), String> {
+        let mut loader = cairn_config::SettingsLoader::new(&self.home, &self.cwd);
+        if let Some(flag) = &self.flag {
+            loader = loader.settings_flag(flag.clone());
+        }
+        let settings = loader.load().map_err(|err| err.to_string())?;
+        let sources = settings.sources().iter().map(ToString::to_string).collect();
+        Ok((sources, settings_listing(&settings)))
+    }
+}
+
 /// The merged settings, one `key = value (sources)` line each, as `cairn config list`.
 fn settings_listing(settings: &cairn_config::LoadedSettings) -> String {
     let lines: Vec<String> = settings
@@ -242,15 +284,22 @@ fn settings_listing(settings: &cairn_config::LoadedSettings) -> String {
 }
 
 /// `--resume` without an id: this directory's sessions in the picker. The chosen session's
-/// id, or `None` when the user cancelled. `/resume` passes the session it leaves as
-/// `current`, which is not offered, nor are sessions without messages.
+/// id, or `None` when the user cancelled. Sessions without messages are not offered, nor is
+/// `current`, the session `/resume` leaves.
 async fn choose_session(current: Option<&str>) -> anyhow::Result<Option<String>> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let mut sessions = sessions_to_resume(&cwd)?;
-    if let Some(current) = current {
-        sessions.retain(|session| session.message_count > 0 && session.id.to_string() != current);
-        if sessions.is_empty() {
-            anyhow::bail!("No other session to resume in {}", cwd.display());
+    // A session where nothing was said has nothing to go back to.
+    sessions.retain(|session| {
+        session.message_count > 0 && current.is_none_or(|current| session.id.to_string() != current)
+    });
+    if sessions.is_empty() {
+        match current {
+            Some(_) => anyhow::bail!("No other session to resume in {}", cwd.display()),
+            None => anyhow::bail!(
+                "No sessions to resume in {} (only empty ones; start one with `cairn`)",
+                cwd.display()
+            ),
         }
     }
     let entries: Vec<PickerEntry> = sessions

@@ -37,7 +37,6 @@ pub struct Prepared {
     pub governance: Governance,
     /// The run continues an earlier session.
     pub resumed: bool,
-    pub settings: LoadedSettings,
     pub cwd: PathBuf,
     pub home: PathBuf,
 }
@@ -154,7 +153,6 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         log: opened.log,
         governance: governance.governance,
         resumed,
-        settings,
         cwd,
         home,
     })

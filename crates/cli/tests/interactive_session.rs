@@ -158,7 +158,7 @@ fn resume_from_a_running_session_shows_the_conversation_and_continues_it() {
 }
 
 #[test]
-fn resume_with_an_unknown_id_goes_back_to_the_session_it_left() {
+fn resume_with_an_unknown_id_or_no_other_session_stays_in_this_one() {
     let h = Harness::new();
     h.server.push(Reply::text("First answer."));
     h.server.push(Reply::text("Second answer."));
@@ -166,8 +166,12 @@ fn resume_with_an_unknown_id_goes_back_to_the_session_it_left() {
     tmux.send_line("first question");
     tmux.wait_for("First answer.");
     tmux.send_line("/resume no-such-session");
-    tmux.wait_for("No session no-such-session in this directory");
-    tmux.wait_for("Resumed a conversation of 2 messages");
+    let screen = tmux.wait_for("No session no-such-session in this directory");
+    // It stays in the session it is in: nothing is shown again.
+    assert!(!screen.contains("Resumed a conversation"), "{screen}");
+    assert_eq!(screen.matches("First answer.").count(), 1, "{screen}");
+    tmux.send_line("/resume");
+    tmux.wait_for("No other session to resume in this directory.");
     tmux.send_line("second question");
     tmux.wait_for("Second answer.");
     let requests = h.server.wait_for_requests(2, WAIT);
@@ -326,4 +330,27 @@ fn status_names_the_auth_source_but_never_the_key() {
     let screen = tmux.wait_for("Auth: the ANTHROPIC_API_KEY environment variable");
     assert!(screen.contains("Permission mode: default"), "{screen}");
     assert!(!screen.contains("sk-test-key"), "{screen}");
+}
+
+#[test]
+fn sigterm_puts_the_terminal_back_and_prints_the_resume_hint() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    // Even from the transcript view, on the alternate screen.
+    tmux.press("C-o");
+    tmux.wait_for("Transcript ·");
+    let pid = tmux.pane_format("#{pane_pid}");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(tmux.wait_for_exit(), 143);
+    let screen = tmux.screen();
+    assert!(screen.contains("Resume this session with"), "{screen}");
+    assert_eq!(
+        tmux.pane_format("#{alternate_on}"),
+        "0",
+        "back on the main screen"
+    );
 }

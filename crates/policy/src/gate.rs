@@ -210,19 +210,27 @@ impl PermissionGate {
     }
 
     /// Adds a rule for the rest of the session (`/permissions allow|ask|deny`); `origin` says
-    /// where it is kept. A rule that does not parse is refused and changes nothing.
+    /// where it is kept. A rule that does not parse is refused and changes nothing; one that
+    /// is in force already is not added twice. Returns whether it was added.
     pub fn add_rule(
         &self,
         kind: RuleKind,
         text: &str,
         origin: RuleOrigin,
-    ) -> Result<(), RuleError> {
+    ) -> Result<bool, RuleError> {
         let rule = crate::rules::Rule::parse(kind, text, origin)?;
-        self.rules
+        let mut rules = self
+            .rules
             .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(rule);
-        Ok(())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let known = rules
+            .rules()
+            .iter()
+            .any(|existing| existing.kind == kind && existing.text.trim() == rule.text.trim());
+        if !known {
+            rules.push(rule);
+        }
+        Ok(!known)
     }
 
     /// Removes every rule spelled `text` (`/permissions remove`), this session's "don't ask

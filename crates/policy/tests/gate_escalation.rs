@@ -354,8 +354,16 @@ fn rules_added_and_removed_while_the_session_runs_take_effect_at_once() {
     assert_eq!(kind(&check(&gate, &call)).0, "allow");
 
     let origin = RuleOrigin::new("/p/.claude/settings.local.json", f.workspace.clone());
-    gate.add_rule(RuleKind::Deny, "Bash(npm test:*)", origin.clone())
-        .unwrap();
+    assert!(
+        gate.add_rule(RuleKind::Deny, "Bash(npm test:*)", origin.clone())
+            .unwrap()
+    );
+    assert!(
+        !gate
+            .add_rule(RuleKind::Deny, "Bash(npm test:*)", origin.clone())
+            .unwrap(),
+        "a rule in force is not added twice"
+    );
     assert_eq!(kind(&check(&gate, &call)).0, "deny", "a deny rule wins");
     assert!(
         gate.add_rule(RuleKind::Allow, "Bash(", origin).is_err(),

@@ -5,6 +5,8 @@
 //! (the message being streamed, tool calls waiting for their results) is the live region that
 //! is redrawn below it ([`Transcript::render_live`]).
 
+pub(crate) mod user_prompt;
+
 use std::path::PathBuf;
 
 use cairn_protocol::{AgentEvent, ContentBlock, Message, RetryNotice, TodoItem, TurnEnd};
@@ -14,6 +16,7 @@ use crate::markdown::{MarkdownPieces, render_markdown};
 use crate::theme::Theme;
 use crate::tool_cell::{Detail, ToolCall, ToolOutcome, render_tool_call_with};
 use crate::wrap::{Prefix, sanitize, text_width, truncate, wrap_words};
+use user_prompt::UserPrompt;
 
 /// Whether thinking shows whole or as its first line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,7 +36,7 @@ enum Stream {
 /// One entry of the transcript.
 #[derive(Debug, Clone, PartialEq)]
 enum Cell {
-    User(String),
+    User(UserPrompt),
     Assistant(String),
     Thinking(String),
     Tool(ToolCall),
@@ -148,9 +151,9 @@ impl Transcript {
         match event {
             AgentEvent::UserMessage { message } => {
                 self.finish_everything(None);
-                let text = user_text(message);
-                if !text.trim().is_empty() {
-                    self.finished.push(Cell::User(text));
+                let prompt = UserPrompt::of(message);
+                if !prompt.is_empty() {
+                    self.finished.push(Cell::User(prompt));
                 }
             }
             AgentEvent::TextDelta { text } => {
@@ -489,14 +492,7 @@ impl Transcript {
     ) -> Vec<Line<'static>> {
         let columns = usize::from(width);
         match cell {
-            Cell::User(text) => {
-                let prefix = Prefix {
-                    first: vec![Span::styled("> ", theme.user_prompt)],
-                    rest: vec![Span::raw("  ")],
-                };
-                let spans = [Span::styled(sanitize(text.trim_end()), theme.user_text)];
-                wrap_words(&spans, columns, &prefix)
-            }
+            Cell::User(prompt) => render_user_prompt(prompt, columns, theme),
             Cell::Assistant(text) => {
                 if text.trim().is_empty() {
                     return Vec::new();
@@ -610,6 +606,29 @@ fn notice(
     lines
 }
 
+/// What the user typed after `> `, then a `⎿ Attached …` line for each attached file.
+fn render_user_prompt(prompt: &UserPrompt, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let text = prompt.text.trim_end();
+    if !text.trim().is_empty() {
+        let prefix = Prefix {
+            first: vec![Span::styled("> ", theme.user_prompt)],
+            rest: vec![Span::raw("  ")],
+        };
+        let spans = [Span::styled(sanitize(text), theme.user_text)];
+        lines.extend(wrap_words(&spans, width, &prefix));
+    }
+    for attachment in &prompt.attachments {
+        let prefix = Prefix {
+            first: vec![Span::styled("  ⎿ ", theme.dim)],
+            rest: vec![Span::raw("    ")],
+        };
+        let spans = [Span::styled(sanitize(&attachment.summary()), theme.dim)];
+        lines.extend(wrap_words(&spans, width, &prefix));
+    }
+    lines
+}
+
 fn render_thinking(
     text: &str,
     display: ThinkingDisplay,
@@ -636,22 +655,6 @@ fn render_thinking(
             ])]
         }
     }
-}
-
-/// What the user said, with images named rather than shown.
-fn user_text(message: &Message) -> String {
-    let mut parts = Vec::new();
-    for block in &message.content {
-        match block {
-            ContentBlock::Text { text } => parts.push(text.clone()),
-            ContentBlock::Image { .. } => parts.push("[image]".to_string()),
-            ContentBlock::Thinking { .. }
-            | ContentBlock::RedactedThinking { .. }
-            | ContentBlock::ToolUse { .. }
-            | ContentBlock::ToolResult { .. } => {}
-        }
-    }
-    parts.join("\n")
 }
 
 /// The cells of a whole assistant message, for when it was not streamed.

@@ -131,6 +131,114 @@ fn images_in_a_prompt_are_named() {
     );
 }
 
+/// A prompt as the UI sends it: an earlier `!command`'s output, what the user typed, the file
+/// it mentions, SessionStart context, and the context a UserPromptSubmit hook added.
+fn prompt_with_context() -> Message {
+    let lock: String = (1..=3780)
+        .map(|n| format!("line {n} of the lock\n"))
+        .collect();
+    Message {
+        role: Role::User,
+        content: vec![
+            ContentBlock::text(
+                "<bash-input>git status --short</bash-input>\n\
+                 <bash-stdout> M Cargo.lock\n M src/main.rs</bash-stdout>\n<bash-stderr></bash-stderr>",
+            ),
+            ContentBlock::text("why did @Cargo.lock change?"),
+            ContentBlock::text(format!("Contents of Cargo.lock:\n```\n{lock}```")),
+            ContentBlock::text(
+                "<system-reminder>\nBranch: main, 2 commits ahead\n</system-reminder>",
+            ),
+            ContentBlock::text("<system-reminder>\nToday is Tuesday.\n</system-reminder>"),
+        ],
+    }
+}
+
+#[test]
+fn a_prompt_shows_what_was_typed_and_a_line_per_attachment() {
+    let theme = Theme::plain();
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::UserMessage {
+        message: prompt_with_context(),
+    });
+    let expected = vec![
+        "> why did @Cargo.lock change?",
+        "  ⎿ Attached Cargo.lock (3,780 lines)",
+        "",
+    ];
+    assert_eq!(texts(&transcript.render_finished(60, &theme)), expected);
+    assert_eq!(texts(&transcript.render_full(60, &theme)), expected);
+    assert_eq!(texts(&transcript.take_unflushed(60, &theme)), expected);
+}
+
+#[test]
+fn a_cut_attachment_and_an_image_show_as_one_line_each() {
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::UserMessage {
+        message: Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::text("compare @logs/big.log with this"),
+                ContentBlock::Image {
+                    source: cairn_protocol::ImageSource::Url {
+                        url: "https://x.dev/a.png".into(),
+                    },
+                },
+                ContentBlock::text(format!(
+                    "Contents of logs/big.log:\n```\n{}\n```\n\
+                     (Only the first 100 KB of 2345678 bytes are shown.)",
+                    "x".repeat(500)
+                )),
+            ],
+        },
+    });
+    assert_eq!(
+        texts(&transcript.render_finished(40, &Theme::plain())),
+        vec![
+            "> compare @logs/big.log with this",
+            "  [image]",
+            "  ⎿ Attached logs/big.log (first 100 KB",
+            "    of 2,345,678 bytes)",
+            "",
+        ]
+    );
+}
+
+#[test]
+fn typed_text_shaped_like_an_attachment_is_still_shown() {
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::UserMessage {
+        message: Message::user_text("Contents of notes.md:\n```\nkeep this\n```"),
+    });
+    assert_eq!(
+        texts(&transcript.render_finished(60, &Theme::plain())),
+        vec![
+            "> Contents of notes.md:",
+            "  ```",
+            "  keep this",
+            "  ```",
+            ""
+        ]
+    );
+}
+
+#[test]
+fn a_prompt_of_only_shell_output_and_reminders_shows_nothing() {
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::UserMessage {
+        message: Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::text(
+                    "<bash-input>ls</bash-input>\n<bash-stdout>a</bash-stdout>\n<bash-stderr></bash-stderr>",
+                ),
+                ContentBlock::text("<system-reminder>\nhook context\n</system-reminder>"),
+            ],
+        },
+    });
+    assert!(transcript.render_finished(60, &Theme::plain()).is_empty());
+}
+
 #[test]
 fn a_long_streaming_message_shows_the_same_last_lines_as_the_whole() {
     let theme = Theme::plain();

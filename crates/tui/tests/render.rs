@@ -9,8 +9,8 @@
 )]
 
 use cairn_protocol::{
-    AgentEvent, Message, StopReason, TodoItem, TodoStatus, ToolResultContent, TurnEnd, TurnSummary,
-    Usage,
+    AgentEvent, ContentBlock, Message, StopReason, TodoItem, TodoStatus, ToolResultContent,
+    TurnEnd, TurnSummary, Usage,
 };
 use cairn_tui::{
     Appearance, PermissionDialog, StatusLine, Theme, ThinkingDisplay, Transcript, render_diff,
@@ -432,6 +432,36 @@ fn errors_are_red_with_their_reason() {
     assert_eq!(cell_at(buffer, "✗").fg, Color::Red);
     assert_eq!(cell_at(buffer, "Permission to use").fg, Color::Red);
     assert_eq!(cell_at(buffer, "The context").fg, Color::Yellow);
+}
+
+#[test]
+fn a_prompt_shows_its_attachment_as_a_dim_line_not_its_contents() {
+    let lock: String = (1..=3780).map(|n| format!("checksum {n}\n")).collect();
+    let events = [AgentEvent::UserMessage {
+        message: Message {
+            role: cairn_protocol::Role::User,
+            content: vec![
+                ContentBlock::text(
+                    "<bash-input>cargo update</bash-input>\n\
+                     <bash-stdout>Updating 3 packages</bash-stdout>\n<bash-stderr></bash-stderr>",
+                ),
+                ContentBlock::text("what changed in @Cargo.lock?"),
+                ContentBlock::text(format!("Contents of Cargo.lock:\n```\n{lock}```")),
+                ContentBlock::text("<system-reminder>\nOn branch main\n</system-reminder>"),
+            ],
+        },
+    }];
+    let theme = Theme::dark();
+    let terminal = draw_lines(60, whole(&transcript_of(&events), 60, &theme));
+    assert_snapshot!(screen(&terminal));
+
+    let buffer = terminal.backend().buffer();
+    assert!(cell_at(buffer, "Attached").modifier.contains(Modifier::DIM));
+    assert!(
+        !cell_at(buffer, "what changed")
+            .modifier
+            .contains(Modifier::DIM)
+    );
 }
 
 #[test]

@@ -308,10 +308,20 @@ impl InputAids {
                 .map(|&index| self.commands[index].name.chars().count())
                 .max()
                 .unwrap_or(0);
-            return self
+            // A window of the list that holds the selection; a last line says what is below.
+            let rows = if self.menu.len() > MAX_COMPLETIONS {
+                MAX_COMPLETIONS - 1
+            } else {
+                MAX_COMPLETIONS
+            };
+            let first = (self.selected + 1).saturating_sub(rows);
+            let below = self.menu.len().saturating_sub(first + rows);
+            let mut lines: Vec<Line<'static>> = self
                 .menu
                 .iter()
                 .enumerate()
+                .skip(first)
+                .take(rows)
                 .map(|(position, &index)| {
                     let entry = &self.commands[index];
                     let name = format!("/{:<width$}  ", entry.name);
@@ -327,6 +337,15 @@ impl InputAids {
                     ])
                 })
                 .collect();
+            if self.menu.len() > MAX_COMPLETIONS {
+                let more = if below > 0 {
+                    format!("    ↓ {below} more")
+                } else {
+                    format!("    ↑ {first} above")
+                };
+                lines.push(Line::from(Span::styled(more, theme.dim)));
+            }
+            return lines;
         }
         self.completions
             .iter()
@@ -373,7 +392,7 @@ impl InputAids {
 
     fn update_completions(&mut self, composer: &Composer) {
         let menu = match command_menu::typed_name(composer.text(), composer.cursor()) {
-            Some(name) => command_menu::matches(&self.commands, name, MAX_COMPLETIONS),
+            Some(name) => command_menu::matches(&self.commands, name, usize::MAX),
             None => Vec::new(),
         };
         if menu != self.menu {
@@ -454,7 +473,19 @@ mod tests {
                 .collect()
         };
         typed(&mut aids, &mut composer, "/");
-        assert_eq!(shown(&aids).len(), MAX_COMPLETIONS);
+        let all = shown(&aids);
+        assert_eq!(all.len(), MAX_COMPLETIONS);
+        assert!(all[MAX_COMPLETIONS - 1].contains("more"), "{all:?}");
+        // Down past the window scrolls it: every command can be reached.
+        let count = command_menu::entries(&[]).len();
+        for _ in 0..count - 1 {
+            aids.handle_key(key(KeyCode::Down), &mut composer);
+        }
+        let end = shown(&aids);
+        assert!(end[MAX_COMPLETIONS - 2].starts_with("  › /init"), "{end:?}");
+        assert!(end[MAX_COMPLETIONS - 1].contains("above"), "{end:?}");
+        aids.handle_key(key(KeyCode::Down), &mut composer);
+        assert!(shown(&aids)[0].starts_with("  › /help"), "wraps to the top");
         typed(&mut aids, &mut composer, "co");
         let menu = shown(&aids);
         assert!(menu[0].starts_with("  › /cost"), "{menu:?}");

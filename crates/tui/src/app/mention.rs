@@ -153,6 +153,8 @@ pub fn attachments(text: &str, cwd: &Path) -> Vec<ContentBlock> {
     blocks
 }
 
+/// The transcript tells an attachment by this shape and shows a line for it instead
+/// (`transcript/user_prompt.rs`); a change here needs one there.
 fn attachment_text(path: &str, bytes: &[u8]) -> String {
     let cut = bytes.len() > MAX_ATTACHMENT_BYTES;
     let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_ATTACHMENT_BYTES)]);
@@ -229,6 +231,32 @@ mod tests {
             vec![ContentBlock::text(
                 "Contents of src/notes.txt:\n```\nremember\n```"
             )]
+        );
+    }
+
+    #[test]
+    fn the_transcript_shows_an_attachment_as_one_line() {
+        use crate::transcript::user_prompt::{Attachment, Extent};
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "one\ntwo\nthree").unwrap();
+        let typed = "read @notes.txt";
+        let mut content = vec![ContentBlock::text(typed)];
+        content.extend(attachments(typed, dir.path()));
+        let prompt = crate::transcript::user_prompt::UserPrompt::of(&cairn_protocol::Message {
+            role: cairn_protocol::Role::User,
+            content,
+        });
+        assert_eq!(prompt.text, typed);
+        let summaries: Vec<String> = prompt.attachments.iter().map(|a| a.summary()).collect();
+        assert_eq!(summaries, ["Attached notes.txt (3 lines)"]);
+
+        let big = attachment_text("big", &vec![b'x'; MAX_ATTACHMENT_BYTES + 10]);
+        assert_eq!(
+            Attachment::parse(&big).map(|attachment| attachment.extent),
+            Some(Extent::Cut {
+                shown_kb: 100,
+                total_bytes: MAX_ATTACHMENT_BYTES + 10
+            })
         );
     }
 

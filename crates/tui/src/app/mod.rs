@@ -39,6 +39,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
+use tokio::signal::unix::SignalKind;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub use composer::{Composer, Edit};
@@ -67,8 +68,8 @@ pub struct AppConfig {
     pub permission_mode: String,
     pub cwd: PathBuf,
     pub session_id: String,
-    /// The settings files that were loaded, for `/status`.
-    pub settings_sources: Vec<String>,
+    /// The settings files as they are now, for `/status` and `/config`.
+    pub settings: Arc<dyn SettingsView>,
     pub commands: Vec<CustomCommand>,
     /// Sent as the first message (`cairn "prompt"`).
     pub initial_prompt: Option<String>,
@@ -92,14 +93,23 @@ pub struct AppConfig {
     pub tool_specs: Vec<ToolSpec>,
     /// The session's permission gate, which `/add-dir` adds workspace roots to.
     pub permission_gate: Option<Arc<PermissionGate>>,
-    /// The merged settings as `cairn config list` shows them, for `/config`.
-    pub settings_listing: String,
     /// The conversation so far, when the session was resumed: shown again and counted in
     /// `/export` and `/context`.
     pub history: Vec<Message>,
     /// Warnings from before the app started (a `/resume` that could not be done), shown
     /// under the welcome line.
     pub notices: Vec<String>,
+    /// The ids of the sessions of a directory that have messages, for `/resume` to check
+    /// before it leaves this one.
+    pub resumable_sessions: fn(&std::path::Path) -> Vec<String>,
+}
+
+/// The settings as they are on disk when asked (they change: `/permissions` writes them, so
+/// may the user in another window).
+pub trait SettingsView: Send + Sync + std::fmt::Debug {
+    /// The files that were read, and the merged settings one `key = value (files)` line each,
+    /// as `cairn config list` shows them; or why they could not be read.
+    fn read(&self) -> Result<(Vec<String>, String), String>;
 }
 
 /// How the app ended.
@@ -113,6 +123,8 @@ pub enum AppExit {
     Clear,
     /// `/resume`: the caller continues the session named, or lets the user pick one.
     Resume(Option<String>),
+    /// SIGTERM or SIGHUP: the app put the terminal back and stopped.
+    Terminated,
 }
 
 /// What can stop the app early.
@@ -287,6 +299,10 @@ impl App {
     ) -> Result<AppExit, AppError> {
         let mut input = EventStream::new();
         let mut ticker = tokio::time::interval(Duration::from_millis(100));
+        // Killed or hung up: leave as on /exit, so the terminal is put back (raw mode off, the
+        // main screen back) and the session is written out.
+        let mut terminate = tokio::signal::unix::signal(SignalKind::terminate())?;
+        let mut hangup = tokio::signal::unix::signal(SignalKind::hangup())?;
         let mut shell_results = self.input.take_shell_results();
         self.input.start_file_index();
         if let Some(prompt) = self.config.initial_prompt.take() {
@@ -381,6 +397,8 @@ impl App {
                     let notice = self.input.finish_shell(&output);
                     self.transcript.push_info(notice);
                 }
+                _ = terminate.recv() => self.exit = Some(AppExit::Terminated),
+                _ = hangup.recv() => self.exit = Some(AppExit::Terminated),
                 _ = ticker.tick(), if self.is_running() || self.input.running_shell().is_some() => {}
                 () = tokio::time::sleep_until((last_draw + FRAME_INTERVAL).into()), if draw_deferred => {}
                 // Polled last: the next batch of scrollback goes out as soon as no key waits.
@@ -637,14 +655,11 @@ impl App {
                     Err(message) => self.transcript.push_error(message),
                 }
             }
-            SlashCommand::Resume(session) => {
-                self.exit = Some(AppExit::Resume(
-                    (!session.is_empty()).then(|| session.to_string()),
-                ));
-            }
-            SlashCommand::Config => self
-                .transcript
-                .push_info(format!("Settings:\n{}", self.config.settings_listing)),
+            SlashCommand::Resume(session) => self.resume(session),
+            SlashCommand::Config => match self.config.settings.read() {
+                Ok((_, listing)) => self.transcript.push_info(format!("Settings:\n{listing}")),
+                Err(message) => self.transcript.push_error(message),
+            },
             SlashCommand::Init => self.send_message(slash::INIT_PROMPT.to_string()),
             SlashCommand::Custom(command, arguments) => {
                 let prompt = command.expand(arguments, &self.config.cwd);
@@ -694,6 +709,29 @@ impl App {
         }
     }
 
+    /// `/resume [id]`: leaves this session for another one, once it is sure there is one.
+    fn resume(&mut self, session: &str) {
+        let others: Vec<String> = (self.config.resumable_sessions)(&self.config.cwd)
+            .into_iter()
+            .filter(|id| *id != self.config.session_id)
+            .collect();
+        if session == self.config.session_id {
+            self.transcript
+                .push_error(format!("{session} is this session."));
+        } else if !session.is_empty() && !others.iter().any(|id| id == session) {
+            self.transcript.push_error(format!(
+                "No session {session} in this directory; /resume without an id lists them."
+            ));
+        } else if others.is_empty() {
+            self.transcript
+                .push_error("No other session to resume in this directory.");
+        } else {
+            self.exit = Some(AppExit::Resume(
+                (!session.is_empty()).then(|| session.to_string()),
+            ));
+        }
+    }
+
     fn permissions(&mut self, arguments: &str) {
         let Some(gate) = &self.config.permission_gate else {
             self.transcript
@@ -740,7 +778,7 @@ impl App {
             self.transcript.push_error("Usage: /add-dir <path>");
             return;
         }
-        let dir = self.config.cwd.join(path);
+        let dir = resolve_path(path, &self.config.cwd, &self.config.home);
         match dir.canonicalize() {
             Ok(dir) if dir.is_dir() => {
                 gate.add_workspace_root(dir.clone());
@@ -760,7 +798,11 @@ impl App {
     }
 
     fn export(&mut self, file: &str) {
-        let path = export::export_path(file, &self.config.cwd, &self.config.session_id);
+        let path = if file.trim().is_empty() {
+            export::export_path(file, &self.config.cwd, &self.config.session_id)
+        } else {
+            resolve_path(file.trim(), &self.config.cwd, &self.config.home)
+        };
         match export::write_export(&path, &self.conversation, &self.config.session_id) {
             Ok(()) => self
                 .transcript
@@ -784,10 +826,10 @@ impl App {
     }
 
     fn status_report(&self) -> String {
-        let sources = if self.config.settings_sources.is_empty() {
-            "none".to_string()
-        } else {
-            self.config.settings_sources.join(", ")
+        let sources = match self.config.settings.read() {
+            Ok((sources, _)) if sources.is_empty() => "none".to_string(),
+            Ok((sources, _)) => sources.join(", "),
+            Err(message) => message,
         };
         let auth = if self.config.credential_variable.is_empty() {
             "none".to_string()
@@ -817,8 +859,11 @@ impl App {
         let (box_rows, input_layout) = match self.dialogs.front() {
             Some(dialog) => (dialog.height(width, theme), None),
             None => {
-                let layout = self.composer.layout(width.saturating_sub(4));
-                let rows = u16::try_from(layout.0.len()).unwrap_or(u16::MAX);
+                // The text gets what the status line, a spinner line and the borders leave;
+                // a taller text scrolls in the box to keep the cursor in view.
+                let text_rows = area.height.saturating_sub(status_rows + 1 + 2);
+                let layout = self.composer.layout(width.saturating_sub(4), text_rows);
+                let rows = u16::try_from(layout.rows.len()).unwrap_or(u16::MAX);
                 (rows.saturating_add(2), Some(layout))
             }
         };
@@ -853,12 +898,15 @@ impl App {
         let box_area = Rect::new(area.x, y, width, box_rows);
         match (self.dialogs.front(), input_layout) {
             (Some(dialog), _) => frame.render_widget(dialog.widget(theme), box_area),
-            (None, Some((rows, (column, row)))) => {
-                let lines: Vec<Line<'static>> = rows
+            (None, Some(layout)) => {
+                let (column, row) = layout.cursor;
+                let first_row = layout.first_row;
+                let lines: Vec<Line<'static>> = layout
+                    .rows
                     .into_iter()
                     .enumerate()
                     .map(|(index, text)| {
-                        let lead = if index == 0 { "> " } else { "  " };
+                        let lead = if first_row + index == 0 { "> " } else { "  " };
                         Line::from(vec![Span::styled(lead, theme.dim), Span::raw(text)])
                     })
                     .collect();
@@ -943,6 +991,16 @@ fn resize(terminal: &mut Terminal<InlineBackend>) -> Result<(), AppError> {
     Ok(())
 }
 
+/// A path the user typed: `~` and `~/…` are in the home directory, a relative path is in the
+/// working directory.
+fn resolve_path(typed: &str, cwd: &std::path::Path, home: &std::path::Path) -> PathBuf {
+    match typed.strip_prefix('~') {
+        Some("") => home.to_path_buf(),
+        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
+        _ => cwd.join(typed),
+    }
+}
+
 /// `950`, `1.2k`, `34k`: a count short enough for the spinner line.
 fn compact_count(count: u64) -> String {
     match count {
@@ -966,6 +1024,22 @@ fn edit_start_line(tool: &str, input: &serde_json::Value) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_paths_expand_the_home_directory() {
+        let (cwd, home) = (std::path::Path::new("/w"), std::path::Path::new("/h"));
+        assert_eq!(resolve_path("~", cwd, home), PathBuf::from("/h"));
+        assert_eq!(
+            resolve_path("~/notes/a.md", cwd, home),
+            PathBuf::from("/h/notes/a.md")
+        );
+        assert_eq!(
+            resolve_path("~other", cwd, home),
+            PathBuf::from("/w/~other")
+        );
+        assert_eq!(resolve_path("lib", cwd, home), PathBuf::from("/w/lib"));
+        assert_eq!(resolve_path("/abs", cwd, home), PathBuf::from("/abs"));
+    }
 
     #[test]
     fn counts_are_short() {

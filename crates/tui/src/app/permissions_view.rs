@@ -56,11 +56,19 @@ pub fn add(
 ) -> Result<String, String> {
     let path = local_settings::local_settings_path(cwd);
     let origin = RuleOrigin::new(path.display().to_string(), cwd);
-    // Parsed before anything is saved: a malformed rule changes nothing.
-    Rule::parse(kind, text, origin.clone()).map_err(|err| err.to_string())?;
+    // Parsed before anything is saved: a malformed rule changes nothing. (Named after the
+    // command, not the file: the file is not what is wrong.)
+    Rule::parse(kind, text, RuleOrigin::new("/permissions", cwd)).map_err(|err| err.to_string())?;
     let saved = local_settings::save_rule(cwd, kind.as_str(), text);
-    gate.add_rule(kind, text, origin)
+    let added = gate
+        .add_rule(kind, text, origin)
         .map_err(|err| err.to_string())?;
+    if !added {
+        return Ok(format!(
+            "The {} rule {text} is in force already.",
+            kind.as_str()
+        ));
+    }
     match saved {
         Ok(path) => Ok(format!(
             "Added the {} rule {text}, saved to {}",
@@ -207,7 +215,12 @@ mod tests {
         let local = std::fs::read_to_string(cwd.join(".claude/settings.local.json")).unwrap();
         assert!(local.contains("Bash(git push:*)"), "{local}");
         assert!(render(&gate, "default").contains("Bash(git push:*)"));
+        let said = add(&gate, cwd, RuleKind::Deny, "Bash(git push:*)").unwrap();
+        assert!(said.contains("in force already"), "{said}");
+        let listed = render(&gate, "default");
+        assert_eq!(listed.matches("Bash(git push:*)").count(), 1, "{listed}");
         let error = add(&gate, cwd, RuleKind::Allow, "Bash(").unwrap_err();
+        assert!(error.starts_with("/permissions: "), "{error}");
         assert!(error.contains("Bash("), "{error}");
 
         let said = remove(&gate, "Edit").unwrap();

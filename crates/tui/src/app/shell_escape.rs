@@ -102,7 +102,8 @@ impl ShellOutput {
         text
     }
 
-    /// The block added to the next user message.
+    /// The block added to the next user message. The transcript leaves a block of this shape
+    /// out of the user's prompt (`transcript/user_prompt.rs`); a change here needs one there.
     pub fn context(&self) -> String {
         format!(
             "<bash-input>{}</bash-input>\n<bash-stdout>{}</bash-stdout>\n<bash-stderr>{}</bash-stderr>",
@@ -179,6 +180,27 @@ mod tests {
         let _ = cancel.send(());
         let output = run_shell("sleep 30".into(), Path::new("."), SHELL_TIMEOUT, receiver).await;
         assert_eq!(output.ending, ShellEnding::Cancelled);
+    }
+
+    #[test]
+    fn the_transcript_leaves_the_output_out_of_the_prompt() {
+        use cairn_protocol::{ContentBlock, Message, Role};
+        let output = ShellOutput {
+            command: "cat notes".into(),
+            stdout: "a\nb\n".into(),
+            stderr: String::new(),
+            ending: ShellEnding::Exited(Some(0)),
+        };
+        let message = Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::text(output.context()),
+                ContentBlock::text("what do the notes say?"),
+            ],
+        };
+        let prompt = crate::transcript::user_prompt::UserPrompt::of(&message);
+        assert_eq!(prompt.text, "what do the notes say?");
+        assert_eq!(prompt.attachments, []);
     }
 
     #[test]

@@ -132,19 +132,30 @@ pub fn parse<'a>(line: &'a str, custom: &'a [CustomCommand]) -> SlashCommand<'a>
     }
 }
 
-/// The `/help` text: built-ins, then custom commands with their descriptions.
+/// The widest command column in `/help`; a longer usage puts its description on the next line.
+const HELP_COLUMN: usize = 20;
+
+/// The `/help` text: built-ins, then custom commands with their descriptions, in one column.
 pub fn help_text(custom: &[CustomCommand]) -> String {
-    let mut text = String::from("Commands:");
-    for (name, what) in BUILT_INS {
-        text.push_str(&format!("\n  {name:<16} {what}"));
-    }
+    let mut rows: Vec<(String, String)> = BUILT_INS
+        .iter()
+        .map(|(name, what)| ((*name).to_string(), (*what).to_string()))
+        .collect();
     for command in custom {
         let name = match &command.argument_hint {
             Some(hint) => format!("/{} {hint}", command.name),
             None => format!("/{}", command.name),
         };
         let what = command.description.as_deref().unwrap_or("custom command");
-        text.push_str(&format!("\n  {name:<16} {what}"));
+        rows.push((name, what.to_string()));
+    }
+    let mut text = String::from("Commands:");
+    for (name, what) in rows {
+        if name.chars().count() > HELP_COLUMN {
+            text.push_str(&format!("\n  {name}\n  {:HELP_COLUMN$} {what}", ""));
+        } else {
+            text.push_str(&format!("\n  {name:<HELP_COLUMN$} {what}"));
+        }
     }
     text.push_str(
         "\nKeys: Enter sends · Ctrl+J, Alt+Enter or \\ then Enter for a new line · \
@@ -222,6 +233,20 @@ mod tests {
                 !matches!(command, SlashCommand::Unknown(_)),
                 "{usage} is listed in /help but does not parse"
             );
+        }
+    }
+
+    #[test]
+    fn help_descriptions_line_up() {
+        let help = help_text(&[greet()]);
+        let column = |line: &str| line.find("show this list");
+        let first = help.lines().find_map(column).unwrap();
+        for (usage, what) in BUILT_INS {
+            let line = help
+                .lines()
+                .find(|line| line.ends_with(what))
+                .unwrap_or_else(|| panic!("{usage}: {help}"));
+            assert_eq!(line.find(what), Some(first), "{line:?}");
         }
     }
 
