@@ -64,7 +64,13 @@ fn an_at_mention_completes_and_attaches_the_file() {
     tmux.press("Tab");
     tmux.wait_for("> read @src/notes.txt");
     tmux.press("Enter");
-    tmux.wait_for("I read the notes.");
+    let screen = tmux.wait_for("I read the notes.");
+    // The screen names the attachment; the model gets its contents.
+    assert!(
+        screen.contains("⎿ Attached src/notes.txt (1 line)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("the secret is 7431"), "{screen}");
     let requests = h.server.wait_for_requests(1, WAIT);
     let text = last_user_text(&requests[0].body);
     assert!(text.starts_with("read @src/notes.txt"), "{text}");

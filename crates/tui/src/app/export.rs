@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use cairn_protocol::{ContentBlock, Message, Role};
 
+use crate::transcript::user_prompt::UserPrompt;
+
 /// The most bytes of one tool result the export keeps; the rest is cut with a note.
 const MAX_RESULT_BYTES: usize = 4 * 1024;
 
@@ -35,7 +37,20 @@ pub fn conversation_markdown(messages: &[Message], session_id: &str) -> String {
             && !message.content.is_empty();
         match (message.role, is_tool_results) {
             (Role::User, true) => {}
-            (Role::User, false) => out.push_str("## User\n\n"),
+            (Role::User, false) => {
+                // As the transcript shows it: what was typed, a line per attached file; not
+                // the files, `!command` output or hook reminders that went with it.
+                let prompt = UserPrompt::of(message);
+                out.push_str("## User\n\n");
+                if !prompt.text.trim().is_empty() {
+                    out.push_str(prompt.text.trim_end());
+                    out.push_str("\n\n");
+                }
+                for attachment in &prompt.attachments {
+                    out.push_str(&format!("*{}*\n\n", attachment.summary()));
+                }
+                continue;
+            }
             (Role::Assistant, _) => out.push_str("## Assistant\n\n"),
         }
         for block in &message.content {
@@ -151,6 +166,32 @@ mod tests {
              **Tool** Read(notes.txt)\n\nResult:\n\n````\nhello ``` world\n````\n\n\
              ## Assistant\n\nThey say hello.\n\n"
         );
+    }
+
+    #[test]
+    fn a_prompt_is_exported_as_typed_with_its_attachments_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "the secret is 7431\n").unwrap();
+        let typed = "what do @notes.txt say?";
+        let mut content = vec![ContentBlock::text(typed)];
+        content.extend(crate::app::mention::attachments(typed, dir.path()));
+        content.push(ContentBlock::text(
+            "<system-reminder>\nhook context\n</system-reminder>",
+        ));
+        let markdown = conversation_markdown(
+            &[Message {
+                role: Role::User,
+                content,
+            }],
+            "s1",
+        );
+        assert!(markdown.contains(typed), "{markdown}");
+        assert!(
+            markdown.contains("*Attached notes.txt (1 line)*"),
+            "{markdown}"
+        );
+        assert!(!markdown.contains("7431"), "{markdown}");
+        assert!(!markdown.contains("hook context"), "{markdown}");
     }
 
     #[test]
