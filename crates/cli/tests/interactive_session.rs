@@ -354,3 +354,89 @@ fn sigterm_puts_the_terminal_back_and_prints_the_resume_hint() {
         "back on the main screen"
     );
 }
+
+/// The status lines on the screen (the live one, and any a garbled scroll left behind).
+fn status_lines(screen: &str) -> usize {
+    screen
+        .lines()
+        .filter(|line| line.contains("% context · $"))
+        .count()
+}
+
+#[test]
+fn a_short_terminal_keeps_one_clean_input_box_as_answers_scroll_past() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    assert!(
+        tmux.command()
+            .args(["resize-window", "-t", "cairn", "-x", "80", "-y", "14"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    for turn in 1..=4 {
+        h.server.push(Reply::text(format!(
+            "Answer {turn}.\n\nIt has two paragraphs."
+        )));
+        tmux.send_line(&format!("question {turn}"));
+        tmux.wait_for(&format!("Answer {turn}."));
+    }
+    tmux.wait_until("the last answer under one status line", |_| {
+        let visible = tmux.visible();
+        visible.contains("Answer 4.") && status_lines(&visible) == 1
+    });
+    let screen = tmux.screen();
+    let visible = tmux.visible();
+    assert_eq!(status_lines(&visible), 1, "{visible}");
+    let prompt_rows: Vec<&str> = visible
+        .lines()
+        .filter(|line| line.starts_with("> "))
+        .collect();
+    assert!(
+        prompt_rows.iter().any(|line| line.trim() == ">"),
+        "{visible}"
+    );
+    assert_eq!(screen.matches("Answer 4.").count(), 1, "{screen}");
+    // Typing still lands in the box.
+    tmux.type_text("still typing");
+    tmux.wait_until("the text in the box", |_| {
+        tmux.visible()
+            .lines()
+            .any(|line| line.starts_with("> still typing"))
+    });
+}
+
+#[test]
+fn the_input_box_sits_right_under_the_answer_at_the_bottom_of_a_full_screen() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    // Enough turns to fill the 30-row screen, so the viewport has reached its bottom.
+    for turn in 1..=6 {
+        h.server.push(Reply::text(format!(
+            "Answer {turn}.\n\nA second paragraph.\n\nA third one."
+        )));
+        tmux.send_line(&format!("question {turn}"));
+        tmux.wait_for(&format!("Answer {turn}."));
+    }
+    tmux.wait_until("the turn to end", |_| {
+        let visible = tmux.visible();
+        !visible.contains("esc to interrupt") && visible.contains("A third one.")
+    });
+    let visible = tmux.visible();
+    let lines: Vec<&str> = visible.lines().collect();
+    let status = lines
+        .iter()
+        .position(|line| line.contains("% context · $"))
+        .unwrap();
+    let last_answer = lines
+        .iter()
+        .rposition(|line| line.contains("A third one."))
+        .unwrap();
+    // The answer, a blank line, the box (three rows), the status line, and nothing held
+    // open below it.
+    assert_eq!(status - last_answer, 5, "{visible}");
+    assert_eq!(
+        status, 29,
+        "the status line is the screen's last row:\n{visible}"
+    );
+}

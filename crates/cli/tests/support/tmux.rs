@@ -106,6 +106,16 @@ impl Tmux {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
+    /// The rows on screen now, without the history above them.
+    pub fn visible(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-J", "-t", "cairn"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
     /// A tmux format string (`#{pane_dead}`) evaluated for the pane.
     pub fn pane_format(&self, format: &str) -> String {
         let output = self

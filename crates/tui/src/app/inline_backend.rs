@@ -29,6 +29,15 @@ impl InlineBackend {
         }
     }
 
+    /// A backend whose cursor is known to be at `cursor` (the app put it there), so a new
+    /// viewport can start there without asking the terminal.
+    pub fn at(stdout: Stdout, cursor: Position) -> InlineBackend {
+        InlineBackend {
+            inner: CrosstermBackend::new(stdout),
+            cursor: Some(cursor),
+        }
+    }
+
     /// Clears the whole screen and puts the cursor in its top-left corner, so the next
     /// `Terminal::resize` rebuilds the viewport there at the new width without garbage from
     /// the old one (the terminal's reflow makes the old position unknowable).

@@ -51,8 +51,12 @@ use crate::{Appearance, PermissionDialog, StatusLine, Theme, Transcript, line_of
 
 /// The spinner's frames, one per tick.
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-/// The most rows the inline viewport takes.
+/// The most rows the inline viewport takes; it is as tall as what it shows, up to this.
 const MAX_VIEWPORT_ROWS: u16 = 20;
+/// Rows the viewport leaves above it on a short terminal: putting finished lines into the
+/// scrollback scrolls the region above the viewport, and a terminal ignores a scroll region
+/// of a single row (the whole screen would scroll, the viewport with it).
+const ROWS_KEPT_ABOVE: u16 = 2;
 /// The shortest time between two redraws caused by the engine's events (about 60 a second).
 const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 /// Lines written into the scrollback per frame: a long finished answer goes out over several
@@ -148,12 +152,11 @@ pub async fn run_app(
     // reader when it is dropped; the cursor query below would take it for a timeout. A
     // zero-length poll consumes it (any keys read meanwhile stay queued).
     let _ = crossterm::event::poll(Duration::ZERO);
-    let (_, rows) = crossterm::terminal::size()?;
-    let height = rows.saturating_sub(1).clamp(1, MAX_VIEWPORT_ROWS);
+    // As tall as the input box and the status line to begin with; it grows with what it shows.
     let mut terminal = Terminal::with_options(
         InlineBackend::new(std::io::stdout()),
         TerminalOptions {
-            viewport: Viewport::Inline(height),
+            viewport: Viewport::Inline(4),
         },
     )?;
     // The rows the viewport takes may still hold what was printed before (a previous app's
@@ -340,10 +343,15 @@ impl App {
                         .draw(|frame| pager.draw(frame, &self.theme))?;
                     scrollback_waiting = false;
                 } else {
+                    // Sized first, then the finished lines go in above: a viewport that
+                    // shrank is pushed back down to the bottom by them, leaving no gap.
+                    let size = terminal.size()?;
+                    let plan = self.plan(size.width, viewport_limit(size.height));
+                    fit_viewport(terminal, plan.height())?;
                     let more = self.flush(terminal)?;
                     terminal.draw(|frame| {
                         self.viewport = frame.area();
-                        self.draw(frame);
+                        self.draw(frame, plan);
                     })?;
                     scrollback_waiting = more;
                 }
@@ -850,53 +858,71 @@ impl App {
         )
     }
 
-    fn draw(&self, frame: &mut Frame<'_>) {
-        let area = frame.area();
-        let width = area.width;
+    /// What the viewport shows, from the top: the live cells, the spinner, the input box (or a
+    /// permission dialog), completions and the status line, in at most `limit` rows. The
+    /// live cells get what the rest leaves; a taller input scrolls in its box.
+    fn plan(&self, width: u16, limit: u16) -> FramePlan {
         let theme = &self.theme;
-        // From the bottom up: status, input box or dialog, spinner; live cells get the rest.
         let status_rows = 1;
-        let (box_rows, input_layout) = match self.dialogs.front() {
+        let (box_rows, input) = match self.dialogs.front() {
             Some(dialog) => (dialog.height(width, theme), None),
             None => {
                 // The text gets what the status line, a spinner line and the borders leave;
                 // a taller text scrolls in the box to keep the cursor in view.
-                let text_rows = area.height.saturating_sub(status_rows + 1 + 2);
+                let text_rows = limit.saturating_sub(status_rows + 1 + 2);
                 let layout = self.composer.layout(width.saturating_sub(4), text_rows);
                 let rows = u16::try_from(layout.rows.len()).unwrap_or(u16::MAX);
                 (rows.saturating_add(2), Some(layout))
             }
         };
-        let box_rows = box_rows.min(area.height.saturating_sub(status_rows));
+        let box_rows = box_rows.min(limit.saturating_sub(status_rows));
         let completions = match self.dialogs.front() {
             Some(_) => Vec::new(),
             None => self.input.completion_lines(theme),
         };
-        let completion_rows = u16::try_from(completions.len()).unwrap_or(0);
-        let spinner_rows = u16::from(
-            self.is_running() || self.hint.is_some() || self.input.running_shell().is_some(),
-        );
-        let fixed = status_rows + box_rows + completion_rows + spinner_rows;
-        let live_room = usize::from(area.height.saturating_sub(fixed));
+        let spinner = (self.is_running()
+            || self.hint.is_some()
+            || self.input.running_shell().is_some())
+        .then(|| self.spinner_line());
+        let fixed = status_rows
+            + box_rows
+            + u16::try_from(completions.len()).unwrap_or(0)
+            + u16::from(spinner.is_some());
+        let live_room = usize::from(limit.saturating_sub(fixed));
         let mut live = self.transcript.render_live(width, theme);
         if live.len() > live_room {
             live.drain(..live.len() - live_room);
         }
-        let live_rows = u16::try_from(live.len()).unwrap_or(0);
+        FramePlan {
+            live,
+            spinner,
+            box_rows,
+            input,
+            completions,
+            limit,
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame<'_>, plan: FramePlan) {
+        let area = frame.area();
+        let width = area.width;
+        let theme = &self.theme;
+        let live_rows = u16::try_from(plan.live.len()).unwrap_or(0);
         let mut y = area.y;
         if live_rows > 0 {
-            frame.render_widget(Paragraph::new(live), Rect::new(area.x, y, width, live_rows));
+            frame.render_widget(
+                Paragraph::new(plan.live),
+                Rect::new(area.x, y, width, live_rows),
+            );
             y += live_rows;
         }
-        if spinner_rows > 0 {
-            frame.render_widget(
-                Paragraph::new(self.spinner_line()),
-                Rect::new(area.x, y, width, 1),
-            );
+        if let Some(spinner) = plan.spinner {
+            frame.render_widget(Paragraph::new(spinner), Rect::new(area.x, y, width, 1));
             y += 1;
         }
+        let box_rows = plan.box_rows.min(area.bottom().saturating_sub(y));
         let box_area = Rect::new(area.x, y, width, box_rows);
-        match (self.dialogs.front(), input_layout) {
+        match (self.dialogs.front(), plan.input) {
             (Some(dialog), _) => frame.render_widget(dialog.widget(theme), box_area),
             (None, Some(layout)) => {
                 let (column, row) = layout.cursor;
@@ -922,9 +948,10 @@ impl App {
             (None, None) => {}
         }
         y += box_rows;
+        let completion_rows = u16::try_from(plan.completions.len()).unwrap_or(0);
         if completion_rows > 0 && y + completion_rows < area.bottom() {
             frame.render_widget(
-                Paragraph::new(completions),
+                Paragraph::new(plan.completions),
                 Rect::new(area.x, y, width, completion_rows),
             );
             y += completion_rows;
@@ -978,6 +1005,56 @@ impl App {
         }
         Line::from(spans)
     }
+}
+
+/// One frame of the viewport, laid out before it is drawn so the viewport can first be made
+/// as tall as it needs.
+struct FramePlan {
+    live: Vec<Line<'static>>,
+    spinner: Option<Line<'static>>,
+    box_rows: u16,
+    input: Option<composer::InputLayout>,
+    completions: Vec<Line<'static>>,
+    /// The most rows the frame could have had.
+    limit: u16,
+}
+
+impl FramePlan {
+    /// The rows it takes: live cells, spinner, box, completions and the status line.
+    fn height(&self) -> u16 {
+        let rows = self.live.len()
+            + usize::from(self.spinner.is_some())
+            + usize::from(self.box_rows)
+            + self.completions.len()
+            + 1;
+        u16::try_from(rows).unwrap_or(u16::MAX).clamp(1, self.limit.max(1))
+    }
+}
+
+/// The most rows the viewport may take on a terminal `rows` high.
+fn viewport_limit(rows: u16) -> u16 {
+    rows.saturating_sub(ROWS_KEPT_ABOVE).clamp(1, MAX_VIEWPORT_ROWS)
+}
+
+/// Makes the viewport `height` rows, keeping its top where it is: its rows are cleared and a
+/// new viewport is started there. A taller one that no longer fits below scrolls the screen
+/// up, taking the lines above it along (into the scrollback), as printing would.
+fn fit_viewport(terminal: &mut Terminal<InlineBackend>, height: u16) -> Result<(), AppError> {
+    let area = terminal.get_frame().area();
+    if area.height == height {
+        return Ok(());
+    }
+    let top = ratatui::layout::Position::new(0, area.y);
+    let backend = terminal.backend_mut();
+    ratatui::backend::Backend::set_cursor_position(backend, top)?;
+    ratatui::backend::Backend::clear_region(backend, ratatui::backend::ClearType::AfterCursor)?;
+    *terminal = Terminal::with_options(
+        InlineBackend::at(std::io::stdout(), top),
+        TerminalOptions {
+            viewport: Viewport::Inline(height),
+        },
+    )?;
+    Ok(())
 }
 
 /// Rebuilds the inline viewport at the terminal's new size. The terminal has reflowed the
