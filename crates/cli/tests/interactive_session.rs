@@ -440,3 +440,25 @@ fn the_input_box_sits_right_under_the_answer_at_the_bottom_of_a_full_screen() {
         "the status line is the screen's last row:\n{visible}"
     );
 }
+
+#[test]
+fn ctrl_c_twice_exits_but_a_lone_one_lapses() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    tmux.press("C-c");
+    tmux.wait_for("Press Ctrl+C again to exit");
+    // Left alone, the first press lapses: the hint goes and a later Ctrl+C only arms again.
+    tmux.wait_until("the hint to lapse", |_| {
+        !tmux.visible().contains("Press Ctrl+C again to exit")
+    });
+    tmux.press("C-c");
+    tmux.wait_for("Press Ctrl+C again to exit");
+    assert_eq!(
+        tmux.pane_format("#{pane_dead}"),
+        "0",
+        "one press does not exit"
+    );
+    tmux.press("C-c");
+    assert_eq!(tmux.wait_for_exit(), 0);
+    tmux.wait_for("Resume this session with");
+}

@@ -59,6 +59,8 @@ const MAX_VIEWPORT_ROWS: u16 = 20;
 const ROWS_KEPT_ABOVE: u16 = 2;
 /// The shortest time between two redraws caused by the engine's events (about 60 a second).
 const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// How long a first Ctrl+C waits for the second before it lapses.
+const CTRL_C_WINDOW: Duration = Duration::from_secs(2);
 /// Lines written into the scrollback per frame: a long finished answer goes out over several
 /// frames, so keys typed meanwhile are not held up behind it.
 const SCROLLBACK_BATCH: usize = 300;
@@ -194,6 +196,8 @@ struct App {
     streamed_bytes: usize,
     /// A Ctrl+C on an empty input was pressed; another one exits.
     ctrl_c_armed: bool,
+    /// When the armed Ctrl+C (and its hint) lapses.
+    ctrl_c_until: Option<Instant>,
     hint: Option<String>,
     usage: Usage,
     cost_usd: f64,
@@ -279,6 +283,7 @@ impl App {
             turn_tokens: 0,
             streamed_bytes: 0,
             ctrl_c_armed: false,
+            ctrl_c_until: None,
             hint: None,
             usage: Usage::default(),
             cost_usd: 0.0,
@@ -406,6 +411,13 @@ impl App {
                     self.transcript.push_info(notice);
                 }
                 _ = terminate.recv() => self.exit = Some(AppExit::Terminated),
+                () = tokio::time::sleep_until(
+                    self.ctrl_c_until.unwrap_or_else(Instant::now).into()
+                ), if self.ctrl_c_until.is_some() => {
+                    self.ctrl_c_until = None;
+                    self.ctrl_c_armed = false;
+                    self.hint = None;
+                }
                 _ = hangup.recv() => self.exit = Some(AppExit::Terminated),
                 _ = ticker.tick(), if self.is_running() || self.input.running_shell().is_some() => {}
                 () = tokio::time::sleep_until((last_draw + FRAME_INTERVAL).into()), if draw_deferred => {}
@@ -585,11 +597,13 @@ impl App {
             } else {
                 self.interrupt_if_running();
                 self.ctrl_c_armed = true;
+                self.ctrl_c_until = Some(Instant::now() + CTRL_C_WINDOW);
                 self.hint = Some("Press Ctrl+C again to exit".into());
             }
             return;
         }
         self.ctrl_c_armed = false;
+        self.ctrl_c_until = None;
         self.hint = None;
         if control && key.code == KeyCode::Char('d') {
             if self.composer.is_empty() {
@@ -880,10 +894,9 @@ impl App {
             Some(_) => Vec::new(),
             None => self.input.completion_lines(theme),
         };
-        let spinner = (self.is_running()
-            || self.hint.is_some()
-            || self.input.running_shell().is_some())
-        .then(|| self.spinner_line());
+        let spinner =
+            (self.is_running() || self.hint.is_some() || self.input.running_shell().is_some())
+                .then(|| self.spinner_line());
         let fixed = status_rows
             + box_rows
             + u16::try_from(completions.len()).unwrap_or(0)
@@ -1027,13 +1040,16 @@ impl FramePlan {
             + usize::from(self.box_rows)
             + self.completions.len()
             + 1;
-        u16::try_from(rows).unwrap_or(u16::MAX).clamp(1, self.limit.max(1))
+        u16::try_from(rows)
+            .unwrap_or(u16::MAX)
+            .clamp(1, self.limit.max(1))
     }
 }
 
 /// The most rows the viewport may take on a terminal `rows` high.
 fn viewport_limit(rows: u16) -> u16 {
-    rows.saturating_sub(ROWS_KEPT_ABOVE).clamp(1, MAX_VIEWPORT_ROWS)
+    rows.saturating_sub(ROWS_KEPT_ABOVE)
+        .clamp(1, MAX_VIEWPORT_ROWS)
 }
 
 /// Makes the viewport `height` rows, keeping its top where it is: its rows are cleared and a
