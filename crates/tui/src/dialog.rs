@@ -83,6 +83,8 @@ pub struct PermissionDialog {
     typing: bool,
     /// The file line an edit's old text starts on, for the diff's numbers.
     diff_start_line: usize,
+    /// The file as it is now, for the diff of an edit or a write that replaces it.
+    file_before: Option<String>,
 }
 
 impl PermissionDialog {
@@ -103,6 +105,7 @@ impl PermissionDialog {
             feedback: String::new(),
             typing: false,
             diff_start_line: 1,
+            file_before: None,
         }
     }
 
@@ -132,6 +135,19 @@ impl PermissionDialog {
     /// [`crate::line_of`]); without it the diff counts from 1.
     pub fn set_diff_start_line(&mut self, line: usize) {
         self.diff_start_line = line.max(1);
+    }
+
+    /// The text of the file the call changes, as it is now: an edit's diff is numbered by
+    /// where its old text sits, each edit of a MultiEdit on its own; a write that replaces a
+    /// file shows what it removes as well as what it adds.
+    pub fn set_file_before(&mut self, text: String) {
+        if self.tool == "Edit"
+            && let Some(old) = self.input.get("old_string").and_then(Value::as_str)
+            && let Some(line) = crate::line_of(&text, old)
+        {
+            self.diff_start_line = line;
+        }
+        self.file_before = Some(text);
     }
 
     pub fn request_id(&self) -> &str {
@@ -383,10 +399,15 @@ impl PermissionDialog {
                         lines.push(Line::from(Span::styled("⋮", theme.diff_gutter)));
                     }
                     let part = |name| edit.get(name).and_then(Value::as_str).unwrap_or_default();
+                    let start = self
+                        .file_before
+                        .as_deref()
+                        .and_then(|file| crate::line_of(file, part("old_string")))
+                        .unwrap_or(1);
                     lines.extend(render_diff_from(
                         part("old_string"),
                         part("new_string"),
-                        1,
+                        start,
                         width,
                         theme,
                     ));
@@ -395,7 +416,8 @@ impl PermissionDialog {
             }
             "Write" => {
                 let mut lines = text(field("file_path"), bold);
-                lines.extend(render_diff_from("", field("content"), 1, width, theme));
+                let before = self.file_before.as_deref().unwrap_or("");
+                lines.extend(render_diff_from(before, field("content"), 1, width, theme));
                 lines
             }
             _ => {

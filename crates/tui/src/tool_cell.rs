@@ -41,6 +41,8 @@ pub(crate) struct ToolCall {
     pub name: String,
     pub input: Option<Value>,
     pub result: Option<ToolOutcome>,
+    /// The file a Write replaces, as it was before the call (`None`: a new file, or unknown).
+    pub file_before: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -128,6 +130,23 @@ pub(crate) fn render_tool_call_with(
     let mut lines = vec![header(call, width, theme, cwd)];
     let body_width = width.saturating_sub(RESULT_INDENT).max(1);
     let mut body = Vec::new();
+    // The header cuts a long command to one line; the full view shows all of it.
+    if detail == Detail::Full
+        && call.name == "Bash"
+        && let Some(command) = call
+            .input
+            .as_ref()
+            .and_then(|input| input.get("command"))
+            .and_then(Value::as_str)
+    {
+        for line in sanitize(command).lines() {
+            body.extend(wrap_words(
+                &[Span::styled(format!("$ {line}"), theme.dim)],
+                body_width,
+                &Prefix::none(),
+            ));
+        }
+    }
     if detail == Detail::Full
         && let Some(input) = &call.input
         && !has_own_view(&call.name)
@@ -229,7 +248,12 @@ fn full_body(
     {
         return result_body(call, outcome, width, theme, cwd, FULL_LINES);
     }
-    let mut lines = result_body(call, outcome, width, theme, cwd, FULL_LINES);
+    // An error is its whole text below; anything else has its summary first.
+    let mut lines = if outcome.is_error {
+        Vec::new()
+    } else {
+        result_body(call, outcome, width, theme, cwd, FULL_LINES)
+    };
     let style = if outcome.is_error {
         theme.error
     } else {
@@ -344,11 +368,21 @@ fn result_body(
         }
         "Write" => {
             let content = str_field("content");
-            let count = DiffStats::between("", content).added;
-            let summary = format!("Wrote {} to {path}", plural(count, "line"));
-            let mut lines = summary_lines(vec![Span::raw(summary)], width);
+            let (summary, before) = match call.file_before.as_deref() {
+                // Replacing a file: what it added and removed, as for an edit.
+                Some(before) => (
+                    updated_summary(&path, DiffStats::between(before, content)),
+                    before,
+                ),
+                None => {
+                    let count = DiffStats::between("", content).added;
+                    let summary = format!("Wrote {} to {path}", plural(count, "line"));
+                    (vec![Span::raw(summary)], "")
+                }
+            };
+            let mut lines = summary_lines(summary, width);
             lines.extend(capped(
-                render_diff_from("", content, 1, clamp(width), theme),
+                render_diff_from(before, content, 1, clamp(width), theme),
                 diff_cap,
                 theme,
             ));
@@ -570,10 +604,19 @@ fn snippet_start_line(result: &str, new_string: &str) -> Option<usize> {
         .lines()
         .next()
         .filter(|line| !line.trim().is_empty())?;
-    result.lines().find_map(|line| {
-        let (number, text) = line.trim_start().split_once('\t')?;
-        (text == first).then(|| number.parse().ok()).flatten()
-    })
+    let numbered: Vec<(usize, &str)> = result
+        .lines()
+        .filter_map(|line| {
+            let (number, text) = line.trim_start().split_once('\t')?;
+            Some((number.parse().ok()?, text))
+        })
+        .collect();
+    // The whole line, else a line holding it (an edit of part of an indented line).
+    numbered
+        .iter()
+        .find(|(_, text)| *text == first)
+        .or_else(|| numbered.iter().find(|(_, text)| text.contains(first)))
+        .map(|(number, _)| *number)
 }
 
 fn first_line(text: &str) -> String {
@@ -608,6 +651,7 @@ mod tests {
                 text: text.into(),
                 is_error,
             }),
+            file_before: None,
         }
     }
 
@@ -644,9 +688,30 @@ mod tests {
         let compact = plain(&bash, 40);
         assert_eq!(compact[1], "  ⎿ … +7 lines", "{compact:?}");
         let whole = full(&bash, 40);
-        assert_eq!(whole.len(), 13, "{whole:?}");
-        assert_eq!(whole[1], "  ⎿ line 1");
-        assert_eq!(whole[12], "    line 12");
+        assert_eq!(whole.len(), 14, "{whole:?}");
+        assert_eq!(whole[1], "  ⎿ $ seq", "the whole command first");
+        assert_eq!(whole[2], "    line 1");
+        assert_eq!(whole[13], "    line 12");
+
+        let failed = call(
+            "Grep",
+            json!({"pattern": "("}),
+            "Invalid regex `(`: regex parse error:\n    (\n    ^\nerror: unclosed group",
+            true,
+        );
+        let whole = full(&failed, 60);
+        assert_eq!(
+            whole
+                .iter()
+                .filter(|line| line.contains("Invalid regex"))
+                .count(),
+            1,
+            "an error is shown once: {whole:?}"
+        );
+        assert!(
+            whole.iter().any(|line| line.contains("unclosed group")),
+            "{whole:?}"
+        );
 
         let read = call(
             "Read",
@@ -673,6 +738,33 @@ mod tests {
         let whole = full(&mcp, 60);
         assert!(whole[1].contains(r#"Input: {"query":"milk"}"#), "{whole:?}");
         assert!(whole.iter().any(|line| line.trim() == "two"), "{whole:?}");
+    }
+
+    #[test]
+    fn a_write_over_a_file_shows_what_it_removes() {
+        let mut write = call(
+            "Write",
+            json!({"file_path": "/repo/sample.rs", "content": "overwritten\n"}),
+            "The file /repo/sample.rs has been updated.",
+            false,
+        );
+        write.file_before = Some("one\ntwo\nthree\n".into());
+        let shown = plain(&write, 60);
+        assert_eq!(
+            shown[1],
+            "  ⎿ Updated sample.rs with 1 addition and 3 removals"
+        );
+        assert!(shown.iter().any(|line| line.contains("- one")), "{shown:?}");
+        write.file_before = None;
+        assert_eq!(plain(&write, 60)[1], "  ⎿ Wrote 1 line to sample.rs");
+    }
+
+    #[test]
+    fn an_edit_of_part_of_an_indented_line_is_numbered_where_it_is() {
+        let snippet = "     4\tfn main() {\n     5\t    let x = 10;\n     6\t    let y = 2;\n";
+        assert_eq!(snippet_start_line(snippet, "let x = 10;"), Some(5));
+        assert_eq!(snippet_start_line(snippet, "fn main() {"), Some(4));
+        assert_eq!(snippet_start_line(snippet, "absent"), None);
     }
 
     #[test]

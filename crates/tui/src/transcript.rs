@@ -172,6 +172,7 @@ impl Transcript {
                     name: name.clone(),
                     input: None,
                     result: None,
+                    file_before: None,
                 }));
             }
             AgentEvent::ToolCallInputComplete { id, name, input } => {
@@ -183,6 +184,7 @@ impl Transcript {
                         name: name.clone(),
                         input: Some(input.clone()),
                         result: None,
+                        file_before: None,
                     })),
                 }
             }
@@ -203,6 +205,7 @@ impl Transcript {
                         name: name.clone(),
                         input: None,
                         result: Some(outcome),
+                        file_before: None,
                     })),
                 }
                 self.settle();
@@ -233,6 +236,14 @@ impl Transcript {
             }
             AgentEvent::Warning { message } => self.push_warning(message.clone()),
             AgentEvent::TurnFinished(summary) => self.finish_everything(Some(&summary.end)),
+        }
+    }
+
+    /// Remembers the file a Write call `id` is about to replace, as it is before the call, so
+    /// its cell shows what the write removes as well as what it adds.
+    pub fn set_file_before(&mut self, id: &str, text: String) {
+        if let Some(call) = self.tool_call(id) {
+            call.file_before = Some(text);
         }
     }
 
@@ -670,6 +681,7 @@ fn cells_of(message: &Message) -> Vec<Cell> {
                 name: name.clone(),
                 input: Some(input.clone()),
                 result: None,
+                file_before: None,
             })),
             ContentBlock::RedactedThinking { .. }
             | ContentBlock::ToolResult { .. }

@@ -47,7 +47,7 @@ use inline_backend::InlineBackend;
 use input_aids::InputAids;
 pub use slash::{SlashCommand, parse as parse_slash_command};
 
-use crate::{Appearance, PermissionDialog, StatusLine, Theme, Transcript, line_of};
+use crate::{Appearance, PermissionDialog, StatusLine, Theme, Transcript};
 
 /// The spinner's frames, one per tick.
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -482,8 +482,9 @@ impl App {
                 // A question for the user is never hidden behind the transcript view.
                 self.pager = None;
                 if let Some(mut dialog) = PermissionDialog::from_event(event) {
-                    if let Some(line) = edit_start_line(tool, input) {
-                        dialog.set_diff_start_line(line);
+                    // The call waits for the answer, so the file is still as it was.
+                    if let Some(text) = file_before(tool, input, &self.config.cwd) {
+                        dialog.set_file_before(text);
                     }
                     self.dialogs.push_back(dialog);
                 }
@@ -518,8 +519,17 @@ impl App {
             AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => {
                 self.streamed_bytes += text.len();
             }
-            AgentEvent::ToolCallInputComplete { input, .. } => {
+            AgentEvent::ToolCallInputComplete { id, name, input } => {
                 self.streamed_bytes += input.to_string().len();
+                // A Write that replaces a file shows what it removes too. The call runs only
+                // after its message ends, so the file is normally still as it was; if the
+                // write got there first, the text is already the new one and is not used.
+                if name == "Write"
+                    && let Some(before) = file_before(name, input, &self.config.cwd)
+                    && Some(before.as_str()) != input.get("content").and_then(|c| c.as_str())
+                {
+                    self.transcript.set_file_before(id, before);
+                }
             }
             AgentEvent::Retrying(notice) if notice.discard_partial => self.streamed_bytes = 0,
             AgentEvent::ToolCallStarted { .. }
@@ -1103,15 +1113,20 @@ fn compact_count(count: u64) -> String {
     }
 }
 
-/// Where an `Edit`'s old text starts in its file, so the dialog's diff shows real line numbers.
-fn edit_start_line(tool: &str, input: &serde_json::Value) -> Option<usize> {
-    if tool != "Edit" {
+/// The largest file whose text is read to show what an edit or a write changes in it.
+const MAX_FILE_BEFORE: u64 = 512 * 1024;
+
+/// The text of the file an Edit, MultiEdit or Write call changes, as it is now (if it exists,
+/// is text and is not too big to diff).
+fn file_before(tool: &str, input: &serde_json::Value, cwd: &std::path::Path) -> Option<String> {
+    if !matches!(tool, "Edit" | "MultiEdit" | "Write") {
         return None;
     }
-    let path = input.get("file_path")?.as_str()?;
-    let old = input.get("old_string")?.as_str()?;
-    let text = std::fs::read_to_string(path).ok()?;
-    line_of(&text, old)
+    let path = cwd.join(input.get("file_path")?.as_str()?);
+    if std::fs::metadata(&path).ok()?.len() > MAX_FILE_BEFORE {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
 }
 
 #[cfg(test)]
