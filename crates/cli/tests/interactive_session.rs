@@ -462,3 +462,116 @@ fn ctrl_c_twice_exits_but_a_lone_one_lapses() {
     assert_eq!(tmux.wait_for_exit(), 0);
     tmux.wait_for("Resume this session with");
 }
+
+#[test]
+fn esc_stops_the_turn_and_gives_queued_messages_back() {
+    let h = Harness::new();
+    h.server
+        .push(Reply::text("Counting slowly: one two three").stall_after(300));
+    h.server.push(Reply::text("The queued one, answered."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("count for me");
+    tmux.wait_for("esc to interrupt");
+    h.server.wait_for_requests(1, WAIT);
+    tmux.send_line("and then this");
+    tmux.wait_for("1 queued");
+    tmux.press("Escape");
+    tmux.wait_for("Interrupted");
+    // The queued message is back in the box, not sent.
+    tmux.wait_until("the queued text in the box", |_| {
+        tmux.visible()
+            .lines()
+            .any(|line| line.starts_with("> and then this"))
+    });
+    assert_eq!(h.server.requests().len(), 1);
+    tmux.press("Enter");
+    tmux.wait_for("The queued one, answered.");
+    let requests = h.server.wait_for_requests(2, WAIT);
+    assert_eq!(last_user_text(&requests[1].body), "and then this");
+}
+
+#[test]
+fn esc_in_a_permission_dialog_refuses_and_stops_the_turn() {
+    let h = Harness::new();
+    h.server.push(Reply::tool_use(
+        "w1",
+        "Write",
+        json!({"file_path": "notes.txt", "content": "hello\n"}),
+    ));
+    h.server
+        .push(Reply::text("This reply should never be asked for."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("write the notes");
+    tmux.wait_for("Do you want to proceed?");
+    tmux.press("Escape");
+    tmux.wait_until("the turn to end", |_| {
+        let visible = tmux.visible();
+        !visible.contains("Do you want to proceed?") && !visible.contains("esc to interrupt")
+    });
+    assert!(!h.path("notes.txt").exists());
+    assert_eq!(h.server.requests().len(), 1, "the model is not asked again");
+}
+
+#[test]
+fn a_pasted_reason_for_a_refusal_keeps_its_words_apart() {
+    let h = Harness::new();
+    h.server.push(Reply::tool_use(
+        "w1",
+        "Write",
+        json!({"file_path": "notes.txt", "content": "hello\n"}),
+    ));
+    h.server.push(Reply::text("Understood."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("write the notes");
+    tmux.wait_for("Do you want to proceed?");
+    tmux.press("3");
+    tmux.wait_for("enter to send");
+    assert!(
+        tmux.command()
+            .args(["set-buffer", "please do not\ntouch that file"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(
+        tmux.command()
+            .args(["paste-buffer", "-p", "-t", "cairn"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    tmux.wait_for("please do not touch that file");
+    tmux.press("Enter");
+    tmux.wait_for("Understood.");
+    let requests = h.server.wait_for_requests(2, WAIT);
+    let result = requests[1].body["messages"].to_string();
+    assert!(result.contains("please do not touch that file"), "{result}");
+}
+
+#[test]
+fn a_permission_dialog_shows_a_long_command_whole_when_the_screen_can() {
+    let h = Harness::new();
+    let mut command: Vec<String> = (1..=14)
+        .map(|n| format!("echo step {n} >> steps.log"))
+        .collect();
+    command.push("rm -f steps.log".into());
+    h.server.push(Reply::tool_use(
+        "b1",
+        "Bash",
+        json!({"command": command.join("\n"), "description": "Run a multi-step script"}),
+    ));
+    h.server.push(Reply::text("Ran it."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("run the steps");
+    tmux.wait_for("Do you want to proceed?");
+    let visible = tmux.visible();
+    for line in &command {
+        assert!(
+            visible.contains(line.as_str()),
+            "{line} is hidden:\n{visible}"
+        );
+    }
+    assert_eq!(status_lines(&visible), 1, "{visible}");
+    tmux.press("1");
+    tmux.wait_for("Ran it.");
+}

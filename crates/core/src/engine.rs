@@ -148,7 +148,13 @@ impl Engine {
                     tokio::select! {
                         _ = &mut turn => break,
                         op = ops.recv(), if !senders_gone => match op {
-                            Some(Op::Interrupt) => cancel.cancel(),
+                            // An interrupt stops everything asked for so far: the messages
+                            // queued behind this turn are dropped too (the UI gives them back
+                            // to the user).
+                            Some(Op::Interrupt) => {
+                                cancel.cancel();
+                                queued.clear();
+                            }
                             Some(Op::UserMessage { content }) => {
                                 queued.push_back((content, TurnOverrides::default()));
                             }

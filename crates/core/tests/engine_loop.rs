@@ -706,3 +706,54 @@ async fn a_commands_model_and_allowed_tools_hold_for_its_turn_only() {
     drop(ops);
     task.await.unwrap();
 }
+
+#[tokio::test]
+async fn an_interrupt_also_drops_the_messages_queued_behind_the_turn() {
+    let client = ScriptedClient::new(vec![
+        Step::Hang,
+        Step::Respond(response(
+            vec![ContentBlock::text("Third.")],
+            StopReason::EndTurn,
+        )),
+    ]);
+    let engine = engine(client.clone(), Arc::new(EchoTools::default()), None);
+    let (ops, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let (events, mut event_rx) = tokio::sync::mpsc::unbounded_channel();
+    let task = tokio::spawn(async move {
+        let mut sink = events;
+        engine.run(receiver, &mut sink).await
+    });
+    ops.send(Op::UserMessage {
+        content: vec![ContentBlock::text("first")],
+    })
+    .unwrap();
+    loop {
+        if let Some(AgentEvent::TextDelta { .. }) = event_rx.recv().await {
+            break;
+        }
+    }
+    ops.send(Op::UserMessage {
+        content: vec![ContentBlock::text("queued")],
+    })
+    .unwrap();
+    ops.send(Op::Interrupt).unwrap();
+    ops.send(Op::UserMessage {
+        content: vec![ContentBlock::text("third")],
+    })
+    .unwrap();
+    let mut ends = Vec::new();
+    while ends.len() < 2 {
+        if let Some(AgentEvent::TurnFinished(summary)) = event_rx.recv().await {
+            ends.push(summary.end);
+        }
+    }
+    assert_eq!(ends, vec![TurnEnd::Interrupted, TurnEnd::Completed]);
+    drop(ops);
+    let engine = task.await.unwrap();
+    let texts: Vec<String> = engine.messages().iter().map(Message::text).collect();
+    assert_eq!(
+        texts,
+        vec!["first", "third", "Third."],
+        "the queued one was dropped"
+    );
+}

@@ -266,16 +266,23 @@ impl PermissionDialog {
         if inner.width == 0 || inner.height == 0 {
             return;
         }
-        let (mut body, fixed) = self.sections(inner.width, theme);
+        let (mut body, mut fixed) = self.sections(inner.width, theme);
+        if body.len() + fixed.len() > usize::from(inner.height) {
+            // Short of room: the blank separator lines go before any of the body does.
+            fixed.retain(|line| line.width() > 0);
+        }
         let room = usize::from(inner.height).saturating_sub(fixed.len());
         if body.len() > room {
-            let hidden = body.len() - room.saturating_sub(1);
-            body.truncate(room.saturating_sub(1));
-            if room > 0 {
-                body.push(Line::from(Span::styled(
-                    format!("… +{hidden} lines"),
-                    theme.dim,
-                )));
+            // At least the marker, so a cut body never goes unsaid.
+            let kept = room.saturating_sub(1);
+            let hidden = body.len() - kept;
+            body.truncate(kept);
+            body.push(Line::from(Span::styled(
+                format!("… +{hidden} lines (ctrl+o shows the whole call)"),
+                theme.dim,
+            )));
+            if room == 0 {
+                fixed.remove(0);
             }
         }
         for (row, line) in body.iter().chain(&fixed).enumerate() {

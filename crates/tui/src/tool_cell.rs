@@ -147,9 +147,12 @@ pub(crate) fn render_tool_call_with(
             ));
         }
     }
+    // The input of a tool without a view of its own, and of any call not run yet (its
+    // diff or result is not there to show what it will do).
     if detail == Detail::Full
         && let Some(input) = &call.input
-        && !has_own_view(&call.name)
+        && (!has_own_view(&call.name) || call.result.is_none())
+        && call.name != "Bash"
     {
         let input = sanitize(&input.to_string());
         body.extend(wrap_words(

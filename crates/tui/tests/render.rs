@@ -331,7 +331,7 @@ fn permission_dialog_for_an_edit_shows_the_diff() {
 #[test]
 fn a_short_permission_dialog_cuts_the_diff_and_keeps_the_options() {
     let dialog = edit_dialog();
-    assert_snapshot!(screen(&draw_dialog(&dialog, 64, 14)));
+    assert_snapshot!(screen(&draw_dialog(&dialog, 64, 12)));
 }
 
 #[test]

@@ -189,6 +189,8 @@ struct App {
     dialogs: VecDeque<PermissionDialog>,
     /// Messages sent whose turn has not finished (the engine queues all but the first).
     turns_pending: usize,
+    /// The texts of messages sent while a turn ran, until their own turn starts.
+    queued: VecDeque<String>,
     turn_started: Option<Instant>,
     /// Output tokens of this turn's finished requests, as the API counted them.
     turn_tokens: u64,
@@ -279,6 +281,7 @@ impl App {
             composer: Composer::default(),
             dialogs: VecDeque::new(),
             turns_pending: 0,
+            queued: VecDeque::new(),
             turn_started: None,
             turn_tokens: 0,
             streamed_bytes: 0,
@@ -351,7 +354,8 @@ impl App {
                     // Sized first, then the finished lines go in above: a viewport that
                     // shrank is pushed back down to the bottom by them, leaving no gap.
                     let size = terminal.size()?;
-                    let plan = self.plan(size.width, viewport_limit(size.height));
+                    let limit = viewport_limit(size.height, !self.dialogs.is_empty());
+                    let plan = self.plan(size.width, limit);
                     fit_viewport(terminal, plan.height())?;
                     let more = self.flush(terminal)?;
                     terminal.draw(|frame| {
@@ -431,9 +435,20 @@ impl App {
         self.turns_pending > 0
     }
 
-    fn interrupt_if_running(&self) {
-        if self.is_running() {
-            let _ = self.ops.send(Op::Interrupt);
+    /// Stops the running turn; messages queued behind it are not sent but come back into
+    /// the input box, to send again or change (the engine drops its queue on an interrupt).
+    fn interrupt_if_running(&mut self) {
+        if !self.is_running() {
+            return;
+        }
+        let _ = self.ops.send(Op::Interrupt);
+        if !self.queued.is_empty() {
+            let mut texts: Vec<String> = self.queued.drain(..).collect();
+            if !self.composer.is_empty() {
+                texts.push(self.composer.text().to_string());
+            }
+            self.composer.set_text(&texts.join("\n"));
+            self.turns_pending = 1;
         }
     }
 
@@ -513,7 +528,15 @@ impl App {
                 // A finished turn has no question waiting.
                 self.dialogs.clear();
             }
-            AgentEvent::UserMessage { message } | AgentEvent::ToolResultsMessage { message } => {
+            AgentEvent::UserMessage { message } => {
+                // A queued message's turn has started: it can no longer come back.
+                let typed = crate::transcript::user_prompt::UserPrompt::of(message).text;
+                if self.queued.front().is_some_and(|queued| *queued == typed) {
+                    self.queued.pop_front();
+                }
+                self.conversation.push(message.clone());
+            }
+            AgentEvent::ToolResultsMessage { message } => {
                 self.conversation.push(message.clone());
             }
             AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => {
@@ -548,7 +571,12 @@ impl App {
             Event::Paste(text) => {
                 if let Some(dialog) = self.dialogs.front_mut() {
                     if dialog.is_typing() {
-                        for c in text.chars().filter(|c| !c.is_control()) {
+                        // One line of feedback: line breaks and tabs become spaces.
+                        let chars = text
+                            .chars()
+                            .map(|c| if c.is_whitespace() { ' ' } else { c })
+                            .filter(|c| !c.is_control());
+                        for c in chars {
                             dialog.handle_key(KeyEvent::from(KeyCode::Char(c)));
                         }
                     }
@@ -568,9 +596,18 @@ impl App {
             }
             return;
         }
+        if control && key.code == KeyCode::Char('o') {
+            // Also while a dialog asks: the whole call is there to read before answering.
+            let width = self.viewport.width.max(1);
+            let lines = self.transcript.render_full(width, &self.theme);
+            self.pager = Some(pager::Pager::new(lines));
+            return;
+        }
         if let Some(dialog) = self.dialogs.front_mut() {
-            if control && key.code == KeyCode::Char('c') {
-                // Ctrl+C in a dialog refuses, like Esc, and stops the turn.
+            let escape = key.code == KeyCode::Esc && !dialog.is_typing();
+            if (control && key.code == KeyCode::Char('c')) || escape {
+                // Ctrl+C or Esc in a dialog refuses and stops the turn, as in Claude Code:
+                // the user says what to do next in the input box.
                 if let Some(outcome) = dialog.handle_key(KeyEvent::from(KeyCode::Esc)) {
                     let _ = self.ops.send(outcome.into_op());
                 }
@@ -588,12 +625,6 @@ impl App {
                 let _ = self.ops.send(outcome.into_op());
                 self.dialogs.pop_front();
             }
-            return;
-        }
-        if control && key.code == KeyCode::Char('o') {
-            let width = self.viewport.width.max(1);
-            let lines = self.transcript.render_full(width, &self.theme);
-            self.pager = Some(pager::Pager::new(lines));
             return;
         }
         if control && key.code == KeyCode::Char('c') {
@@ -715,6 +746,7 @@ impl App {
 
     /// Sends a message; a custom command's `model` and `allowed_tools` hold for its turn.
     fn send_prompt(&mut self, text: String, model: Option<String>, allowed_tools: Vec<String>) {
+        let queued = self.is_running().then(|| text.clone());
         let mut content = self.input.message_content(text);
         for context in self.first_message_context.drain(..) {
             content.push(ContentBlock::text(format!(
@@ -736,6 +768,7 @@ impl App {
             return;
         }
         self.turns_pending += 1;
+        self.queued.extend(queued);
         if self.turn_started.is_none() {
             self.turn_started = Some(Instant::now());
         }
@@ -899,14 +932,16 @@ impl App {
                 (rows.saturating_add(2), Some(layout))
             }
         };
-        let box_rows = box_rows.min(limit.saturating_sub(status_rows));
+        let spinner =
+            (self.is_running() || self.hint.is_some() || self.input.running_shell().is_some())
+                .then(|| self.spinner_line());
+        // The status line and the spinner always show; the box gets the rest if need be.
+        let box_rows =
+            box_rows.min(limit.saturating_sub(status_rows + u16::from(spinner.is_some())));
         let completions = match self.dialogs.front() {
             Some(_) => Vec::new(),
             None => self.input.completion_lines(theme),
         };
-        let spinner =
-            (self.is_running() || self.hint.is_some() || self.input.running_shell().is_some())
-                .then(|| self.spinner_line());
         let fixed = status_rows
             + box_rows
             + u16::try_from(completions.len()).unwrap_or(0)
@@ -1056,10 +1091,16 @@ impl FramePlan {
     }
 }
 
-/// The most rows the viewport may take on a terminal `rows` high.
-fn viewport_limit(rows: u16) -> u16 {
-    rows.saturating_sub(ROWS_KEPT_ABOVE)
-        .clamp(1, MAX_VIEWPORT_ROWS)
+/// The most rows the viewport may take on a terminal `rows` high: up to
+/// [`MAX_VIEWPORT_ROWS`], or all the screen can give while a permission dialog asks (what
+/// the user approves should be seen whole when it can be).
+fn viewport_limit(rows: u16, asking: bool) -> u16 {
+    let room = rows.saturating_sub(ROWS_KEPT_ABOVE).max(1);
+    if asking {
+        room
+    } else {
+        room.min(MAX_VIEWPORT_ROWS)
+    }
 }
 
 /// Makes the viewport `height` rows, keeping its top where it is: its rows are cleared and a
