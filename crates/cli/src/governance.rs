@@ -152,7 +152,10 @@ fn collect_rules(
         (RuleKind::Allow, "--allowedTools", &args.allowed_tools),
         (RuleKind::Deny, "--disallowedTools", &args.disallowed_tools),
     ] {
-        for text in values.iter().flat_map(|value| split_rule_list(value)) {
+        for text in values
+            .iter()
+            .flat_map(|value| cairn_policy::rules::split_rule_list(value))
+        {
             rules.push((kind, text, RuleOrigin::new(flag, cwd.to_path_buf())));
         }
     }
@@ -170,37 +173,6 @@ fn layer_json(args: &Args, source: &Source) -> Option<Value> {
             .as_deref()
             .and_then(|inline| serde_json::from_str(inline).ok()),
     }
-}
-
-/// `"Bash(git log:*) Read, Edit"` → the three rules: split on commas and spaces outside
-/// parentheses, as Claude Code's flags accept.
-fn split_rule_list(list: &str) -> Vec<String> {
-    let mut rules = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    for c in list.chars() {
-        match c {
-            '(' => {
-                depth += 1;
-                current.push(c);
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                current.push(c);
-            }
-            ',' | ' ' if depth == 0 => {
-                if !current.trim().is_empty() {
-                    rules.push(current.trim().to_string());
-                }
-                current.clear();
-            }
-            _ => current.push(c),
-        }
-    }
-    if !current.trim().is_empty() {
-        rules.push(current.trim().to_string());
-    }
-    rules
 }
 
 /// The project directory, `permissions.additionalDirectories` and `--add-dir`.
@@ -256,17 +228,4 @@ fn sandbox(
         prefix,
         explain: Box::new(move |code, stderr| explain_failure(&policy, code, stderr)),
     })))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_rule_list;
-
-    #[test]
-    fn rule_lists_split_outside_parentheses() {
-        assert_eq!(
-            split_rule_list("Bash(git log:*) Read, Edit(src/a b.rs)"),
-            vec!["Bash(git log:*)", "Read", "Edit(src/a b.rs)"]
-        );
-    }
 }

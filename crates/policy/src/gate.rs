@@ -163,13 +163,17 @@ impl PermissionGate {
             .clone()
     }
 
-    /// Allows what `rule` matches for the rest of the session.
-    pub fn allow_for_session(&self, rule: &str) -> Result<(), RuleError> {
-        crate::rules::Rule::parse(RuleKind::Allow, rule, self.session_origin())?;
+    /// Allows what `rules` match for the rest of the session: one rule, or a list of them
+    /// (see [`crate::rules::split_rule_list`]). If one does not parse, none is added.
+    pub fn allow_for_session(&self, rules: &str) -> Result<(), RuleError> {
+        let rules = crate::rules::split_rule_list(rules);
+        for rule in &rules {
+            crate::rules::Rule::parse(RuleKind::Allow, rule, self.session_origin())?;
+        }
         self.session_rules
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(rule.to_string());
+            .extend(rules);
         Ok(())
     }
 
@@ -299,7 +303,9 @@ impl PermissionGate {
             home: &self.home,
             cwd: &self.cwd,
         };
-        let suggested_rule = RuleSet::suggest_allow_rule(&facts);
+        // Every part of a compound command needs a rule for the call to be allowed: the
+        // suggestion names them all.
+        let suggested_rule = RuleSet::suggest_allow_rules(&facts).join(", ");
         let (level, mut why) = self.level(call, analysis.as_ref());
         let destructive = analysis
             .as_ref()

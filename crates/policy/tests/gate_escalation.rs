@@ -381,3 +381,20 @@ fn rules_added_and_removed_while_the_session_runs_take_effect_at_once() {
     assert!(gate.session_rules().is_empty());
     assert_eq!(kind(&check(&gate, &call)).0, "ask");
 }
+
+#[test]
+fn the_suggestion_for_a_compound_command_covers_every_part() {
+    let f = fixture();
+    let gate = gate(&f, Mode::Default, &[], Asking::Interactive);
+    let call = bash(&f, "sleep 1; touch marker-file");
+    let Verdict::Ask { suggested_rule, .. } = check(&gate, &call) else {
+        panic!()
+    };
+    assert_eq!(suggested_rule, "Bash(sleep 1), Bash(touch marker-file)");
+    gate.allow_for_session(&suggested_rule).unwrap();
+    assert_eq!(
+        kind(&check(&gate, &call)),
+        ("allow", Some(DecisionSource::User)),
+        "the suggestion, once allowed, allows the call"
+    );
+}

@@ -65,3 +65,43 @@ mod wildcard;
 
 pub use rule::{Rule, RuleError, RuleKind, RuleOrigin};
 pub use rule_set::{CallFacts, RuleSet};
+
+/// Splits a list of rules as `--allowedTools` takes it, and as a suggestion for a compound
+/// command is written: separated by commas or spaces outside parentheses.
+///
+/// ```
+/// use cairn_policy::rules::split_rule_list;
+///
+/// assert_eq!(
+///     split_rule_list("Bash(git log:*) Read, Edit(src/a b.rs)"),
+///     ["Bash(git log:*)", "Read", "Edit(src/a b.rs)"]
+/// );
+/// ```
+pub fn split_rule_list(list: &str) -> Vec<String> {
+    let mut rules = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in list.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                current.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            ',' | ' ' if depth == 0 => {
+                if !current.trim().is_empty() {
+                    rules.push(current.trim().to_string());
+                }
+                current.clear();
+            }
+            _ => current.push(c),
+        }
+    }
+    if !current.trim().is_empty() {
+        rules.push(current.trim().to_string());
+    }
+    rules
+}

@@ -17,7 +17,12 @@ pub fn local_settings_path(cwd: &Path) -> PathBuf {
 ///
 /// Returns the file's path; the error names the file and what went wrong.
 pub fn save_allow_rule(cwd: &Path, rule: &str) -> Result<PathBuf, String> {
-    save_rule(cwd, "allow", rule)
+    // A compound command's suggestion is a list: each rule is its own entry.
+    let mut path = local_settings_path(cwd);
+    for rule in cairn_policy::rules::split_rule_list(rule) {
+        path = save_rule(cwd, "allow", &rule)?;
+    }
+    Ok(path)
 }
 
 /// Adds `rule` to `permissions.<list>` (`allow`, `ask` or `deny`) in the project's local
@@ -148,10 +153,10 @@ mod tests {
         )
         .unwrap();
         save_allow_rule(cwd.path(), "Edit").unwrap();
-        save_allow_rule(cwd.path(), "Edit").unwrap();
+        save_allow_rule(cwd.path(), "Edit, Bash(touch:*)").unwrap();
         assert_eq!(
             read(cwd.path()),
-            json!({"model": "opus", "permissions": {"allow": ["Read", "Edit"], "deny": ["Bash(rm:*)"]}})
+            json!({"model": "opus", "permissions": {"allow": ["Read", "Edit", "Bash(touch:*)"], "deny": ["Bash(rm:*)"]}})
         );
     }
 
