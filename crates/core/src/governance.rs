@@ -1,5 +1,6 @@
-//! What stands between a tool call and its execution: PreToolUse hooks, the permission
-//! gate, and the user's answer when the gate asks; and the hooks after a call.
+//! What stands between a tool call and its execution: the check that it can work at all,
+//! PreToolUse hooks, the permission gate, and the user's answer when the gate asks; and the
+//! hooks after a call.
 
 use std::sync::Arc;
 
@@ -15,6 +16,16 @@ use tokio_util::sync::CancellationToken;
 
 use crate::EventSink;
 use crate::permission::PermissionBroker;
+
+/// What the gate judges of a prepared call.
+fn call_info(call: &PreparedCall) -> CallInfo<'_> {
+    CallInfo {
+        tool: &call.name,
+        input: &call.input,
+        paths: &call.paths,
+        read_only: call.safety.access == Access::ReadOnly,
+    }
+}
 
 /// The governance parts of one engine. All optional: an engine without them runs every call
 /// (sub-agents inherit their parent's, tests may leave them out).
@@ -55,8 +66,11 @@ impl Governance {
         Some(outcome)
     }
 
-    /// Decides whether `call` may run: hooks first (which may rewrite its input), then the
-    /// gate, then the user. Returns the call to run, or the refusal to send to the model.
+    /// Decides whether `call` may run. First whether it can work at all: a call bound to fail
+    /// (an Edit whose `old_string` occurs 39 times, a Write of a file not read) fails here
+    /// with its error, before any hook runs or anyone is asked. Then hooks (which may rewrite
+    /// its input), the gate, and the user. Returns the call to run, or the error or refusal
+    /// to send to the model.
     pub async fn authorize(
         &self,
         tools: &Arc<dyn ToolExecutor>,
@@ -65,6 +79,7 @@ impl Governance {
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
     ) -> Result<PreparedCall, ToolOutput> {
+        self.validate(tools, &call).await?;
         let mut hook_permission = None;
         let mut input = Map::new();
         input.insert("tool_name".into(), json!(call.name));
@@ -90,17 +105,13 @@ impl Governance {
                     input: updated,
                 };
                 call = tools.prepare(&rewritten)?;
+                self.validate(tools, &call).await?;
             }
             hook_permission = outcome.permission;
         }
 
         let verdict = match &self.gate {
-            Some(gate) => gate.check(&CallInfo {
-                tool: &call.name,
-                input: &call.input,
-                paths: &call.paths,
-                read_only: call.safety.access == Access::ReadOnly,
-            }),
+            Some(gate) => gate.check(&call_info(&call)),
             None => Verdict::Allow {
                 source: DecisionSource::Mode,
                 rule: None,
@@ -173,6 +184,30 @@ impl Governance {
                     .await
             }
         }
+    }
+
+    /// Whether `call` can work at all ([`ToolExecutor::validate`]), as Claude Code checks a
+    /// call's input before its hooks and permission question. A call a deny rule refuses is
+    /// not checked: its answer is the refusal, which tells the model no more about the paths
+    /// it names (whether a file exists, whether it was read) than the rule allows.
+    async fn validate(
+        &self,
+        tools: &Arc<dyn ToolExecutor>,
+        call: &PreparedCall,
+    ) -> Result<(), ToolOutput> {
+        let denied_by_rule = self.gate.as_ref().is_some_and(|gate| {
+            matches!(
+                gate.check(&call_info(call)),
+                Verdict::Deny {
+                    source: DecisionSource::Rule,
+                    ..
+                }
+            )
+        });
+        if denied_by_rule {
+            return Ok(());
+        }
+        tools.validate(call).await
     }
 
     /// What PermissionRequest hooks decide, if any of them decides.

@@ -1,10 +1,11 @@
 //! Running the tool calls of one assistant message (DESIGN.md §3e).
 //!
 //! Consecutive calls that are safe to run concurrently run together (at most
-//! [`MAX_PARALLEL`] at once); every other call runs alone, in order. Results go back in the
-//! order the model asked, whatever order they finish in. Every `tool_use` gets exactly one
-//! result, even when its input was malformed, its tool panicked or the user interrupted, so
-//! the conversation stays valid for the API.
+//! [`MAX_PARALLEL`] at once); every other call runs alone, in order. Before it runs, each call
+//! is validated, then authorized (see [`Governance::authorize`]), in the state the calls
+//! before it left. Results go back in the order the model asked, whatever order they finish
+//! in. Every `tool_use` gets exactly one result, even when its input was malformed, its tool
+//! panicked or the user interrupted, so the conversation stays valid for the API.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -25,12 +26,22 @@ pub const MAX_PARALLEL: usize = 10;
 
 /// What to do with one call.
 enum Plan {
-    /// Answered without running: malformed input, unknown tool, invalid arguments.
+    /// Answered without running: malformed input, unknown tool, invalid arguments, a call
+    /// bound to fail, a refusal.
     Answered(ToolOutput),
     Run(PreparedCall),
 }
 
+/// A call as [`ToolExecutor::prepare`] left it: ready to be judged, or already answered.
+type Prepared = Result<PreparedCall, ToolOutput>;
+
 /// Runs the calls and returns one `tool_result` block per call, in the model's order.
+///
+/// The calls go in steps: a run of consecutive concurrency-safe calls, or one other call.
+/// Each call of a step is validated and authorized when its step comes, after the steps
+/// before it have run, so that its checks (was the file read, does `old_string` occur once)
+/// and its permission question see the state the earlier calls left: a Write and then an
+/// Edit of the same new file, in one message, both work.
 pub async fn run_tool_calls(
     tools: &Arc<dyn ToolExecutor>,
     governance: &Governance,
@@ -40,58 +51,36 @@ pub async fn run_tool_calls(
     sink: &mut dyn EventSink,
     cancel: &CancellationToken,
 ) -> Vec<ContentBlock> {
-    let mut plans: Vec<Plan> = Vec::with_capacity(calls.len());
-    for call in calls {
+    let prepared = calls.iter().map(|call| {
         let malformed = response
             .malformed_tool_inputs
             .iter()
             .find(|bad| bad.id == call.id);
-        let plan = match malformed {
-            Some(bad) => Plan::Answered(ToolOutput::error(bad.error.clone())),
-            None => match tools.prepare(call) {
-                Ok(prepared) => {
-                    match governance
-                        .authorize(tools, prepared, broker, sink, cancel)
-                        .await
-                    {
-                        Ok(allowed) => Plan::Run(allowed),
-                        Err(refusal) => Plan::Answered(refusal),
-                    }
-                }
-                Err(output) => Plan::Answered(output),
-            },
-        };
-        plans.push(plan);
-    }
-    let ran: Vec<bool> = plans
-        .iter()
-        .map(|plan| matches!(plan, Plan::Run(_)))
-        .collect();
+        match malformed {
+            Some(bad) => Err(ToolOutput::error(bad.error.clone())),
+            None => tools.prepare(call),
+        }
+    });
 
     let mut outputs: Vec<ToolOutput> = Vec::with_capacity(calls.len());
-    let mut plans = plans.into_iter().peekable();
-    while let Some(plan) = plans.next() {
-        match plan {
-            Plan::Answered(output) => outputs.push(output),
-            Plan::Run(call) if call.safety.concurrency == Concurrency::Safe => {
-                let mut batch = vec![call];
-                while let Some(Plan::Run(next)) = plans.peek() {
-                    if next.safety.concurrency != Concurrency::Safe {
-                        break;
-                    }
-                    if let Some(Plan::Run(next)) = plans.next() {
-                        batch.push(next);
-                    }
-                }
-                let finished: Vec<ToolOutput> = futures_util::stream::iter(batch)
-                    .map(|call| execute_one(tools.clone(), call, cancel.clone()))
-                    .buffered(MAX_PARALLEL)
-                    .collect()
-                    .await;
-                outputs.extend(finished);
-            }
-            Plan::Run(call) => outputs.push(execute_one(tools.clone(), call, cancel.clone()).await),
+    let mut ran: Vec<bool> = Vec::with_capacity(calls.len());
+    for step in steps(prepared) {
+        let mut plans = Vec::with_capacity(step.len());
+        for call in step {
+            let plan = match call {
+                Ok(call) => match governance
+                    .authorize(tools, call, broker, sink, cancel)
+                    .await
+                {
+                    Ok(allowed) => Plan::Run(allowed),
+                    Err(refusal) => Plan::Answered(refusal),
+                },
+                Err(output) => Plan::Answered(output),
+            };
+            plans.push(plan);
         }
+        ran.extend(plans.iter().map(|plan| matches!(plan, Plan::Run(_))));
+        outputs.extend(execute_plans(tools, plans, cancel).await);
     }
 
     for ((call, output), ran) in calls.iter().zip(outputs.iter_mut()).zip(&ran) {
@@ -121,6 +110,58 @@ pub async fn run_tool_calls(
             }
         })
         .collect()
+}
+
+/// The calls grouped into the steps they go in: each run of consecutive concurrency-safe
+/// calls is one step; every other call, including one already answered, is a step alone.
+fn steps(prepared: impl Iterator<Item = Prepared>) -> Vec<Vec<Prepared>> {
+    fn is_safe(call: &Prepared) -> bool {
+        matches!(call, Ok(call) if call.safety.concurrency == Concurrency::Safe)
+    }
+    let mut steps: Vec<Vec<Prepared>> = Vec::new();
+    for call in prepared {
+        match steps.last_mut() {
+            Some(step) if is_safe(&call) && step.first().is_some_and(is_safe) => step.push(call),
+            _ => steps.push(vec![call]),
+        }
+    }
+    steps
+}
+
+/// Runs the calls of one step that may run and returns an output for every plan, in order.
+/// Consecutive concurrency-safe calls run together; any other call runs alone (a hook may
+/// have rewritten a call of a safe step into one that is not).
+async fn execute_plans(
+    tools: &Arc<dyn ToolExecutor>,
+    plans: Vec<Plan>,
+    cancel: &CancellationToken,
+) -> Vec<ToolOutput> {
+    let mut outputs: Vec<ToolOutput> = Vec::with_capacity(plans.len());
+    let mut plans = plans.into_iter().peekable();
+    while let Some(plan) = plans.next() {
+        match plan {
+            Plan::Answered(output) => outputs.push(output),
+            Plan::Run(call) if call.safety.concurrency == Concurrency::Safe => {
+                let mut batch = vec![call];
+                while let Some(Plan::Run(next)) = plans.peek() {
+                    if next.safety.concurrency != Concurrency::Safe {
+                        break;
+                    }
+                    if let Some(Plan::Run(next)) = plans.next() {
+                        batch.push(next);
+                    }
+                }
+                let finished: Vec<ToolOutput> = futures_util::stream::iter(batch)
+                    .map(|call| execute_one(tools.clone(), call, cancel.clone()))
+                    .buffered(MAX_PARALLEL)
+                    .collect()
+                    .await;
+                outputs.extend(finished);
+            }
+            Plan::Run(call) => outputs.push(execute_one(tools.clone(), call, cancel.clone()).await),
+        }
+    }
+    outputs
 }
 
 /// Runs one call on its own task, so that a panic in a tool becomes an error result and an

@@ -6,93 +6,23 @@
     reason = "a test should fail loudly"
 )]
 
-use std::collections::VecDeque;
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use cairn_core::{Engine, EngineConfig};
-use cairn_llm::{
-    MalformedToolInput, ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse,
-};
+use cairn_llm::MalformedToolInput;
 use cairn_protocol::{
-    AgentEvent, ContentBlock, Message, Op, Role, StopReason, SystemPrompt, ToolSpec, TurnEnd, Usage,
+    AgentEvent, ContentBlock, Message, Op, Role, StopReason, SystemPrompt, ToolSpec, TurnEnd,
 };
 use cairn_tools::{
     Access, Concurrency, Destructiveness, PreparedCall, Safety, ToolCall, ToolExecutor, ToolOutput,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
+use support::{ScriptedClient, Step, response};
 use tokio_util::sync::CancellationToken;
-
-/// What the scripted client does for one request.
-enum Step {
-    Respond(ModelResponse),
-    /// Streams one delta, then waits until cancelled.
-    Hang,
-}
-
-#[derive(Default)]
-struct ScriptedClient {
-    steps: Mutex<VecDeque<Step>>,
-    requests: Mutex<Vec<ModelRequest>>,
-}
-
-impl ScriptedClient {
-    fn new(steps: Vec<Step>) -> Arc<Self> {
-        Arc::new(ScriptedClient {
-            steps: Mutex::new(steps.into()),
-            requests: Mutex::default(),
-        })
-    }
-}
-
-#[async_trait]
-impl ModelClient for ScriptedClient {
-    async fn stream(
-        &self,
-        request: &ModelRequest,
-        on_event: &mut (dyn FnMut(ModelEvent) + Send),
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, ModelError> {
-        self.requests.lock().unwrap().push(request.clone());
-        let step = self
-            .steps
-            .lock()
-            .unwrap()
-            .pop_front()
-            .expect("a scripted step");
-        match step {
-            Step::Respond(response) => {
-                for block in &response.content {
-                    if let ContentBlock::Text { text } = block {
-                        on_event(ModelEvent::TextDelta(text.clone()));
-                    }
-                }
-                Ok(response)
-            }
-            Step::Hang => {
-                on_event(ModelEvent::TextDelta("partial".into()));
-                cancel.cancelled().await;
-                Err(ModelError::Cancelled)
-            }
-        }
-    }
-}
-
-fn response(content: Vec<ContentBlock>, stop_reason: StopReason) -> ModelResponse {
-    ModelResponse {
-        id: "msg_1".into(),
-        model: "claude-sonnet-4-5".into(),
-        content,
-        stop_reason: Some(stop_reason),
-        usage: Usage {
-            input_tokens: 100,
-            output_tokens: 10,
-            ..Usage::default()
-        },
-        malformed_tool_inputs: Vec::new(),
-    }
-}
 
 fn tool_use(id: &str, input: serde_json::Value) -> ContentBlock {
     ContentBlock::ToolUse {

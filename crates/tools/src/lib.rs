@@ -3,7 +3,8 @@
 //! The engine knows no business (DESIGN.md §1): it hands each `tool_use` the model writes to a
 //! [`ToolExecutor`] and feeds the [`ToolOutput`] back. A tool is one type implementing
 //! [`Tool`]: a typed input whose JSON Schema is what the model sees, the three safety
-//! attributes of each call ([`Safety`]), the paths a call will touch, and the work itself.
+//! attributes of each call ([`Safety`]), the paths a call will touch, the checks that tell a
+//! call bound to fail before anyone is asked to allow it, and the work itself.
 //! [`ToolRegistry`] is the executor that holds the built-in tools; it matches the model's
 //! tool names tolerantly and validates input before anything runs. [`spill`] keeps large
 //! results out of the context window.
@@ -174,6 +175,16 @@ pub trait ToolExecutor: Send + Sync {
     /// Resolves the tool and validates the input without running anything. An unknown tool or
     /// invalid input is an error output for the model that says what was wrong.
     fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput>;
+
+    /// Checks that a prepared call can work at all in the current state (see
+    /// [`Tool::validate`]). The engine calls it after [`ToolExecutor::prepare`] and before any
+    /// hook or permission question; an `Err` is the call's result, and the call never runs.
+    ///
+    /// The default finds nothing wrong, for executors that cannot tell before running;
+    /// [`ToolExecutor::execute`] reports the failure then.
+    async fn validate(&self, _call: &PreparedCall) -> Result<(), ToolOutput> {
+        Ok(())
+    }
 
     /// Runs a prepared call. Never fails: every problem becomes an error output.
     async fn execute(&self, call: &PreparedCall, cancel: &CancellationToken) -> ToolOutput;

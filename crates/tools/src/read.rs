@@ -69,6 +69,10 @@ impl Tool for ReadTool {
         vec![ctx.resolve(&input.file_path)]
     }
 
+    async fn validate(&self, input: &ReadInput, ctx: &ToolContext) -> Result<(), String> {
+        check_readable(&ctx.resolve(&input.file_path)).await
+    }
+
     async fn run(
         &self,
         input: ReadInput,
@@ -76,31 +80,16 @@ impl Tool for ReadTool {
         _cancel: &CancellationToken,
     ) -> ToolOutput {
         let path = ctx.resolve(&input.file_path);
-        if has_image_extension(&path)
-            && let Ok(metadata) = tokio::fs::metadata(&path).await
-            && metadata.is_file()
-            && metadata.len() > MAX_IMAGE_BYTES
-        {
-            return image_too_large(&path, metadata.len());
+        if let Err(message) = check_readable(&path).await {
+            return ToolOutput::error(message);
         }
         let bytes = match tokio::fs::read(&path).await {
             Ok(bytes) => bytes,
-            Err(err) if err.kind() == ErrorKind::IsADirectory => {
-                return ToolOutput::error(format!(
-                    "{} is a directory, not a file. Use LS to list a directory.",
-                    path.display()
-                ));
-            }
-            Err(err) if err.kind() == ErrorKind::NotFound => {
-                return ToolOutput::error(format!("File does not exist: {}", path.display()));
-            }
-            Err(err) => {
-                return ToolOutput::error(format!("Cannot read {}: {err}", path.display()));
-            }
+            Err(err) => return ToolOutput::error(unreadable(&path, &err)),
         };
         if let Some(media_type) = image_media_type(&bytes) {
             if bytes.len() as u64 > MAX_IMAGE_BYTES {
-                return image_too_large(&path, bytes.len() as u64);
+                return ToolOutput::error(image_too_large(&path, bytes.len() as u64));
             }
             ctx.session.files.record(&path);
             let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
@@ -156,6 +145,36 @@ impl Tool for ReadTool {
     }
 }
 
+/// What Read checks from the file's metadata alone, before it reads anything: the file
+/// exists, is not a directory, and is not an image too large to return. Validation and
+/// execution share it.
+async fn check_readable(path: &Path) -> Result<(), String> {
+    match tokio::fs::metadata(path).await {
+        Ok(metadata) if metadata.is_dir() => Err(is_a_directory(path)),
+        Ok(metadata) if has_image_extension(path) && metadata.len() > MAX_IMAGE_BYTES => {
+            Err(image_too_large(path, metadata.len()))
+        }
+        Ok(_) => Ok(()),
+        Err(err) => Err(unreadable(path, &err)),
+    }
+}
+
+/// Why `path` could not be read, in words the model can act on.
+fn unreadable(path: &Path, err: &std::io::Error) -> String {
+    match err.kind() {
+        ErrorKind::IsADirectory => is_a_directory(path),
+        ErrorKind::NotFound => format!("File does not exist: {}", path.display()),
+        _ => format!("Cannot read {}: {err}", path.display()),
+    }
+}
+
+fn is_a_directory(path: &Path) -> String {
+    format!(
+        "{} is a directory, not a file. Use LS to list a directory.",
+        path.display()
+    )
+}
+
 fn has_image_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|ext| ext.to_str())
@@ -186,14 +205,14 @@ fn image_media_type(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-fn image_too_large(path: &Path, len: u64) -> ToolOutput {
-    ToolOutput::error(format!(
+fn image_too_large(path: &Path, len: u64) -> String {
+    format!(
         "{} is an image of {:.1} MB; Read returns images up to {:.2} MB. Make a smaller copy \
          (for example `convert in.png -resize 50% out.png` with Bash) and read that.",
         path.display(),
         len as f64 / (1024.0 * 1024.0),
         MAX_IMAGE_BYTES as f64 / (1024.0 * 1024.0),
-    ))
+    )
 }
 
 /// Lines `offset..offset+limit` (1-based) as `cat -n` prints them, with a note when more

@@ -20,6 +20,7 @@ trait ErasedTool: Send + Sync {
         input: &Value,
         ctx: &ToolContext,
     ) -> Result<(Safety, Vec<std::path::PathBuf>), String>;
+    async fn validate_json(&self, input: &Value, ctx: &ToolContext) -> Result<(), String>;
     async fn run_json(
         &self,
         input: &Value,
@@ -49,6 +50,11 @@ impl<T: Tool> ErasedTool for T {
     ) -> Result<(Safety, Vec<std::path::PathBuf>), String> {
         let input: T::Input = parse_input(Tool::name(self), input)?;
         Ok((self.safety(&input), self.touched_paths(&input, ctx)))
+    }
+
+    async fn validate_json(&self, input: &Value, ctx: &ToolContext) -> Result<(), String> {
+        let input: T::Input = parse_input(Tool::name(self), input)?;
+        self.validate(&input, ctx).await
     }
 
     async fn run_json(
@@ -195,6 +201,19 @@ impl ToolExecutor for ToolRegistry {
         })
     }
 
+    async fn validate(&self, call: &PreparedCall) -> Result<(), ToolOutput> {
+        match self.find(&call.name) {
+            Some(tool) => tool
+                .validate_json(&call.input, &self.context)
+                .await
+                .map_err(ToolOutput::error),
+            None => Err(ToolOutput::error(format!(
+                "No tool named \"{}\".",
+                call.name
+            ))),
+        }
+    }
+
     async fn execute(&self, call: &PreparedCall, cancel: &CancellationToken) -> ToolOutput {
         match self.find(&call.name) {
             Some(tool) => tool.run_json(&call.input, &self.context, cancel).await,
@@ -266,6 +285,48 @@ mod tests {
             .unwrap();
         assert_eq!(prepared.safety, Safety::READ_ONLY);
         assert_eq!(prepared.paths, vec![std::env::temp_dir().join("notes.txt")]);
+    }
+
+    #[tokio::test]
+    async fn validation_makes_each_tools_own_checks_and_finds_nothing_wrong_by_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = ToolRegistry::with_builtins(ToolContext::new(dir.path().to_path_buf()));
+        let missing = dir.path().join("missing");
+        let shown = missing.display();
+        let cases = [
+            (
+                "LS",
+                json!({"path": missing}),
+                Err(format!("Directory does not exist: {shown}")),
+            ),
+            (
+                "Glob",
+                json!({"pattern": "*.rs", "path": missing}),
+                Err(format!("Directory does not exist: {shown}")),
+            ),
+            (
+                "Grep",
+                json!({"pattern": "x", "path": missing}),
+                Err(format!("Path does not exist: {shown}")),
+            ),
+            (
+                "Read",
+                json!({"file_path": missing}),
+                Err(format!("File does not exist: {shown}")),
+            ),
+            ("LS", json!({"path": dir.path()}), Ok(())),
+            ("Grep", json!({"pattern": "x"}), Ok(())),
+            // Bash has nothing to check before it runs: the default.
+            ("Bash", json!({"command": "cat missing"}), Ok(())),
+        ];
+        for (name, input, expected) in cases {
+            let prepared = registry.prepare(&call(name, input)).unwrap();
+            assert_eq!(
+                registry.validate(&prepared).await,
+                expected.map_err(ToolOutput::error),
+                "{name}"
+            );
+        }
     }
 
     #[test]

@@ -57,7 +57,8 @@ impl Safety {
 /// One built-in tool.
 ///
 /// `safety` and `touched_paths` have no default implementation: a tool that does not state
-/// its safety does not compile.
+/// its safety does not compile. `validate` has one (nothing to check), because most tools
+/// cannot tell before running that a call will fail.
 ///
 /// ```compile_fail
 /// use std::path::PathBuf;
@@ -97,6 +98,19 @@ pub trait Tool: Send + Sync + 'static {
 
     /// The absolute paths this call will read or write, for the permission layer.
     fn touched_paths(&self, input: &Self::Input, ctx: &ToolContext) -> Vec<PathBuf>;
+
+    /// Whether the call can work at all, judged from its input and the current state (the
+    /// file exists, was read in this session and has not changed since, `old_string` occurs
+    /// once). It runs before any hook and before the user is asked whether the call may run,
+    /// so that nobody approves a call that is bound to fail (Claude Code's `validateInput`).
+    /// `Err` is the call's error result, in the words [`Tool::run`] would use.
+    ///
+    /// The default finds nothing wrong: override it only for checks that are cheap and
+    /// certain. `run` must still make the same checks, since the state can change between
+    /// validation and execution; share the code rather than repeating it.
+    async fn validate(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), String> {
+        Ok(())
+    }
 
     async fn run(
         &self,

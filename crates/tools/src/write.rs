@@ -17,7 +17,8 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    Access, Concurrency, Destructiveness, Safety, SessionState, Tool, ToolContext, ToolOutput,
+    Access, Concurrency, Destructiveness, FileTracker, Safety, SessionState, Tool, ToolContext,
+    ToolOutput,
 };
 
 /// Writes a whole file.
@@ -71,6 +72,11 @@ impl Tool for WriteTool {
         vec![ctx.resolve(&input.file_path)]
     }
 
+    async fn validate(&self, input: &WriteInput, ctx: &ToolContext) -> Result<(), String> {
+        // Two `stat`s: cheap enough not to need a blocking thread.
+        check_target(&ctx.resolve(&input.file_path), &ctx.session.files).map(drop)
+    }
+
     async fn run(
         &self,
         input: WriteInput,
@@ -94,24 +100,35 @@ impl Tool for WriteTool {
     }
 }
 
-fn write_file(path: &Path, content: &str, session: &SessionState) -> Result<String, String> {
-    let existed = match fs::metadata(path) {
-        Ok(metadata) if metadata.is_dir() => {
-            return Err(format!(
-                "{} is a directory; Write writes files. Give the path of a file.",
-                path.display()
-            ));
+/// Whether a Write creates its file or replaces one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    New,
+    Existing,
+}
+
+/// What Write checks before writing `path`: it is not a directory, and a file that exists was
+/// read in this session and has not changed since. Validation and execution share it.
+fn check_target(path: &Path, files: &FileTracker) -> Result<Target, String> {
+    match fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => Err(format!(
+            "{} is a directory; Write writes files. Give the path of a file.",
+            path.display()
+        )),
+        Ok(_) => {
+            files.check_fresh(path).map_err(|err| err.to_string())?;
+            Ok(Target::Existing)
         }
-        Ok(_) => true,
-        Err(err) if err.kind() == ErrorKind::NotFound => false,
-        Err(err) => return Err(format!("Cannot write {}: {err}", path.display())),
-    };
-    if existed {
-        session
-            .files
-            .check_fresh(path)
-            .map_err(|err| err.to_string())?;
-    } else if let Some(parent) = path.parent() {
+        Err(err) if err.kind() == ErrorKind::NotFound => Ok(Target::New),
+        Err(err) => Err(format!("Cannot write {}: {err}", path.display())),
+    }
+}
+
+fn write_file(path: &Path, content: &str, session: &SessionState) -> Result<String, String> {
+    let target = check_target(path, &session.files)?;
+    if target == Target::New
+        && let Some(parent) = path.parent()
+    {
         fs::create_dir_all(parent)
             .map_err(|err| format!("Cannot create the directory {}: {err}", parent.display()))?;
     }
@@ -123,7 +140,10 @@ fn write_file(path: &Path, content: &str, session: &SessionState) -> Result<Stri
     })?;
     session.files.record(path);
     let lines = count_lines(content);
-    let verb = if existed { "Updated" } else { "Created" };
+    let verb = match target {
+        Target::New => "Created",
+        Target::Existing => "Updated",
+    };
     Ok(format!(
         "{verb} {} ({}).",
         path.display(),

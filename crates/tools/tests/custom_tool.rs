@@ -58,6 +58,8 @@ async fn a_custom_tool_registers_with_its_schema_and_runs() {
     };
     let prepared = registry.prepare(&call).unwrap();
     assert_eq!(prepared.paths, vec![PathBuf::from("/project/a")]);
+    // A tool that does not override `validate` has nothing to check before it runs.
+    assert_eq!(registry.validate(&prepared).await, Ok(()));
     let output = registry.execute(&prepared, &CancellationToken::new()).await;
     assert_eq!(output, ToolOutput::text("looked at a"));
 }

@@ -2,7 +2,9 @@
 //!
 //! An edit names the text to replace by quoting it, so it either lands where the model meant
 //! or fails with a message that says why: not read, changed on disk since, not found (with the
-//! closest text), or found more than once. What the model cannot see survives every edit:
+//! closest text), or found more than once. Those failures are found before the user is asked
+//! to allow the edit ([`crate::Tool::validate`]), by the same code that makes the edit, and
+//! again when it runs. What the model cannot see survives every edit:
 //! CRLF line endings, a UTF-8 byte-order mark, whether the last line ends with a newline, and
 //! the file's permissions. The file is written atomically, and a `MultiEdit` is all or
 //! nothing.
@@ -93,6 +95,11 @@ impl Tool for EditTool {
         vec![ctx.resolve(&input.file_path)]
     }
 
+    async fn validate(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), String> {
+        let path = ctx.resolve(&input.file_path);
+        validate_edits(path, vec![input.edit()], EditKind::Single, ctx).await
+    }
+
     async fn run(
         &self,
         input: EditInput,
@@ -100,12 +107,17 @@ impl Tool for EditTool {
         cancel: &CancellationToken,
     ) -> ToolOutput {
         let path = ctx.resolve(&input.file_path);
-        let edits = vec![OwnedEdit {
-            old: input.old_string,
-            new: input.new_string,
-            scope: Scope::from_replace_all(input.replace_all),
-        }];
-        run_edits(path, edits, EditKind::Single, ctx, cancel).await
+        run_edits(path, vec![input.edit()], EditKind::Single, ctx, cancel).await
+    }
+}
+
+impl EditInput {
+    fn edit(&self) -> OwnedEdit {
+        OwnedEdit {
+            old: self.old_string.clone(),
+            new: self.new_string.clone(),
+            scope: Scope::from_replace_all(self.replace_all),
+        }
     }
 }
 
@@ -134,6 +146,23 @@ impl OwnedEdit {
     }
 }
 
+/// Works the edits out in memory (on a blocking thread: it reads the file) and writes
+/// nothing: the check that an edit can work, before anyone is asked to allow it.
+async fn validate_edits(
+    path: PathBuf,
+    edits: Vec<OwnedEdit>,
+    kind: EditKind,
+    ctx: &ToolContext,
+) -> Result<(), String> {
+    let session = Arc::clone(&ctx.session);
+    let result =
+        tokio::task::spawn_blocking(move || plan_edits(&path, &edits, kind, &session.files)).await;
+    match result {
+        Ok(planned) => planned.map(drop),
+        Err(join) => Err(format!("Checking the edit stopped unexpectedly: {join}")),
+    }
+}
+
 async fn run_edits(
     path: PathBuf,
     edits: Vec<OwnedEdit>,
@@ -154,6 +183,28 @@ async fn run_edits(
     }
 }
 
+/// An edit worked out in memory and not yet written.
+#[derive(Debug)]
+struct PlannedEdit {
+    /// The file as it was read; `None` when the edit creates it.
+    original: Option<TextFile>,
+    /// The whole new text, with the original's final-newline convention kept.
+    text: String,
+    changed: ChangedRanges,
+    replacements: usize,
+}
+
+impl PlannedEdit {
+    /// The bytes to write: the new text with the original's byte-order mark.
+    fn bytes(&self) -> Vec<u8> {
+        let new_file = TextFile::new_empty();
+        self.original
+            .as_ref()
+            .unwrap_or(&new_file)
+            .encode(&self.text)
+    }
+}
+
 /// Loads, edits in memory, and writes back `path`; the report for the model, or why nothing
 /// was written.
 fn edit_file(
@@ -162,6 +213,50 @@ fn edit_file(
     kind: EditKind,
     files: &FileTracker,
 ) -> Result<String, String> {
+    let shown = path.display();
+    let planned = plan_edits(path, edits, kind, files)?;
+    if planned.original.is_none()
+        && let Some(parent) = path.parent()
+    {
+        fs::create_dir_all(parent)
+            .map_err(|err| format!("Cannot create the directory {}: {err}", parent.display()))?;
+    }
+    write_atomically(path, &planned.bytes())
+        .map_err(|err| format!("Cannot write {shown}: {err}. The file was not changed."))?;
+    files.record(path);
+
+    if planned.original.is_none() {
+        return Ok(format!(
+            "Created {shown} ({}).",
+            plural(count_lines(&planned.text), "line")
+        ));
+    }
+    let what = match kind {
+        EditKind::Single => format!(
+            "Edited {shown} ({})",
+            plural(planned.replacements, "replacement")
+        ),
+        EditKind::Multi => format!(
+            "Applied {} to {shown} ({})",
+            plural(edits.len(), "edit"),
+            plural(planned.replacements, "replacement")
+        ),
+    };
+    Ok(format!(
+        "{what}. The changed lines, numbered as in the file now:\n{}",
+        render_changes(&planned.text, &planned.changed)
+    ))
+}
+
+/// Loads `path` and applies the edits in memory: everything an edit checks (notebook,
+/// directory, read and unchanged since, text, every `old_string` found as the edit asks,
+/// a real change), and nothing written. Validation and execution share it.
+fn plan_edits(
+    path: &Path,
+    edits: &[OwnedEdit],
+    kind: EditKind,
+    files: &FileTracker,
+) -> Result<PlannedEdit, String> {
     let shown = path.display();
     if path
         .extension()
@@ -198,7 +293,8 @@ fn edit_file(
         }
         Err(err) => return Err(format!("Cannot read {shown}: {err}")),
     };
-    let file = original.clone().unwrap_or_else(TextFile::new_empty);
+    let new_file = TextFile::new_empty();
+    let file = original.as_ref().unwrap_or(&new_file);
 
     let mut text = file.text.clone();
     let mut changed = ChangedRanges::default();
@@ -233,35 +329,12 @@ fn edit_file(
             "The edits leave {shown} exactly as it was, so nothing was written."
         ));
     }
-
-    if original.is_none()
-        && let Some(parent) = path.parent()
-    {
-        fs::create_dir_all(parent)
-            .map_err(|err| format!("Cannot create the directory {}: {err}", parent.display()))?;
-    }
-    write_atomically(path, &file.encode(&text))
-        .map_err(|err| format!("Cannot write {shown}: {err}. The file was not changed."))?;
-    files.record(path);
-
-    if original.is_none() {
-        return Ok(format!(
-            "Created {shown} ({}).",
-            plural(count_lines(&text), "line")
-        ));
-    }
-    let what = match kind {
-        EditKind::Single => format!("Edited {shown} ({})", plural(replacements, "replacement")),
-        EditKind::Multi => format!(
-            "Applied {} to {shown} ({})",
-            plural(edits.len(), "edit"),
-            plural(replacements, "replacement")
-        ),
-    };
-    Ok(format!(
-        "{what}. The changed lines, numbered as in the file now:\n{}",
-        render_changes(&text, &changed)
-    ))
+    Ok(PlannedEdit {
+        original,
+        text,
+        changed,
+        replacements,
+    })
 }
 
 /// Why one replacement failed, and what to do about it.

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use super::{EDIT_SAFETY, EditKind, OwnedEdit, run_edits};
+use super::{EDIT_SAFETY, EditKind, OwnedEdit, run_edits, validate_edits};
 use crate::edit::replace::Scope;
 use crate::{Safety, Tool, ToolContext, ToolOutput};
 
@@ -66,25 +66,39 @@ impl Tool for MultiEditTool {
         vec![ctx.resolve(&input.file_path)]
     }
 
+    async fn validate(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), String> {
+        let path = ctx.resolve(&input.file_path);
+        validate_edits(path, input.edits()?, EditKind::Multi, ctx).await
+    }
+
     async fn run(
         &self,
         input: MultiEditInput,
         ctx: &ToolContext,
         cancel: &CancellationToken,
     ) -> ToolOutput {
-        if input.edits.is_empty() {
-            return ToolOutput::error("MultiEdit needs at least one edit in `edits`.");
-        }
+        let edits = match input.edits() {
+            Ok(edits) => edits,
+            Err(message) => return ToolOutput::error(message),
+        };
         let path = ctx.resolve(&input.file_path);
-        let edits = input
+        run_edits(path, edits, EditKind::Multi, ctx, cancel).await
+    }
+}
+
+impl MultiEditInput {
+    fn edits(&self) -> Result<Vec<OwnedEdit>, String> {
+        if self.edits.is_empty() {
+            return Err("MultiEdit needs at least one edit in `edits`.".into());
+        }
+        Ok(self
             .edits
-            .into_iter()
+            .iter()
             .map(|item| OwnedEdit {
-                old: item.old_string,
-                new: item.new_string,
+                old: item.old_string.clone(),
+                new: item.new_string.clone(),
                 scope: Scope::from_replace_all(item.replace_all),
             })
-            .collect();
-        run_edits(path, edits, EditKind::Multi, ctx, cancel).await
+            .collect())
     }
 }

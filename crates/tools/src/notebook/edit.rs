@@ -20,7 +20,7 @@ use crate::{
 #[derive(Debug, Clone, Copy)]
 pub struct NotebookEditTool;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotebookEditInput {
     /// The absolute path of the .ipynb notebook to change.
@@ -98,6 +98,23 @@ impl Tool for NotebookEditTool {
         vec![ctx.resolve(&input.notebook_path)]
     }
 
+    async fn validate(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), String> {
+        let path = ctx.resolve(&input.notebook_path);
+        let input = input.clone();
+        let session = Arc::clone(&ctx.session);
+        // On a blocking thread: it reads and parses the notebook.
+        let result = tokio::task::spawn_blocking(move || {
+            plan_notebook_edit(&path, &input, &session.files).map(drop)
+        })
+        .await;
+        match result {
+            Ok(checked) => checked,
+            Err(join) => Err(format!(
+                "Checking the notebook edit stopped unexpectedly: {join}"
+            )),
+        }
+    }
+
     async fn run(
         &self,
         input: NotebookEditInput,
@@ -121,11 +138,34 @@ impl Tool for NotebookEditTool {
     }
 }
 
+/// Loads the notebook and makes the change in memory; writes it back; the report for the
+/// model, or why nothing was written.
 fn edit_notebook(
     path: &Path,
     input: &NotebookEditInput,
     files: &FileTracker,
 ) -> Result<String, String> {
+    let shown = path.display();
+    let (notebook, report) = plan_notebook_edit(path, input, files)?;
+    write_atomically(path, notebook.to_text().as_bytes())
+        .map_err(|err| format!("Cannot write {shown}: {err}. The notebook was not changed."))?;
+    files.record(path);
+    let count = notebook.cells().len();
+    Ok(format!(
+        "{report} {shown} now has {count} cell{}.",
+        if count == 1 { "" } else { "s" }
+    ))
+}
+
+/// Loads the notebook and makes the change in memory: everything NotebookEdit checks (a
+/// notebook, read and unchanged since, the cell found, the fields the mode needs), and
+/// nothing written. Returns the changed notebook and what was done to it. Validation and
+/// execution share it.
+fn plan_notebook_edit(
+    path: &Path,
+    input: &NotebookEditInput,
+    files: &FileTracker,
+) -> Result<(Notebook, String), String> {
     let shown = path.display();
     if !path
         .extension()
@@ -196,14 +236,7 @@ fn edit_notebook(
             format!("Deleted {description}; the cells after it moved up by one.")
         }
     };
-    write_atomically(path, notebook.to_text().as_bytes())
-        .map_err(|err| format!("Cannot write {shown}: {err}. The notebook was not changed."))?;
-    files.record(path);
-    let count = notebook.cells().len();
-    Ok(format!(
-        "{report} {shown} now has {count} cell{}.",
-        if count == 1 { "" } else { "s" }
-    ))
+    Ok((notebook, report))
 }
 
 fn mode_verb(mode: NotebookEditMode) -> &'static str {

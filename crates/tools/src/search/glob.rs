@@ -64,6 +64,10 @@ impl Tool for GlobTool {
         vec![super::search_root(ctx, input.path.as_deref())]
     }
 
+    async fn validate(&self, input: &GlobInput, ctx: &ToolContext) -> Result<(), String> {
+        check_root(&super::search_root(ctx, input.path.as_deref()))
+    }
+
     async fn run(
         &self,
         input: GlobInput,
@@ -82,13 +86,18 @@ impl Tool for GlobTool {
     }
 }
 
+/// The search directory exists and is a directory. Validation and execution share it.
+fn check_root(root: &Path) -> Result<(), String> {
+    super::require_directory(root, "Give Glob a directory to search.", "search")
+}
+
 fn glob(
     pattern: &str,
     root: &Path,
     cwd: &Path,
     cancel: &CancellationToken,
 ) -> Result<String, String> {
-    super::require_directory(root, "Give Glob a directory to search.", "search")?;
+    check_root(root)?;
     let split = split_pattern(root, pattern);
     let matcher = GlobBuilder::new(&split.rest)
         .literal_separator(true)

@@ -13,7 +13,7 @@
 //! - the trailing newline is dropped, and `head_limit` cuts the output like `| head -N`, with
 //!   a closing note of how much was left out.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -113,6 +113,10 @@ impl Tool for GrepTool {
         vec![super::search_root(ctx, input.path.as_deref())]
     }
 
+    async fn validate(&self, input: &GrepInput, ctx: &ToolContext) -> Result<(), String> {
+        root_metadata(&super::search_root(ctx, input.path.as_deref())).map(drop)
+    }
+
     async fn run(
         &self,
         input: GrepInput,
@@ -131,6 +135,14 @@ impl Tool for GrepTool {
     }
 }
 
+/// The search path (a file or a directory) exists. Validation and execution share it.
+fn root_metadata(root: &Path) -> Result<std::fs::Metadata, String> {
+    std::fs::metadata(root).map_err(|err| match err.kind() {
+        std::io::ErrorKind::NotFound => format!("Path does not exist: {}", root.display()),
+        _ => format!("Cannot search {}: {err}", root.display()),
+    })
+}
+
 /// The whole call, on a blocking thread: checks the input, searches, renders.
 fn grep(
     input: &GrepInput,
@@ -138,10 +150,7 @@ fn grep(
     cwd: PathBuf,
     cancel: &CancellationToken,
 ) -> Result<String, String> {
-    let metadata = std::fs::metadata(&root).map_err(|err| match err.kind() {
-        std::io::ErrorKind::NotFound => format!("Path does not exist: {}", root.display()),
-        _ => format!("Cannot search {}: {err}", root.display()),
-    })?;
+    let metadata = root_metadata(&root)?;
     let mode = input.output_mode.unwrap_or(OutputMode::FilesWithMatches);
     let report = match mode {
         OutputMode::Content => Report::Content,

@@ -61,6 +61,10 @@ impl Tool for LsTool {
         vec![super::search_root(ctx, Some(&input.path))]
     }
 
+    async fn validate(&self, input: &LsInput, ctx: &ToolContext) -> Result<(), String> {
+        check_root(&super::search_root(ctx, Some(&input.path)))
+    }
+
     async fn run(
         &self,
         input: LsInput,
@@ -94,13 +98,18 @@ enum Kind {
     Other,
 }
 
+/// The directory to list exists and is a directory. Validation and execution share it.
+fn check_root(root: &Path) -> Result<(), String> {
+    super::require_directory(root, "Use Read to see a file's contents.", "list")
+}
+
 fn list(
     root: &Path,
     ignore: &[String],
     cwd: &Path,
     cancel: &CancellationToken,
 ) -> Result<String, String> {
-    super::require_directory(root, "Use Read to see a file's contents.", "list")?;
+    check_root(root)?;
     let left_out = ignore_set(ignore)?;
     let mut builder = super::rg_walk_builder(root, cwd);
     let filter_root = root.to_path_buf();

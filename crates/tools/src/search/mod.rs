@@ -36,7 +36,6 @@ fn search_root(ctx: &crate::ToolContext, path: Option<&str>) -> PathBuf {
     clean_path(&path)
 }
 
-/// Lexical normalisation: `.` components go, `..` pops the previous normal component.
 /// Checks that `root` is a directory that can be walked. `for_a_file` says what to do when it
 /// is a file; `verb` is what the tool was going to do ("search", "list").
 fn require_directory(root: &Path, for_a_file: &str, verb: &str) -> Result<(), String> {
@@ -53,6 +52,7 @@ fn require_directory(root: &Path, for_a_file: &str, verb: &str) -> Result<(), St
     }
 }
 
+/// Lexical normalisation: `.` components go, `..` pops the previous normal component.
 fn clean_path(path: &Path) -> PathBuf {
     let mut clean = PathBuf::new();
     for component in path.components() {

@@ -68,6 +68,14 @@ impl Project {
         self.registry.prepare(&call).unwrap()
     }
 
+    /// What the engine's check before the permission question says of the call: `Err` is
+    /// the result it gets without running.
+    pub async fn validate(&self, tool: &str, input: Value) -> Result<(), ToolOutput> {
+        let prepared = self.prepare(tool, input);
+        self.registry.validate(&prepared).await
+    }
+
+    /// Prepares and runs the call, without validating it first.
     pub async fn call(&self, tool: &str, input: Value) -> ToolOutput {
         let call = ToolCall {
             id: "call-1".into(),
