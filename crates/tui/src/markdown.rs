@@ -15,7 +15,7 @@ use crate::wrap::{Prefix, sanitize, spans_width, text_width, wrap_chars, wrap_wo
 
 mod pieces;
 
-pub(crate) use pieces::MarkdownPieces;
+pub(crate) use pieces::{GrowingMarkdown, MarkdownPieces};
 
 /// Renders `source` as lines at most `width` columns wide (wider only where a single character
 /// cannot fit), with headings, emphasis, lists, quotes, tables, links and highlighted code.
@@ -29,6 +29,13 @@ pub(crate) use pieces::MarkdownPieces;
 /// ```
 pub fn render_markdown(source: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     render_events(&sanitize(source), Follows::Nothing, width, theme)
+}
+
+/// Renders `source` as the rest of a text whose earlier top-level blocks were rendered before
+/// (its start is a block's): its first block is set off from them by an empty line, as in the
+/// whole.
+pub(crate) fn render_markdown_after(source: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    render_events(&sanitize(source), Follows::Lines, width, theme)
 }
 
 /// The Markdown extensions the model's text is read with.

@@ -2,20 +2,32 @@
 //!
 //! Cells are finished in order. A finished cell never changes again, so the UI writes it once
 //! into the terminal's scrollback ([`Transcript::take_unflushed`]); everything still changing
-//! (the message being streamed, tool calls waiting for their results) is the live region that
-//! is redrawn below it ([`Transcript::render_live`]).
+//! (the end of the message being streamed, tool calls waiting for their results) is the live
+//! region that is redrawn below it ([`Transcript::render_live`]).
+//!
+//! The message being streamed is finished as it streams, so a long answer reaches the
+//! scrollback as it is written rather than all at once at its end: each cell once a later one
+//! has started, and the answer's text a top-level Markdown block at a time, once the next one
+//! has started. A tool call still waiting for its result holds back what follows it.
 
+mod cell;
+mod render;
 pub(crate) mod user_prompt;
 
 use std::path::PathBuf;
 
-use cairn_protocol::{AgentEvent, ContentBlock, Message, RetryNotice, TodoItem, TurnEnd};
+use cairn_protocol::{AgentEvent, RetryNotice, TodoItem, TurnEnd};
 use ratatui::text::{Line, Span};
 
-use crate::markdown::{MarkdownPieces, render_markdown};
+use crate::markdown::{GrowingMarkdown, MarkdownPieces};
 use crate::theme::Theme;
 use crate::tool_cell::{Detail, ToolCall, ToolOutcome, render_tool_call_with};
-use crate::wrap::{Prefix, sanitize, text_width, truncate, wrap_words};
+use crate::wrap::{Prefix, sanitize, wrap_words};
+use cell::{Cell, Stream, cells_of};
+use render::{
+    Piece, answer_width, bullet, hang, notice, render_answer, render_answer_from, render_thinking,
+    render_user_prompt,
+};
 use user_prompt::UserPrompt;
 
 /// Whether thinking shows whole or as its first line.
@@ -26,65 +38,20 @@ pub enum ThinkingDisplay {
     Expanded,
 }
 
-/// What a delta streams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stream {
-    Text,
-    Thinking,
-}
-
-/// One entry of the transcript.
-#[derive(Debug, Clone, PartialEq)]
-enum Cell {
-    User(UserPrompt),
-    Assistant(String),
-    Thinking(String),
-    Tool(ToolCall),
-    Error(String),
-    Warning(String),
-    Info(String),
-}
-
-impl Cell {
-    /// The text a delta of `stream` adds to, if this cell is of its kind.
-    fn stream_text(&mut self, stream: Stream) -> Option<&mut String> {
-        match (self, stream) {
-            (Cell::Assistant(text), Stream::Text) | (Cell::Thinking(text), Stream::Thinking) => {
-                Some(text)
-            }
-            (Cell::Assistant(_), Stream::Thinking)
-            | (Cell::Thinking(_), Stream::Text)
-            | (
-                Cell::User(_) | Cell::Tool(_) | Cell::Error(_) | Cell::Warning(_) | Cell::Info(_),
-                Stream::Text | Stream::Thinking,
-            ) => None,
-        }
-    }
-
-    fn tool_call(&mut self) -> Option<&mut ToolCall> {
-        match self {
-            Cell::Tool(call) => Some(call),
-            Cell::User(_)
-            | Cell::Assistant(_)
-            | Cell::Thinking(_)
-            | Cell::Error(_)
-            | Cell::Warning(_)
-            | Cell::Info(_) => None,
-        }
-    }
-
-    /// Whether nothing more will change in it: only a tool call waits, for its result.
-    fn is_complete(&self) -> bool {
-        match self {
-            Cell::Tool(call) => call.result.is_some(),
-            Cell::User(_)
-            | Cell::Assistant(_)
-            | Cell::Thinking(_)
-            | Cell::Error(_)
-            | Cell::Warning(_)
-            | Cell::Info(_) => true,
-        }
-    }
+/// The assistant message being streamed, from its first delta until it ends or a failed
+/// request that is retried discards it.
+#[derive(Debug, Clone, Default)]
+struct Streamed {
+    /// Where its cells start in `finished`, once one is there. It cannot be taken back from
+    /// there: a retry that discards it says so instead.
+    start: Option<usize>,
+    /// How much of its growing text is complete blocks.
+    text: GrowingMarkdown,
+    /// The growing text is the last finished cell: its complete blocks are finished, the rest
+    /// is live.
+    open: bool,
+    /// Cells that came while it streamed, once part of it was finished: they follow it.
+    after: Vec<Cell>,
 }
 
 /// What the engine has said so far, as cells, fed one [`AgentEvent`] at a time.
@@ -112,11 +79,12 @@ pub struct Transcript {
     flushing: MarkdownPieces,
     /// Cells of complete messages, held back while a tool call among or before them runs.
     pending: Vec<Cell>,
-    /// Cells of the assistant message being streamed. A failed request that is retried
-    /// discards them, so they stay live until the message is complete.
+    /// Cells of the message being streamed not finished yet: the last one may still grow, a
+    /// tool call waits for its result, or something before them does.
     streaming: Vec<Cell>,
-    /// The last streaming cell still grows with each delta.
+    /// The last streamed cell (the open text, if there is one) still grows with each delta.
     growing: bool,
+    message: Option<Streamed>,
     retry: Option<RetryNotice>,
     thinking: ThinkingDisplay,
     todos: Vec<TodoItem>,
@@ -144,7 +112,7 @@ impl Transcript {
 
     /// Whether anything is still live: a message streaming or a tool call running.
     pub fn is_busy(&self) -> bool {
-        !self.pending.is_empty() || !self.streaming.is_empty() || self.retry.is_some()
+        self.message.is_some() || !self.pending.is_empty() || self.retry.is_some()
     }
 
     pub fn apply(&mut self, event: &AgentEvent) {
@@ -166,8 +134,8 @@ impl Transcript {
             }
             AgentEvent::ToolCallStarted { id, name } => {
                 self.retry = None;
-                self.growing = false;
-                self.streaming.push(Cell::Tool(ToolCall {
+                self.stop_growing();
+                self.stream_cell(Cell::Tool(ToolCall {
                     id: id.clone(),
                     name: name.clone(),
                     input: None,
@@ -176,10 +144,10 @@ impl Transcript {
                 }));
             }
             AgentEvent::ToolCallInputComplete { id, name, input } => {
-                self.growing = false;
+                self.stop_growing();
                 match self.tool_call(id) {
                     Some(call) => call.input = Some(input.clone()),
-                    None => self.streaming.push(Cell::Tool(ToolCall {
+                    None => self.stream_cell(Cell::Tool(ToolCall {
                         id: id.clone(),
                         name: name.clone(),
                         input: Some(input.clone()),
@@ -200,7 +168,7 @@ impl Transcript {
                 };
                 match self.tool_call(id) {
                     Some(call) => call.result = Some(outcome),
-                    None => self.pending.push(Cell::Tool(ToolCall {
+                    None => self.push_cell(Cell::Tool(ToolCall {
                         id: id.clone(),
                         name: name.clone(),
                         input: None,
@@ -208,25 +176,25 @@ impl Transcript {
                         file_before: None,
                     })),
                 }
-                self.settle();
             }
             AgentEvent::AssistantMessage { message, .. } => {
                 self.retry = None;
-                if self.streaming.is_empty() {
-                    // Nothing was streamed (a provider that sends whole messages): use the message.
-                    self.streaming = cells_of(message);
-                }
                 self.growing = false;
-                self.pending.append(&mut self.streaming);
-                self.settle();
+                match self.message.take() {
+                    Some(streamed) => {
+                        self.pending.append(&mut self.streaming);
+                        self.pending.extend(streamed.after);
+                    }
+                    // Nothing was streamed (a provider that sends whole messages): use the message.
+                    None => self.pending.extend(cells_of(message)),
+                }
             }
             AgentEvent::ToolResultsMessage { .. }
             | AgentEvent::PermissionRequested { .. }
             | AgentEvent::PermissionDecided(_) => {}
             AgentEvent::Retrying(notice) => {
                 if notice.discard_partial {
-                    self.streaming.clear();
-                    self.growing = false;
+                    self.discard_message(&notice.reason);
                 }
                 self.retry = Some(notice.clone());
             }
@@ -237,6 +205,7 @@ impl Transcript {
             AgentEvent::Warning { message } => self.push_warning(message.clone()),
             AgentEvent::TurnFinished(summary) => self.finish_everything(Some(&summary.end)),
         }
+        self.advance();
     }
 
     /// Remembers the file a Write call `id` is about to replace, as it is before the call, so
@@ -260,23 +229,38 @@ impl Transcript {
         self.push_cell(Cell::Info(message.into()));
     }
 
-    /// Every finished cell, each followed by an empty line.
+    /// Every finished cell, each followed by an empty line; of an answer still being written,
+    /// its complete blocks (the live region goes on from there).
     pub fn render_finished(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-        self.render_cells(&self.finished, width, theme)
+        match self.open_text() {
+            Some((text, complete)) => {
+                let closed = &self.finished[..self.finished.len() - 1];
+                let mut lines = self.render_cells(closed, width, theme);
+                lines.extend(render_answer(&text[..complete], width, theme));
+                lines
+            }
+            None => self.render_cells(&self.finished, width, theme),
+        }
     }
 
     /// The finished cells not handed out before, for writing into the scrollback once. A long
     /// assistant message comes a piece at a time (about 16 KB of its text per call, which
     /// renders in about a millisecond), so call this until
     /// [`Transcript::has_unflushed`] says nothing is left; the pieces' lines, one after
-    /// another, are the lines of the whole.
+    /// another, are the lines of the whole. An answer being written comes as its blocks are
+    /// complete.
     pub fn take_unflushed(&mut self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
         self.take_unflushed_within(FLUSH_BYTES, width, theme)
     }
 
     /// Whether finished cells, or the rest of one, wait for [`Transcript::take_unflushed`].
     pub fn has_unflushed(&self) -> bool {
-        self.flushed < self.finished.len()
+        match self.open_text() {
+            Some((_, complete)) if self.flushed + 1 == self.finished.len() => {
+                self.flushing.offset() < complete
+            }
+            Some(_) | None => self.flushed < self.finished.len(),
+        }
     }
 
     /// [`Transcript::take_unflushed`] rendering about `budget` bytes of assistant text.
@@ -286,6 +270,7 @@ impl Transcript {
         width: u16,
         theme: &Theme,
     ) -> Vec<Line<'static>> {
+        let open_complete = self.open_text().map(|(_, complete)| complete);
         let mut lines = Vec::new();
         while budget > 0
             && let Some(cell) = self.finished.get(self.flushed)
@@ -295,9 +280,18 @@ impl Transcript {
                 self.flushed += 1;
                 continue;
             };
-            if text.trim().is_empty() {
-                self.flushed += 1;
-                continue;
+            // Of the open text, only its complete blocks, and it stays unfinished.
+            let open = open_complete.filter(|_| self.flushed + 1 == self.finished.len());
+            let source = match open {
+                Some(complete) => &text[..complete],
+                None if text.trim().is_empty() => {
+                    self.flushed += 1;
+                    continue;
+                }
+                None => text.as_str(),
+            };
+            if open.is_some() && self.flushing.is_done(source) {
+                break;
             }
             let start = self.flushing.offset();
             let piece = if self.flushing.has_shown() {
@@ -307,14 +301,10 @@ impl Transcript {
             };
             let body = self
                 .flushing
-                .next(text, budget, width.saturating_sub(2).max(1), theme);
-            lines.extend(hang(
-                body,
-                Span::styled("● ", theme.assistant_bullet),
-                piece,
-            ));
+                .next(source, budget, answer_width(width), theme);
+            lines.extend(hang(body, bullet(theme), piece));
             budget = budget.saturating_sub(self.flushing.offset() - start);
-            if self.flushing.is_done(text) {
+            if open.is_none() && self.flushing.is_done(text) {
                 if self.flushing.has_shown() {
                     lines.push(Line::default());
                 }
@@ -325,24 +315,27 @@ impl Transcript {
         lines
     }
 
-    /// What is still changing: tool calls waiting for results, the message being streamed, a
-    /// retry in progress. Cells are separated by an empty line; there is none at the end.
+    /// What is still changing: the end of the answer being written, tool calls waiting for
+    /// results, a retry in progress. Cells are separated by an empty line; there is none at
+    /// the end.
     pub fn render_live(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-        // The live region is at most a viewport high, so a long streaming message renders only
-        // its tail: re-rendering all of it on every frame made the UI fall ever further behind.
         let mut lines = Vec::new();
-        for cell in self.pending.iter().chain(&self.streaming) {
-            let rendered = if let Cell::Assistant(text) = cell
-                && text.len() > LIVE_TAIL_BYTES
-            {
-                self.render_cell(&Cell::Assistant(live_tail(text)), width, theme)
-            } else {
-                self.render_cell(cell, width, theme)
-            };
+        let mut add = |rendered: Vec<Line<'static>>| {
             if !rendered.is_empty() {
                 lines.extend(rendered);
                 lines.push(Line::default());
             }
+        };
+        if let Some((text, complete)) = self.open_text() {
+            add(render_answer_from(text, complete, width, theme));
+        }
+        let after = self.message.iter().flat_map(|message| &message.after);
+        for cell in self.pending.iter().chain(&self.streaming).chain(after) {
+            add(match cell {
+                // Only its end when it is long: this renders on every frame.
+                Cell::Assistant(text) => render_answer_from(text, 0, width, theme),
+                _ => self.render_cell(cell, width, theme),
+            });
         }
         if let Some(notice) = &self.retry {
             let text = format!(
@@ -365,30 +358,62 @@ impl Transcript {
         lines
     }
 
-    fn push_cell(&mut self, cell: Cell) {
-        if self.pending.is_empty() && self.streaming.is_empty() {
-            self.finished.push(cell);
-        } else {
-            self.pending.push(cell);
+    /// The text of the answer being written, if it is the last finished cell, and how many
+    /// bytes of it are complete blocks.
+    fn open_text(&self) -> Option<(&str, usize)> {
+        let message = self.message.as_ref().filter(|message| message.open)?;
+        match self.finished.last() {
+            Some(Cell::Assistant(text)) => Some((text, message.text.complete())),
+            _ => None,
         }
+    }
+
+    /// Adds a cell of the UI's own or the engine's notice after what is there: after the
+    /// message being streamed if part of it is finished, else before it, as it is shown.
+    fn push_cell(&mut self, cell: Cell) {
+        match &mut self.message {
+            Some(message) if message.start.is_some() => message.after.push(cell),
+            Some(_) | None => self.pending.push(cell),
+        }
+        self.advance();
+    }
+
+    /// Adds a cell to the message being streamed (a tool call).
+    fn stream_cell(&mut self, cell: Cell) {
+        self.message.get_or_insert_with(Streamed::default);
+        self.streaming.push(cell);
     }
 
     /// Appends streamed text to the growing cell of its kind, or starts one.
     fn grow(&mut self, delta: &str, stream: Stream) {
-        if self.growing
-            && let Some(text) = self
-                .streaming
-                .last_mut()
-                .and_then(|cell| cell.stream_text(stream))
-        {
-            text.push_str(delta);
-            return;
+        if self.growing {
+            let open = self.message.as_ref().is_some_and(|message| message.open);
+            let cell = if open {
+                self.finished.last_mut()
+            } else {
+                self.streaming.last_mut()
+            };
+            if let Some(text) = cell.and_then(|cell| cell.stream_text(stream)) {
+                text.push_str(delta);
+                return;
+            }
         }
+        self.stop_growing();
+        let message = self.message.get_or_insert_with(Streamed::default);
+        message.text = GrowingMarkdown::default();
         self.streaming.push(match stream {
             Stream::Text => Cell::Assistant(delta.to_string()),
             Stream::Thinking => Cell::Thinking(delta.to_string()),
         });
         self.growing = true;
+    }
+
+    /// The last streamed cell is complete: a new one starts, or the message ends.
+    fn stop_growing(&mut self) {
+        self.growing = false;
+        if let Some(message) = &mut self.message {
+            message.open = false;
+        }
     }
 
     fn tool_call(&mut self, id: &str) -> Option<&mut ToolCall> {
@@ -399,14 +424,84 @@ impl Transcript {
             .find(|call| call.id == id)
     }
 
-    /// Moves complete cells from the front of the queue to the finished ones.
-    fn settle(&mut self) {
+    /// Finishes whatever nothing before it holds back: complete cells waiting in line, then
+    /// those of the message being streamed, and of its growing text the complete blocks.
+    fn advance(&mut self) {
+        if let Some(message) = &mut self.message
+            && message.open
+        {
+            if let Some(Cell::Assistant(text)) = self.finished.last() {
+                message.text.grow(text);
+            }
+            return;
+        }
         let complete = self
             .pending
             .iter()
             .position(|cell| !cell.is_complete())
             .unwrap_or(self.pending.len());
         self.finished.extend(self.pending.drain(..complete));
+        let Some(message) = &mut self.message else {
+            return;
+        };
+        if !self.pending.is_empty() {
+            return;
+        }
+        let growing = self
+            .streaming
+            .len()
+            .saturating_sub(usize::from(self.growing));
+        let complete = self.streaming[..growing]
+            .iter()
+            .position(|cell| !cell.is_complete())
+            .unwrap_or(growing);
+        if complete > 0 {
+            message.start.get_or_insert(self.finished.len());
+            self.finished.extend(self.streaming.drain(..complete));
+        }
+        if self.growing
+            && let [Cell::Assistant(text)] = self.streaming.as_slice()
+        {
+            message.text.grow(text);
+            if message.text.complete() > 0 {
+                message.start.get_or_insert(self.finished.len());
+                self.finished.append(&mut self.streaming);
+                message.open = true;
+            }
+        }
+    }
+
+    /// Drops the message being streamed, for a failed request that is retried from the
+    /// start. What of it was handed out for the scrollback stays there: a warning after it
+    /// says it was cut off.
+    fn discard_message(&mut self, reason: &str) {
+        let Some(message) = self.message.take() else {
+            return;
+        };
+        self.streaming.clear();
+        self.growing = false;
+        if let Some(start) = message.start {
+            let partly = self.flushing.offset() > 0;
+            let handed_out = match self.flushed.cmp(&start) {
+                std::cmp::Ordering::Less => false,
+                std::cmp::Ordering::Equal => partly,
+                std::cmp::Ordering::Greater => true,
+            };
+            if handed_out {
+                // The answer being handed out in pieces ends where the last piece did.
+                if partly && let Some(Cell::Assistant(text)) = self.finished.get_mut(self.flushed) {
+                    text.truncate(self.flushing.offset());
+                }
+                self.finished.truncate(self.flushed + usize::from(partly));
+                self.finished.push(Cell::Warning(format!(
+                    "The answer above was cut off ({}) and is being retried from the start.",
+                    reason.trim()
+                )));
+            } else {
+                self.finished.truncate(start);
+            }
+        }
+        self.pending.extend(message.after);
     }
 
     /// Ends the turn: whatever is live is finished as it stands, and how the turn ended, if
@@ -425,6 +520,9 @@ impl Transcript {
             ) => "No result",
         };
         self.pending.append(&mut self.streaming);
+        if let Some(message) = self.message.take() {
+            self.pending.extend(message.after);
+        }
         for cell in &mut self.pending {
             if let Cell::Tool(call) = cell
                 && call.result.is_none()
@@ -479,7 +577,8 @@ impl Transcript {
             .finished
             .iter()
             .chain(&self.pending)
-            .chain(&self.streaming);
+            .chain(&self.streaming)
+            .chain(self.message.iter().flat_map(|message| &message.after));
         for cell in cells {
             let rendered = self.render_cell_with(cell, width, theme, Detail::Full);
             if !rendered.is_empty() {
@@ -504,17 +603,7 @@ impl Transcript {
         let columns = usize::from(width);
         match cell {
             Cell::User(prompt) => render_user_prompt(prompt, columns, theme),
-            Cell::Assistant(text) => {
-                if text.trim().is_empty() {
-                    return Vec::new();
-                }
-                let body = render_markdown(text, width.saturating_sub(2).max(1), theme);
-                hang(
-                    body,
-                    Span::styled("● ", theme.assistant_bullet),
-                    Piece::First,
-                )
-            }
+            Cell::Assistant(text) => render_answer(text, width, theme),
             Cell::Thinking(text) => {
                 let display = match detail {
                     Detail::Compact => self.thinking,
@@ -535,160 +624,6 @@ impl Transcript {
 /// How much of a finished assistant message's text [`Transcript::take_unflushed`] renders per
 /// call: rendering a whole long answer at once held keys up for tens of milliseconds.
 const FLUSH_BYTES: usize = 16 * 1024;
-
-/// How much of a streaming message's end the live region renders: more than its 20 rows hold
-/// even 400 columns wide, and little enough to render on every frame.
-const LIVE_TAIL_BYTES: usize = 8 * 1024;
-
-/// The end of `text` from a paragraph (or else line) break at least [`LIVE_TAIL_BYTES`] before
-/// its end, with the code fence the break falls inside reopened, so the visible last lines
-/// render as they would in the whole text.
-fn live_tail(text: &str) -> String {
-    let limit = text.len().saturating_sub(LIVE_TAIL_BYTES);
-    let before = &text.as_bytes()[..limit];
-    let cut = match before.windows(2).rposition(|pair| pair == b"\n\n") {
-        Some(at) => at + 2,
-        None => match before.iter().rposition(|&byte| byte == b'\n') {
-            Some(at) => at + 1,
-            None => return text.to_owned(),
-        },
-    };
-    let mut open_fence = None;
-    for line in text[..cut].lines() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-            open_fence = match open_fence {
-                Some(_) => None,
-                None => Some(line),
-            };
-        }
-    }
-    match open_fence {
-        Some(fence) => format!("{fence}\n{}", &text[cut..]),
-        None => text[cut..].to_owned(),
-    }
-}
-
-/// Which piece of a cell's lines [`hang`] is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Piece {
-    /// The first, whose first line takes the cell's mark.
-    First,
-    Later,
-}
-
-/// Puts `mark` before the first line of a cell's first piece and as much space before the
-/// others.
-fn hang(lines: Vec<Line<'static>>, mark: Span<'static>, piece: Piece) -> Vec<Line<'static>> {
-    let indent = " ".repeat(text_width(&mark.content));
-    lines
-        .into_iter()
-        .enumerate()
-        .map(|(index, line)| {
-            let lead = if index == 0 && piece == Piece::First {
-                mark.clone()
-            } else {
-                Span::raw(indent.clone())
-            };
-            let mut spans = vec![lead];
-            spans.extend(line.spans);
-            Line::from(spans)
-        })
-        .collect()
-}
-
-fn notice(
-    mark: &'static str,
-    message: &str,
-    style: ratatui::style::Style,
-    width: usize,
-) -> Vec<Line<'static>> {
-    // Each line of a multi-line notice (a command's report) wraps on its own, under the mark.
-    let mut lines = Vec::new();
-    for (index, part) in message.trim().lines().enumerate() {
-        let lead = if index == 0 { mark } else { "  " };
-        let spans = [Span::styled(sanitize(part), style)];
-        lines.extend(wrap_words(
-            &spans,
-            width,
-            &Prefix::hanging(Span::styled(lead, style)),
-        ));
-    }
-    lines
-}
-
-/// What the user typed after `> `, then a `⎿ Attached …` line for each attached file.
-fn render_user_prompt(prompt: &UserPrompt, width: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    let text = prompt.text.trim_end();
-    if !text.trim().is_empty() {
-        let prefix = Prefix {
-            first: vec![Span::styled("> ", theme.user_prompt)],
-            rest: vec![Span::raw("  ")],
-        };
-        let spans = [Span::styled(sanitize(text), theme.user_text)];
-        lines.extend(wrap_words(&spans, width, &prefix));
-    }
-    for attachment in &prompt.attachments {
-        let prefix = Prefix {
-            first: vec![Span::styled("  ⎿ ", theme.dim)],
-            rest: vec![Span::raw("    ")],
-        };
-        let spans = [Span::styled(sanitize(&attachment.summary()), theme.dim)];
-        lines.extend(wrap_words(&spans, width, &prefix));
-    }
-    lines
-}
-
-fn render_thinking(
-    text: &str,
-    display: ThinkingDisplay,
-    width: usize,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
-    let text = sanitize(text.trim());
-    if text.is_empty() {
-        return Vec::new();
-    }
-    let prefix = Prefix::hanging(Span::styled("✻ ", theme.thinking));
-    match display {
-        ThinkingDisplay::Expanded => {
-            wrap_words(&[Span::styled(text, theme.thinking)], width, &prefix)
-        }
-        ThinkingDisplay::Collapsed => {
-            let mut lines = text.lines().filter(|line| !line.trim().is_empty());
-            let first = lines.next().unwrap_or_default().trim();
-            let more = if lines.next().is_some() { " …" } else { "" };
-            let shown = truncate(&format!("{first}{more}"), width.saturating_sub(2).max(1));
-            vec![Line::from(vec![
-                Span::styled("✻ ", theme.thinking),
-                Span::styled(shown, theme.thinking),
-            ])]
-        }
-    }
-}
-
-/// The cells of a whole assistant message, for when it was not streamed.
-fn cells_of(message: &Message) -> Vec<Cell> {
-    message
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text { text } => Some(Cell::Assistant(text.clone())),
-            ContentBlock::Thinking { thinking, .. } => Some(Cell::Thinking(thinking.clone())),
-            ContentBlock::ToolUse { id, name, input } => Some(Cell::Tool(ToolCall {
-                id: id.clone(),
-                name: name.clone(),
-                input: Some(input.clone()),
-                result: None,
-                file_before: None,
-            })),
-            ContentBlock::RedactedThinking { .. }
-            | ContentBlock::ToolResult { .. }
-            | ContentBlock::Image { .. } => None,
-        })
-        .collect()
-}
 
 #[cfg(test)]
 #[path = "transcript_tests.rs"]

@@ -1,9 +1,11 @@
-//! Tests of [`super::Transcript`]: retries, unstreamed messages, interrupted turns.
+//! Tests of [`super::Transcript`]: retries, unstreamed messages, interrupted turns, answers
+//! finished as they stream.
 
-use cairn_protocol::{Role, TurnSummary, Usage};
+use cairn_protocol::{ContentBlock, Message, Role, TurnSummary, Usage};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
+use super::render::LIVE_TAIL_BYTES;
 use super::*;
 
 fn texts(lines: &[Line<'_>]) -> Vec<String> {
@@ -259,6 +261,11 @@ fn a_long_streaming_message_shows_the_same_last_lines_as_the_whole() {
     let live = texts(&transcript.render_live(60, &theme));
     assert!(live.len() > 100, "the tail covers many viewports");
     assert_eq!(live[live.len() - 100..], whole[whole.len() - 100..]);
+    // The paragraphs are finished; of the code block, the last block, only the end is live.
+    let finished = texts(&transcript.render_finished(60, &theme));
+    assert!(finished.len() > 100);
+    assert_eq!(finished[..], whole[..finished.len()]);
+    assert!(live.len() < (whole.len() - finished.len()) / 2);
 }
 
 /// One section of a long answer: every kind of block, several with empty lines inside that a
@@ -369,4 +376,258 @@ fn text_that_may_define_link_references_or_holds_escapes_is_cut_only_where_safe(
         &answered("See [the docs].\n\n[the docs]: https://x.dev").render_finished(60, &theme),
     );
     assert_eq!(whole[0], "● See the docs (https://x.dev).");
+}
+
+/// Sizes of deltas and flush budgets: random, and the same on every run.
+struct Sizes(u64);
+
+impl Sizes {
+    /// The next size, from 1 to `max`.
+    fn next(&mut self, max: usize) -> usize {
+        // xorshift64
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        usize::try_from(self.0 % max as u64).unwrap_or(0) + 1
+    }
+}
+
+/// Streams `text` in deltas of random sizes, taking what is finished after each delta with a
+/// random budget, then ends the message and the turn (on the token limit, as [`answered`]
+/// does) and takes the rest. Returns every line taken and how many came before the message
+/// ended. With `check_screen`, checks after each delta that the lines taken and the live
+/// region show the text so far as it renders whole.
+fn stream_and_flush(
+    text: &str,
+    width: u16,
+    theme: &Theme,
+    sizes: &mut Sizes,
+    check_screen: bool,
+) -> (Vec<Line<'static>>, usize) {
+    let mut transcript = Transcript::new();
+    let mut lines = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let mut end = (at + sizes.next(48)).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        transcript.apply(&AgentEvent::TextDelta {
+            text: text[at..end].into(),
+        });
+        at = end;
+        while transcript.has_unflushed() {
+            let budget = sizes.next(2 * FLUSH_BYTES);
+            lines.extend(transcript.take_unflushed_within(budget, width, theme));
+        }
+        if check_screen {
+            let mut screen = lines.clone();
+            screen.extend(transcript.render_live(width, theme));
+            assert_eq!(screen, render_answer(&text[..at], width, theme), "at {at}");
+            assert_eq!(
+                transcript.render_finished(width, theme),
+                lines,
+                "finished at {at}"
+            );
+        }
+    }
+    let during = lines.len();
+    transcript.apply(&message_done(Message::user_text("")));
+    transcript.apply(&finished(TurnEnd::MaxTokens));
+    let (rest, _) = flush_in_pieces(&mut transcript, FLUSH_BYTES, width, theme);
+    lines.extend(rest);
+    (lines, during)
+}
+
+#[test]
+fn an_answer_flushed_as_it_streams_renders_as_the_whole() {
+    let theme = Theme::dark();
+    let mut sizes = Sizes(0x9e37_79b9_7f4a_7c15);
+    let long = SECTION.repeat(3 * FLUSH_BYTES / SECTION.len());
+    let short = SECTION.repeat(3);
+    for width in [30, 100] {
+        let whole = answered(&long).render_finished(width, &theme);
+        let (lines, during) = stream_and_flush(&long, width, &theme, &mut sizes, false);
+        assert_eq!(lines, whole, "width {width}");
+        assert!(
+            during > whole.len() * 9 / 10,
+            "only {during} of {} lines came while it streamed",
+            whole.len()
+        );
+        let (lines, _) = stream_and_flush(&short, width, &theme, &mut sizes, true);
+        assert_eq!(
+            lines,
+            answered(&short).render_finished(width, &theme),
+            "width {width}"
+        );
+    }
+}
+
+#[test]
+fn a_streamed_answer_follows_what_came_before_it_in_order() {
+    let theme = Theme::plain();
+    let mut transcript = Transcript::new();
+    // A tool call of an earlier message still waits for its result.
+    transcript.apply(&AgentEvent::ToolCallInputComplete {
+        id: "t1".into(),
+        name: "Bash".into(),
+        input: json!({"command": "make"}),
+    });
+    transcript.apply(&message_done(Message::user_text("")));
+    transcript.apply(&AgentEvent::ThinkingDelta {
+        text: "Let me see.".into(),
+    });
+    transcript.apply(&AgentEvent::TextDelta {
+        text: "First.\n\nSecond.\n\nThi".into(),
+    });
+    assert!(!transcript.has_unflushed());
+    assert_eq!(
+        texts(&transcript.render_live(40, &theme)),
+        [
+            "● Bash(make)",
+            "  ⎿ Running…",
+            "",
+            "✻ Let me see.",
+            "",
+            "● First.",
+            "  ",
+            "  Second.",
+            "  ",
+            "  Thi"
+        ]
+    );
+    transcript.apply(&AgentEvent::ToolCallResult {
+        id: "t1".into(),
+        name: "Bash".into(),
+        content: cairn_protocol::ToolResultContent::Text("built".into()),
+        is_error: false,
+    });
+    // The call, the thinking, then the blocks known complete: a later one has a whole line.
+    assert_eq!(
+        texts(&transcript.take_unflushed(40, &theme)),
+        [
+            "● Bash(make)",
+            "  ⎿ built",
+            "",
+            "✻ Let me see.",
+            "",
+            "● First."
+        ]
+    );
+    assert!(!transcript.has_unflushed());
+    assert_eq!(
+        texts(&transcript.render_live(40, &theme)),
+        ["  ", "  Second.", "  ", "  Thi"]
+    );
+    transcript.apply(&AgentEvent::TextDelta {
+        text: "rd.\n\n- a list\n".into(),
+    });
+    assert_eq!(
+        texts(&transcript.take_unflushed(40, &theme)),
+        ["  ", "  Second.", "  ", "  Third."]
+    );
+    assert_eq!(
+        texts(&transcript.render_live(40, &theme)),
+        ["  ", "  • a list"]
+    );
+    transcript.apply(&message_done(Message::user_text("")));
+    assert_eq!(
+        texts(&transcript.take_unflushed(40, &theme)),
+        ["  ", "  • a list", ""]
+    );
+    assert!(transcript.render_live(40, &theme).is_empty());
+    assert!(!transcript.is_busy());
+}
+
+#[test]
+fn a_retry_after_part_of_the_answer_went_out_says_it_was_cut_off() {
+    let theme = Theme::plain();
+    let retrying = AgentEvent::Retrying(RetryNotice {
+        attempt: 2,
+        max_attempts: 5,
+        delay_ms: 1500,
+        reason: "connection reset".into(),
+        discard_partial: true,
+    });
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::ThinkingDelta { text: "hmm".into() });
+    transcript.apply(&AgentEvent::TextDelta {
+        text: "First part.\n\nSecond part.\n\nThird".into(),
+    });
+    assert_eq!(
+        texts(&transcript.take_unflushed(60, &theme)),
+        ["✻ hmm", "", "● First part."]
+    );
+    transcript.apply(&retrying);
+    assert_eq!(
+        texts(&transcript.render_live(60, &theme)),
+        ["⟳ connection reset — retrying in 1.5s (attempt 2 of 5)"]
+    );
+    transcript.apply(&AgentEvent::TextDelta {
+        text: "A whole answer.".into(),
+    });
+    transcript.apply(&message_done(Message::user_text("")));
+    let cut_off =
+        "⚠ The answer above was cut off (connection reset) and is being retried from the start.";
+    assert_eq!(
+        texts(&transcript.take_unflushed(100, &theme)),
+        ["", cut_off, "", "● A whole answer.", ""]
+    );
+    assert_eq!(
+        texts(&transcript.render_finished(100, &theme)),
+        [
+            "✻ hmm",
+            "",
+            "● First part.",
+            "",
+            cut_off,
+            "",
+            "● A whole answer.",
+            ""
+        ]
+    );
+
+    // Finished but not yet handed out, the partial answer is dropped as if it had stayed live.
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::TextDelta {
+        text: "First part.\n\nSecond part.\n\nThird".into(),
+    });
+    assert!(transcript.has_unflushed());
+    transcript.apply(&retrying);
+    transcript.apply(&AgentEvent::TextDelta {
+        text: "A whole answer.".into(),
+    });
+    transcript.apply(&message_done(Message::user_text("")));
+    assert_eq!(
+        texts(&transcript.take_unflushed(100, &theme)),
+        ["● A whole answer.", ""]
+    );
+}
+
+#[test]
+fn a_notice_during_a_partly_finished_answer_follows_it() {
+    let theme = Theme::plain();
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::TextDelta {
+        text: "Nothing finished yet".into(),
+    });
+    // As before: a notice goes before an answer none of which is finished.
+    transcript.push_info("first note");
+    transcript.apply(&AgentEvent::TextDelta {
+        text: ".\n\nMore.\n\nLast".into(),
+    });
+    transcript.push_info("second note");
+    assert_eq!(
+        texts(&transcript.take_unflushed(40, &theme)),
+        ["· first note", "", "● Nothing finished yet."]
+    );
+    assert_eq!(
+        texts(&transcript.render_live(40, &theme)),
+        ["  ", "  More.", "  ", "  Last", "", "· second note"]
+    );
+    transcript.apply(&message_done(Message::user_text("")));
+    assert_eq!(
+        texts(&transcript.take_unflushed(40, &theme)),
+        ["  ", "  More.", "  ", "  Last", "", "· second note", ""]
+    );
 }

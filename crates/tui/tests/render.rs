@@ -232,7 +232,10 @@ fn an_unclosed_code_fence_streams_as_code() {
     transcript.apply(&text(
         "Here is the fix:\n\n```python\ndef add(a, b):\n    return a + b",
     ));
-    let terminal = draw_lines(40, transcript.render_live(40, &Theme::dark()));
+    // The sentence is complete (the code block has started): it is finished, the code live.
+    let live = transcript.render_live(40, &Theme::dark());
+    assert_eq!(live[1].to_string(), "    def add(a, b):");
+    let terminal = draw_lines(40, whole(&transcript, 40, &Theme::dark()));
     assert_snapshot!(screen(&terminal));
     assert!(matches!(
         cell_at(terminal.backend().buffer(), "def").fg,

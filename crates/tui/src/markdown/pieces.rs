@@ -1,9 +1,12 @@
 //! A long Markdown text rendered a piece at a time, so that writing a long answer into the
-//! scrollback never blocks the UI for long.
+//! scrollback never blocks the UI for long, and an answer still being written goes there a
+//! block at a time as it grows.
 //!
 //! A piece ends where a top-level block starts. Every block before it is closed there, whatever
 //! follows, so each renders as it does in the whole text, and the pieces' lines, one after
 //! another, are the lines [`render_markdown`](super::render_markdown) gives for the whole.
+
+use std::ops::Range;
 
 use pulldown_cmark::{Event, Parser};
 use ratatui::text::Line;
@@ -22,14 +25,16 @@ const MAX_LABEL_BYTES: usize = 4 * 999;
 /// code block with empty lines in it, a loose list), not where an escape sequence could
 /// swallow the cut (each piece is sanitized on its own), and not at all if the text may define
 /// a link reference, which resolves links anywhere in it, before or after.
+///
+/// The text may grow between calls (only at its end): the complete blocks of an answer being
+/// written, then the whole of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct MarkdownPieces {
     /// Where the next piece starts in the text.
     offset: usize,
     /// The pieces so far rendered a line.
     shown: bool,
-    /// Whether the text may be cut at all, found out once, on the first piece.
-    cuttable: Option<bool>,
+    references: ReferenceScan,
 }
 
 impl MarkdownPieces {
@@ -43,9 +48,7 @@ impl MarkdownPieces {
         theme: &Theme,
     ) -> Vec<Line<'static>> {
         let rest = &source[self.offset..];
-        let cuttable = *self
-            .cuttable
-            .get_or_insert_with(|| !may_define_references(source));
+        let cuttable = !self.references.may_define(source);
         let follows = if self.shown {
             Follows::Lines
         } else {
@@ -86,6 +89,83 @@ impl MarkdownPieces {
     }
 }
 
+/// How much of a Markdown text still being written is complete: the top-level blocks before
+/// the one it ends in. A block is complete once a later one has started on a whole line;
+/// nothing written after that changes how it renders, so it can go into the scrollback.
+///
+/// Nothing is complete while the rest may hold an escape sequence, and nothing more once the
+/// text may define a link reference (see [`MarkdownPieces`]): what is complete already stays
+/// so, and a link before the definition stays unresolved there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct GrowingMarkdown {
+    /// Where the complete blocks end: the start of the line where the next block starts.
+    complete: usize,
+    /// How long the text was when last looked at.
+    seen: usize,
+    references: ReferenceScan,
+}
+
+impl GrowingMarkdown {
+    /// Looks at `text`, grown at its end since the last call, for blocks it completed.
+    ///
+    /// It parses everything after the complete blocks, so it looks again only once that has
+    /// grown by an eighth: a huge last block (a long code block) costs no more than a few
+    /// times its length over all the calls.
+    pub(crate) fn grow(&mut self, text: &str) {
+        let fresh = text.len().saturating_sub(self.seen);
+        let rest = text.len().saturating_sub(self.complete);
+        if fresh == 0 || fresh.saturating_mul(8) < rest {
+            return;
+        }
+        // Only whole lines: a line's start can still turn into something else (`2` into `2.`,
+        // an item of the list before).
+        let Some(newline) = text[self.seen..].rfind('\n') else {
+            return;
+        };
+        let lines_end = self.seen + newline + 1;
+        self.seen = text.len();
+        if self.references.may_define(text) {
+            return;
+        }
+        let window = &text[self.complete..lines_end];
+        if window.contains('\u{1b}') {
+            return;
+        }
+        if let Some(end) = leading_blocks_end(window) {
+            self.complete += end;
+        }
+    }
+
+    /// How many bytes at the text's start are complete blocks.
+    pub(crate) fn complete(&self) -> usize {
+        self.complete
+    }
+}
+
+/// Whether a text that grows at its end may define a link reference, found out a part at a
+/// time: once it may, it may whatever follows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct ReferenceScan {
+    /// How much of the text has been looked at.
+    scanned: usize,
+    found: bool,
+}
+
+impl ReferenceScan {
+    fn may_define(&mut self, source: &str) -> bool {
+        if !self.found && source.len() > self.scanned {
+            // From one byte back: a `]:` may straddle where the last look ended.
+            let mut from = self.scanned.saturating_sub(1);
+            while !source.is_char_boundary(from) {
+                from -= 1;
+            }
+            self.found = may_define_references(source, from);
+            self.scanned = source.len();
+        }
+        self.found
+    }
+}
+
 /// Where the line that byte `at` of `text` falls in ends (after its `\n`), or the text's end.
 fn line_end_from(text: &str, at: usize) -> usize {
     text.as_bytes()
@@ -107,7 +187,29 @@ fn render_leading_blocks(
     let events: Vec<_> = Parser::new_ext(&text, parser_options())
         .into_offset_iter()
         .collect();
-    // The last top-level block's first event, and where its line starts.
+    let (index, line_start) = last_block_start(&text, &events)?;
+    let length = raw_line_start(window, &text, line_start)?;
+    let mut renderer = Renderer::new(theme, usize::from(width), follows);
+    for (event, _) in events.into_iter().take(index) {
+        renderer.event(event);
+    }
+    Some((renderer.finish(), length))
+}
+
+/// How many bytes of `window` (raw text that ends at a line's end) the top-level blocks before
+/// its last one take, or `None` when it holds a single block.
+fn leading_blocks_end(window: &str) -> Option<usize> {
+    let text = sanitize(window);
+    let events: Vec<_> = Parser::new_ext(&text, parser_options())
+        .into_offset_iter()
+        .collect();
+    let (_, line_start) = last_block_start(&text, &events)?;
+    raw_line_start(window, &text, line_start)
+}
+
+/// The last top-level block of sanitized `text`, parsed into `events`: the index of its first
+/// event and where its line starts. `None` when the text holds a single block.
+fn last_block_start(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Option<(usize, usize)> {
     let mut cut = None;
     let mut depth = 0usize;
     for (index, (event, range)) in events.iter().enumerate() {
@@ -123,30 +225,31 @@ fn render_leading_blocks(
             _ => {}
         }
     }
-    let (index, line_start) = cut?;
-    // Without escape sequences, sanitizing keeps the lines: the cut is as many lines into the
-    // raw window as into the sanitized one.
-    let lines_before = text[..line_start].matches('\n').count();
+    cut
+}
+
+/// Where in raw `window` the line starts that starts at `line_start` of `sanitized`, its
+/// sanitized text. Without escape sequences, sanitizing keeps the lines: it is as many lines
+/// into the one as into the other.
+fn raw_line_start(window: &str, sanitized: &str, line_start: usize) -> Option<usize> {
+    let lines_before = sanitized[..line_start].matches('\n').count();
     let (newline, _) = window
         .match_indices('\n')
         .nth(lines_before.checked_sub(1)?)?;
-    let mut renderer = Renderer::new(theme, usize::from(width), follows);
-    for (event, _) in events.into_iter().take(index) {
-        renderer.event(event);
-    }
-    Some((renderer.finish(), newline + 1))
+    Some(newline + 1)
 }
 
-/// Whether `source` may define a link reference (`[label]: url`). False alarms cost only
-/// speed: a `]:` counts when a line of its paragraph, within a label's length before it,
-/// starts with `[` after any indent and quote or list markers.
-fn may_define_references(source: &str) -> bool {
-    source.match_indices("]:").any(|(at, _)| {
-        let mut from = at.saturating_sub(MAX_LABEL_BYTES);
-        while !source.is_char_boundary(from) {
-            from += 1;
+/// Whether `source` may define a link reference (`[label]: url`) with a `]:` at or after byte
+/// `from`. False alarms cost only speed: a `]:` counts when a line of its paragraph, within a
+/// label's length before it, starts with `[` after any indent and quote or list markers.
+fn may_define_references(source: &str, from: usize) -> bool {
+    source[from..].match_indices("]:").any(|(at, _)| {
+        let at = from + at;
+        let mut start = at.saturating_sub(MAX_LABEL_BYTES);
+        while !source.is_char_boundary(start) {
+            start += 1;
         }
-        let mut lines = source[from..at].lines().rev();
+        let mut lines = source[start..at].lines().rev();
         let starts_label = |line: &str| {
             line.trim_start_matches(|c: char| {
                 c.is_whitespace()
