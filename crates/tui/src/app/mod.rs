@@ -63,7 +63,7 @@ const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 const CTRL_C_WINDOW: Duration = Duration::from_secs(2);
 /// Lines written into the scrollback per frame: a long finished answer goes out over several
 /// frames, so keys typed meanwhile are not held up behind it.
-const SCROLLBACK_BATCH: usize = 300;
+const SCROLLBACK_BATCH: usize = 100;
 
 /// What the app needs to know that only the caller can tell it.
 #[derive(Debug, Clone)]
