@@ -176,16 +176,19 @@ impl InputAids {
                 _ => {}
             }
         }
-        if plain
-            && key.code == KeyCode::Up
-            && (self.history.is_browsing() || composer.cursor_on_first_line())
-        {
+        // Up and Down move between the lines of a multi-line text (a recalled one too) and
+        // go to the history only from its first or last line.
+        if plain && key.code == KeyCode::Up && composer.cursor_on_first_line() {
             if let Some(text) = self.history.previous(composer.text()) {
                 composer.set_text(&text);
             }
             return Edit::Changed;
         }
-        if plain && key.code == KeyCode::Down && self.history.is_browsing() {
+        if plain
+            && key.code == KeyCode::Down
+            && self.history.is_browsing()
+            && composer.cursor_on_last_line()
+        {
             if let Some(text) = self.history.next() {
                 composer.set_text(&text);
             }
@@ -513,6 +516,27 @@ mod tests {
         assert!(aids.dismiss(&mut composer));
         assert_eq!(composer.text(), "/he");
         assert!(shown(&aids).is_empty());
+    }
+
+    #[test]
+    fn up_moves_through_a_recalled_multi_line_entry_before_going_further_back() {
+        let mut aids = InputAids::new(None, Path::new("/p"));
+        aids.record("older");
+        aids.record("first line\nsecond line");
+        let mut composer = Composer::default();
+        aids.handle_key(key(KeyCode::Up), &mut composer);
+        assert_eq!(composer.text(), "first line\nsecond line");
+        aids.handle_key(key(KeyCode::Up), &mut composer);
+        assert_eq!(
+            composer.text(),
+            "first line\nsecond line",
+            "up a line, same entry"
+        );
+        assert!(composer.cursor_on_first_line());
+        aids.handle_key(key(KeyCode::Up), &mut composer);
+        assert_eq!(composer.text(), "older");
+        aids.handle_key(key(KeyCode::Down), &mut composer);
+        assert_eq!(composer.text(), "first line\nsecond line");
     }
 
     #[test]
