@@ -19,9 +19,13 @@ pub fn replay(transcript: &mut Transcript, messages: &[Message]) -> usize {
         start -= 1;
     }
     let mut names: HashMap<&str, &str> = HashMap::new();
+    // A prompt followed by another prompt, or by nothing, got no answer: its turn was
+    // interrupted or failed before the model said anything (the transcript keeps no more).
+    let mut unanswered = false;
     for message in &messages[start..] {
         match message.role {
             Role::Assistant => {
+                unanswered = false;
                 for block in &message.content {
                     if let ContentBlock::ToolUse { id, name, .. } = block {
                         names.insert(id, name);
@@ -37,9 +41,13 @@ pub fn replay(transcript: &mut Transcript, messages: &[Message]) -> usize {
                 });
             }
             Role::User if is_typed(message) => {
+                if unanswered {
+                    transcript.push_warning(NO_ANSWER);
+                }
                 transcript.apply(&AgentEvent::UserMessage {
                     message: message.clone(),
                 });
+                unanswered = true;
             }
             Role::User => {
                 for block in &message.content {
@@ -63,6 +71,9 @@ pub fn replay(transcript: &mut Transcript, messages: &[Message]) -> usize {
             }
         }
     }
+    if unanswered {
+        transcript.push_warning(NO_ANSWER);
+    }
     // Whatever is left open (a call the session ended before answering) is closed as it stands.
     transcript.apply(&AgentEvent::TurnFinished(TurnSummary {
         end: TurnEnd::Completed,
@@ -74,6 +85,9 @@ pub fn replay(transcript: &mut Transcript, messages: &[Message]) -> usize {
     }));
     start
 }
+
+/// Said under a prompt that got no answer.
+const NO_ANSWER: &str = "No answer: this turn was interrupted or failed.";
 
 /// A user message the user wrote (text or images), not one carrying tool results.
 fn is_typed(message: &Message) -> bool {
@@ -137,6 +151,30 @@ mod tests {
             "the call has its result:\n{text}"
         );
         assert!(!transcript.is_busy());
+    }
+
+    #[test]
+    fn a_prompt_without_an_answer_says_so() {
+        let mut messages: Vec<Message> = serde_json::from_value(json!([
+            {"role": "user", "content": "interrupted question"},
+            {"role": "user", "content": "next question"},
+            {"role": "assistant", "content": [{"type": "text", "text": "An answer."}]},
+            {"role": "user", "content": "last question"}
+        ]))
+        .unwrap();
+        let mut transcript = Transcript::new();
+        replay(&mut transcript, &messages);
+        let text = rendered(&transcript);
+        assert_eq!(text.matches(NO_ANSWER).count(), 2, "{text}");
+        let first = text.find("interrupted question").unwrap();
+        let note = text.find(NO_ANSWER).unwrap();
+        let next = text.find("next question").unwrap();
+        assert!(first < note && note < next, "{text}");
+
+        messages.truncate(3);
+        let mut transcript = Transcript::new();
+        replay(&mut transcript, &messages);
+        assert_eq!(rendered(&transcript).matches(NO_ANSWER).count(), 1);
     }
 
     #[test]
