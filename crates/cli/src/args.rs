@@ -35,9 +35,9 @@ pub struct Args {
     #[arg(long)]
     pub verbose: bool,
 
-    /// How tool calls are permitted: default, acceptEdits, plan, bypassPermissions or dontAsk.
-    /// Default: permissions.defaultMode from settings, then default. Accepted now so scripts
-    /// keep working; until the permission gate lands, every call runs without asking.
+    /// How tool calls are permitted: default (ask before changes), acceptEdits (edits in the
+    /// workspace run unasked), plan (read-only), bypassPermissions (nothing asks) or dontAsk
+    /// (what no rule allows is refused). Default: permissions.defaultMode from settings.
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<PermissionMode>,
 

@@ -32,7 +32,7 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 /// Runs the interactive UI; `main` calls it only when stdin and stdout are terminals.
 pub async fn run(mut args: Args) -> ExitCode {
     if args.resume.as_deref() == Some("") {
-        match choose_session(None).await {
+        match choose_session().await {
             Ok(Some(id)) => args.resume = Some(id),
             Ok(None) => return ExitCode::SUCCESS,
             Err(err) => {
@@ -42,10 +42,8 @@ pub async fn run(mut args: Args) -> ExitCode {
         }
     }
     let mut start = Start::Startup;
-    let mut notices = Vec::new();
     loop {
-        let (code, exit, session_id) =
-            run_session(&args, start, std::mem::take(&mut notices)).await;
+        let (code, exit) = run_session(&args, start).await;
         // A new app for another session, set up like a new start: the simplest way to
         // change the engine's history and the log together.
         args.continue_session = false;
@@ -58,12 +56,9 @@ pub async fn run(mut args: Args) -> ExitCode {
                 args.resume = None;
                 start = Start::Clear;
             }
-            // `/resume`: the session named, or the one picked; cancelling the picker (or
-            // naming no session of this directory) goes back to the session that was left.
-            Some(AppExit::Resume(target)) => {
-                let (id, notice) = resume_target(target, session_id).await;
+            // `/resume`: the session the app checked (named, or picked in its list).
+            Some(AppExit::Resume(id)) => {
                 args.resume = Some(id);
-                notices.extend(notice);
                 start = Start::Resume;
             }
             Some(AppExit::Terminated) => return ExitCode::from(TERMINATED_STATUS),
@@ -80,44 +75,9 @@ enum Start {
     Resume,
 }
 
-/// The session `/resume` continues: `named` if this directory has it, else the one picked
-/// in the list; `current` when the user cancels or names nothing that exists, with a note
-/// saying why for the next app to show.
-async fn resume_target(named: Option<String>, current: String) -> (String, Option<String>) {
-    let cwd = match std::env::current_dir() {
-        Ok(cwd) => cwd,
-        Err(err) => {
-            let note = format!("Cannot read the working directory: {err}; continuing {current}.");
-            return (current, Some(note));
-        }
-    };
-    let outcome = match named {
-        Some(id) => match sessions_to_resume(&cwd) {
-            Ok(sessions) if sessions.iter().any(|session| session.id.to_string() == id) => {
-                Ok(Some(id))
-            }
-            Ok(_) => Err(anyhow::anyhow!("No session {id} in this directory")),
-            Err(err) => Err(err),
-        },
-        None => choose_session(Some(&current)).await,
-    };
-    match outcome {
-        Ok(Some(id)) => (id, None),
-        Ok(None) => (current, None),
-        Err(err) => {
-            let note = format!("{err:#}; continuing {current}.");
-            (current, Some(note))
-        }
-    }
-}
-
 /// One session of the app, from setup to the SessionEnd hook. Returns the exit code, how the
-/// app ended (`None` when it did not start) and the session's id.
-async fn run_session(
-    args: &Args,
-    start: Start,
-    notices: Vec<String>,
-) -> (ExitCode, Option<AppExit>, String) {
+/// app ended (`None` when it did not start).
+async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
     let Prepared {
         engine,
         session,
@@ -132,7 +92,7 @@ async fn run_session(
         Ok(prepared) => prepared,
         Err(err) => {
             eprintln!("error: {err:#}");
-            return (ExitCode::FAILURE, None, String::new());
+            return (ExitCode::FAILURE, None);
         }
     };
     let source = match (start, resumed) {
@@ -202,7 +162,6 @@ async fn run_session(
         tool_specs: ToolRegistry::with_builtins(ToolContext::new(cwd.clone())).specs(),
         permission_gate: governance.gate.clone(),
         history,
-        notices,
         resumable_sessions,
     };
     let result = run_app(config, ops.clone(), ui_receiver).await;
@@ -232,17 +191,23 @@ async fn run_session(
         "Resume this session with: cairn --resume {}",
         session.session_id
     );
-    (code, exit, session.session_id)
+    (code, exit)
 }
 
-/// The ids of `cwd`'s sessions that have messages (none when they cannot be listed).
-fn resumable_sessions(cwd: &std::path::Path) -> Vec<String> {
+/// `cwd`'s sessions that have messages, newest first (none when they cannot be listed).
+fn resumable_sessions(cwd: &std::path::Path) -> Vec<PickerEntry> {
     sessions_to_resume(cwd)
         .map(|sessions| {
             sessions
                 .into_iter()
                 .filter(|session| session.message_count > 0)
-                .map(|session| session.id.to_string())
+                .map(|session| PickerEntry {
+                    id: session.id.to_string(),
+                    started_at_ms: session.started_at,
+                    message_count: session.message_count,
+                    cost_usd: session.cost_usd,
+                    first_prompt: session.first_prompt,
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -284,34 +249,18 @@ fn settings_listing(settings: &cairn_config::LoadedSettings) -> String {
 }
 
 /// `--resume` without an id: this directory's sessions in the picker. The chosen session's
-/// id, or `None` when the user cancelled. Sessions without messages are not offered, nor is
-/// `current`, the session `/resume` leaves.
-async fn choose_session(current: Option<&str>) -> anyhow::Result<Option<String>> {
+/// id, or `None` when the user cancelled. Sessions without messages are not offered.
+async fn choose_session() -> anyhow::Result<Option<String>> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let mut sessions = sessions_to_resume(&cwd)?;
-    // A session where nothing was said has nothing to go back to.
-    sessions.retain(|session| {
-        session.message_count > 0 && current.is_none_or(|current| session.id.to_string() != current)
-    });
-    if sessions.is_empty() {
-        match current {
-            Some(_) => anyhow::bail!("No other session to resume in {}", cwd.display()),
-            None => anyhow::bail!(
-                "No sessions to resume in {} (only empty ones; start one with `cairn`)",
-                cwd.display()
-            ),
-        }
+    // Fails, saying so, when the directory has no sessions at all.
+    sessions_to_resume(&cwd)?;
+    let entries = resumable_sessions(&cwd);
+    if entries.is_empty() {
+        anyhow::bail!(
+            "No sessions to resume in {} (only empty ones; start one with `cairn`)",
+            cwd.display()
+        );
     }
-    let entries: Vec<PickerEntry> = sessions
-        .into_iter()
-        .map(|session| PickerEntry {
-            id: session.id.to_string(),
-            started_at_ms: session.started_at,
-            message_count: session.message_count,
-            cost_usd: session.cost_usd,
-            first_prompt: session.first_prompt,
-        })
-        .collect();
     let theme = Theme::from_env(
         Appearance::from_colorfgbg(std::env::var("COLORFGBG").ok().as_deref()),
         std::env::var_os("NO_COLOR").as_deref(),

@@ -575,3 +575,30 @@ fn a_permission_dialog_shows_a_long_command_whole_when_the_screen_can() {
     tmux.press("1");
     tmux.wait_for("Ran it.");
 }
+
+#[test]
+fn cancelling_the_resume_list_leaves_the_session_as_it_was() {
+    let h = Harness::new();
+    make_session(&h, "the older question", "the older answer");
+    h.server.push(Reply::text("Here and now."));
+    h.server.push(Reply::text("Still the same session."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("a question here");
+    tmux.wait_for("Here and now.");
+    tmux.send_line("/resume");
+    tmux.wait_for("the older question");
+    tmux.press("Escape");
+    tmux.wait_until("the list to close", |_| {
+        !tmux.visible().contains("Resume a session")
+    });
+    let screen = tmux.screen();
+    assert!(!screen.contains("Resume this session with"), "{screen}");
+    assert_eq!(screen.matches("Welcome to cairn").count(), 1, "{screen}");
+    assert_eq!(screen.matches("Here and now.").count(), 1, "{screen}");
+    tmux.send_line("and now?");
+    tmux.wait_for("Still the same session.");
+    let requests = h.server.wait_for_requests(3, WAIT);
+    let messages = requests[2].body["messages"].to_string();
+    assert!(messages.contains("a question here"), "{messages}");
+    assert!(!messages.contains("the older question"), "{messages}");
+}

@@ -102,12 +102,9 @@ pub struct AppConfig {
     /// The conversation so far, when the session was resumed: shown again and counted in
     /// `/export` and `/context`.
     pub history: Vec<Message>,
-    /// Warnings from before the app started (a `/resume` that could not be done), shown
-    /// under the welcome line.
-    pub notices: Vec<String>,
-    /// The ids of the sessions of a directory that have messages, for `/resume` to check
-    /// before it leaves this one.
-    pub resumable_sessions: fn(&std::path::Path) -> Vec<String>,
+    /// The sessions of a directory that have messages, newest first, for `/resume`'s list
+    /// and for checking an id before it leaves this session.
+    pub resumable_sessions: fn(&std::path::Path) -> Vec<crate::picker::PickerEntry>,
 }
 
 /// The settings as they are on disk when asked (they change: `/permissions` writes them, so
@@ -127,8 +124,8 @@ pub enum AppExit {
     InputClosed,
     /// `/clear`: the caller starts a fresh conversation in a new session (and a new app).
     Clear,
-    /// `/resume`: the caller continues the session named, or lets the user pick one.
-    Resume(Option<String>),
+    /// `/resume`: the caller continues this session (one of the directory's, checked).
+    Resume(String),
     /// SIGTERM or SIGHUP: the app put the terminal back and stopped.
     Terminated,
 }
@@ -216,6 +213,8 @@ struct App {
     last_request: Option<Usage>,
     /// `/memory` asked for this file to be opened in the editor.
     edit_request: Option<PathBuf>,
+    /// `/resume` asked for a choice among these sessions.
+    pick_request: Option<Vec<crate::picker::PickerEntry>>,
     /// The transcript view (Ctrl+O), while it is open.
     pager: Option<pager::Pager>,
     /// The terminal was resized while the transcript view was open; the inline viewport is
@@ -242,9 +241,6 @@ impl App {
         let first_message_context = config.first_message_context.clone();
         let mut input = InputAids::new(config.history_path.clone(), &config.cwd);
         input.set_commands(command_menu::entries(&config.commands));
-        for notice in std::mem::take(&mut config.notices) {
-            transcript.push_warning(notice);
-        }
         let conversation = std::mem::take(&mut config.history);
         if !conversation.is_empty() {
             let skipped = replay::replay(&mut transcript, &conversation);
@@ -298,6 +294,7 @@ impl App {
             conversation,
             last_request: None,
             edit_request: None,
+            pick_request: None,
             pager: None,
             resize_pending: false,
         }
@@ -380,6 +377,18 @@ impl App {
                 input = EventStream::new();
                 match outcome {
                     Ok(report) => self.transcript.push_info(report),
+                    Err(message) => self.transcript.push_error(message),
+                }
+                continue;
+            }
+            if let Some(sessions) = self.pick_request.take() {
+                // The list takes the keyboard as the editor does; cancelling it changes nothing.
+                drop(input);
+                let chosen = pick_session(terminal, sessions, self.theme.clone()).await;
+                input = EventStream::new();
+                match chosen {
+                    Ok(Some(id)) => self.exit = Some(AppExit::Resume(id)),
+                    Ok(None) => {}
                     Err(message) => self.transcript.push_error(message),
                 }
                 continue;
@@ -775,25 +784,28 @@ impl App {
     }
 
     /// `/resume [id]`: leaves this session for another one, once it is sure there is one.
+    /// `/resume [id]`: leaves this session for the one named, or opens the list of the
+    /// others (the app stays as it is if the user cancels).
     fn resume(&mut self, session: &str) {
-        let others: Vec<String> = (self.config.resumable_sessions)(&self.config.cwd)
-            .into_iter()
-            .filter(|id| *id != self.config.session_id)
-            .collect();
+        let others: Vec<crate::picker::PickerEntry> =
+            (self.config.resumable_sessions)(&self.config.cwd)
+                .into_iter()
+                .filter(|entry| entry.id != self.config.session_id)
+                .collect();
         if session == self.config.session_id {
             self.transcript
                 .push_error(format!("{session} is this session."));
-        } else if !session.is_empty() && !others.iter().any(|id| id == session) {
+        } else if !session.is_empty() && !others.iter().any(|entry| entry.id == session) {
             self.transcript.push_error(format!(
                 "No session {session} in this directory; /resume without an id lists them."
             ));
         } else if others.is_empty() {
             self.transcript
                 .push_error("No other session to resume in this directory.");
+        } else if session.is_empty() {
+            self.pick_request = Some(others);
         } else {
-            self.exit = Some(AppExit::Resume(
-                (!session.is_empty()).then(|| session.to_string()),
-            ));
+            self.exit = Some(AppExit::Resume(session.to_string()));
         }
     }
 
@@ -1062,6 +1074,31 @@ impl App {
             spans.push(Span::styled(hint.clone(), theme.dim));
         }
         Line::from(spans)
+    }
+}
+
+/// Shows the session list where the viewport was and returns the id chosen (`None`:
+/// cancelled). The caller has stopped reading keys; the viewport is drawn anew after.
+async fn pick_session(
+    terminal: &mut Terminal<InlineBackend>,
+    sessions: Vec<crate::picker::PickerEntry>,
+    theme: Theme,
+) -> Result<Option<String>, String> {
+    let terminal_error = |err: std::io::Error| format!("Terminal error around the list: {err}");
+    terminal.clear().map_err(terminal_error)?;
+    let chosen = tokio::task::spawn_blocking(move || {
+        crate::picker::run_picker(&sessions, &theme)
+            .map(|index| index.and_then(|index| sessions.get(index).map(|s| s.id.clone())))
+    })
+    .await;
+    // The list leaves raw mode when it ends; the app needs it back.
+    let _ = crossterm::terminal::enable_raw_mode();
+    let _ = crossterm::event::poll(Duration::ZERO);
+    terminal.clear().map_err(terminal_error)?;
+    match chosen {
+        Ok(Ok(id)) => Ok(id),
+        Ok(Err(err)) => Err(format!("Cannot show the session list: {err}")),
+        Err(err) => Err(format!("The session list stopped unexpectedly: {err}")),
     }
 }
 
