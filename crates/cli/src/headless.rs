@@ -41,13 +41,20 @@ pub async fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // `/name args` runs the project's or the user's custom command of that name.
-    let (prompt, model, allowed_tools) = match expand_custom_command(&prompt, &cwd, &home) {
-        Some(expanded) => expanded,
-        None => (prompt, None, Vec::new()),
+    // `/name args` runs the project's or the user's custom command of that name: the model
+    // gets the command line, tagged as Claude Code does, then its expansion.
+    let (mut content, model, allowed_tools) = match expand_custom_command(&prompt, &cwd, &home) {
+        Some(command) => (
+            vec![
+                ContentBlock::text(command.tag),
+                ContentBlock::text(command.prompt),
+            ],
+            command.model,
+            command.allowed_tools,
+        ),
+        None => (vec![ContentBlock::text(prompt)], None, Vec::new()),
     };
     // SessionStart hooks may add context to the first prompt.
-    let mut content = vec![ContentBlock::text(prompt)];
     let source = if resumed { "resume" } else { "startup" };
     let mut input = serde_json::Map::new();
     input.insert("source".into(), source.into());
@@ -164,13 +171,22 @@ fn read_prompt(argument: Option<&str>) -> anyhow::Result<String> {
     Ok(parts.join("\n\n"))
 }
 
-/// The prompt of the custom command `prompt` names (`/name arguments`), with the command's
-/// model (resolved) and allowed tools; `None` when it names none.
+/// A custom command named on the command line, expanded.
+struct ExpandedCommand {
+    /// `<command-name>/name</command-name>` and its arguments, as Claude Code tags them.
+    tag: String,
+    prompt: String,
+    model: Option<String>,
+    allowed_tools: Vec<String>,
+}
+
+/// The custom command `prompt` names (`/name arguments`), expanded, with its model
+/// (resolved) and allowed tools; `None` when it names none.
 fn expand_custom_command(
     prompt: &str,
     cwd: &std::path::Path,
     home: &std::path::Path,
-) -> Option<(String, Option<String>, Vec<String>)> {
+) -> Option<ExpandedCommand> {
     let body = prompt.trim().strip_prefix('/')?;
     let (name, arguments) = match body.split_once(char::is_whitespace) {
         Some((name, rest)) => (name, rest.trim()),
@@ -182,9 +198,12 @@ fn expand_custom_command(
         .model
         .as_deref()
         .map(cairn_llm::models::resolve_model);
-    Some((
-        command.expand(arguments, cwd),
+    Some(ExpandedCommand {
+        tag: format!(
+            "<command-name>/{name}</command-name>\n<command-args>{arguments}</command-args>"
+        ),
+        prompt: command.expand(arguments, cwd),
         model,
-        command.allowed_tools.clone(),
-    ))
+        allowed_tools: command.allowed_tools.clone(),
+    })
 }

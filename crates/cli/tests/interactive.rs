@@ -117,9 +117,15 @@ fn a_custom_command_sends_its_expanded_prompt() {
     h.server.push(Reply::text("Hello, Ada!"));
     let tmux = Tmux::start(&h);
     tmux.send_line("/greet Ada");
-    tmux.wait_for("Hello, Ada!");
+    let screen = tmux.wait_for("Hello, Ada!");
+    // The transcript shows the command as typed; the model gets it and its expansion.
+    assert!(screen.contains("> /greet Ada"), "{screen}");
+    assert!(!screen.contains("Say hello to Ada"), "{screen}");
     let requests = h.server.wait_for_requests(1, WAIT);
-    assert_eq!(last_user_text(&requests[0].body).trim(), "Say hello to Ada");
+    assert_eq!(
+        last_user_text(&requests[0].body).trim(),
+        "<command-name>/greet</command-name>\n<command-args>Ada</command-args>\nSay hello to Ada"
+    );
 }
 
 #[test]

@@ -740,7 +740,13 @@ impl App {
                     .as_deref()
                     .map(|model| (self.config.resolve_model)(model));
                 let allowed_tools = command.allowed_tools.clone();
-                self.send_prompt(prompt, model, allowed_tools);
+                let invocation = Invocation {
+                    name: command.name.clone(),
+                    arguments: arguments.to_string(),
+                    model,
+                    allowed_tools,
+                };
+                self.send_prompt(prompt, Some(invocation));
             }
             SlashCommand::Unknown(name) => self.transcript.push_error(format!(
                 "Unknown command: /{name}. Type /help for the list of commands."
@@ -750,13 +756,33 @@ impl App {
     }
 
     fn send_message(&mut self, text: String) {
-        self.send_prompt(text, None, Vec::new());
+        self.send_prompt(text, None);
     }
 
-    /// Sends a message; a custom command's `model` and `allowed_tools` hold for its turn.
-    fn send_prompt(&mut self, text: String, model: Option<String>, allowed_tools: Vec<String>) {
-        let queued = self.is_running().then(|| text.clone());
+    /// Sends a message. For a custom command, `text` is its expansion: the model gets the
+    /// command line (tagged as Claude Code does) before it, the transcript shows only the
+    /// line, and the command's model and allowed tools hold for its turn.
+    fn send_prompt(&mut self, text: String, command: Option<Invocation>) {
+        let shown = match &command {
+            Some(command) => command.line(),
+            None => text.clone(),
+        };
+        let queued = self.is_running().then_some(shown);
+        let expansion = text.clone();
         let mut content = self.input.message_content(text);
+        let (model, allowed_tools) = match command {
+            Some(command) => {
+                let at = content
+                    .iter()
+                    .position(
+                        |block| matches!(block, ContentBlock::Text { text } if *text == expansion),
+                    )
+                    .unwrap_or(0);
+                content.insert(at, ContentBlock::text(command.tag()));
+                (command.model, command.allowed_tools)
+            }
+            None => (None, Vec::new()),
+        };
         for context in self.first_message_context.drain(..) {
             content.push(ContentBlock::text(format!(
                 "<system-reminder>\n{context}\n</system-reminder>"
@@ -1074,6 +1100,33 @@ impl App {
             spans.push(Span::styled(hint.clone(), theme.dim));
         }
         Line::from(spans)
+    }
+}
+
+/// A custom command as the user invoked it.
+struct Invocation {
+    name: String,
+    arguments: String,
+    model: Option<String>,
+    allowed_tools: Vec<String>,
+}
+
+impl Invocation {
+    /// `/name arguments`, as typed.
+    fn line(&self) -> String {
+        if self.arguments.is_empty() {
+            format!("/{}", self.name)
+        } else {
+            format!("/{} {}", self.name, self.arguments)
+        }
+    }
+
+    /// The block that goes before the expansion, in Claude Code's tags.
+    fn tag(&self) -> String {
+        format!(
+            "<command-name>/{}</command-name>\n<command-args>{}</command-args>",
+            self.name, self.arguments
+        )
     }
 }
 

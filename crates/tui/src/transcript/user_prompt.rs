@@ -38,15 +38,26 @@ pub(crate) enum Extent {
 impl UserPrompt {
     /// The typed text and attachments of `message`, leaving out `!command` output and system
     /// reminders. The typed text is the first text block that is neither; an attachment is
-    /// recognised only after it, so a pasted text shaped like one is still shown.
+    /// recognised only after it, so a pasted text shaped like one is still shown. A custom
+    /// command shows as it was typed (`/review src/lib.rs`), not as its expansion.
     pub fn of(message: &Message) -> UserPrompt {
         let mut prompt = UserPrompt::default();
-        let mut parts: Vec<&str> = Vec::new();
+        let mut parts: Vec<String> = Vec::new();
         let mut typed = false;
+        let mut expansion_next = false;
         for block in &message.content {
             match block {
                 ContentBlock::Text { text } => {
                     if is_shell_context(text) || is_system_reminder(text) {
+                        continue;
+                    }
+                    if !typed && let Some(line) = command_line(text) {
+                        parts.push(line);
+                        typed = true;
+                        expansion_next = true;
+                        continue;
+                    }
+                    if std::mem::take(&mut expansion_next) {
                         continue;
                     }
                     if typed && let Some(attachment) = Attachment::parse(text) {
@@ -54,9 +65,9 @@ impl UserPrompt {
                         continue;
                     }
                     typed = true;
-                    parts.push(text);
+                    parts.push(text.clone());
                 }
-                ContentBlock::Image { .. } => parts.push("[image]"),
+                ContentBlock::Image { .. } => parts.push("[image]".to_string()),
                 ContentBlock::Thinking { .. }
                 | ContentBlock::RedactedThinking { .. }
                 | ContentBlock::ToolUse { .. }
@@ -115,6 +126,22 @@ impl Attachment {
         };
         format!("Attached {} ({extent})", self.path)
     }
+}
+
+/// `/name args` from the block a custom command's message starts with:
+/// `<command-name>/name</command-name>\n<command-args>args</command-args>`.
+fn command_line(text: &str) -> Option<String> {
+    let rest = text.strip_prefix("<command-name>")?;
+    let (name, rest) = rest.split_once("</command-name>")?;
+    let arguments = rest
+        .trim_start()
+        .strip_prefix("<command-args>")?
+        .strip_suffix("</command-args>")?;
+    Some(if arguments.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} {arguments}")
+    })
 }
 
 /// The block `ShellOutput::context` builds from a `!command`'s output.
@@ -182,6 +209,26 @@ mod tests {
         ] {
             assert_eq!(Attachment::parse(text), None, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_custom_command_shows_as_typed_not_as_its_expansion() {
+        let message = Message {
+            role: cairn_protocol::Role::User,
+            content: vec![
+                ContentBlock::text(
+                    "<command-name>/review</command-name>\n<command-args>src/lib.rs</command-args>",
+                ),
+                ContentBlock::text("# Review checklist\n1. Read it\nTarget: src/lib.rs"),
+                ContentBlock::text("<system-reminder>\nhook context\n</system-reminder>"),
+            ],
+        };
+        assert_eq!(UserPrompt::of(&message).text, "/review src/lib.rs");
+        assert_eq!(
+            command_line("<command-name>/init</command-name>\n<command-args></command-args>"),
+            Some("/init".to_string())
+        );
+        assert_eq!(command_line("<command-name>/x"), None);
     }
 
     #[test]
