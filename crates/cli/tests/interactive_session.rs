@@ -602,3 +602,25 @@ fn cancelling_the_resume_list_leaves_the_session_as_it_was() {
     assert!(messages.contains("a question here"), "{messages}");
     assert!(!messages.contains("the older question"), "{messages}");
 }
+
+#[test]
+fn the_spinner_says_what_the_todo_in_progress_is_doing() {
+    let h = Harness::new();
+    h.server.push(Reply::tool_use(
+        "t1",
+        "TodoWrite",
+        json!({"todos": [
+            {"content": "Count the lines", "status": "in_progress", "activeForm": "Counting the lines"},
+            {"content": "Report", "status": "pending", "activeForm": "Reporting"}
+        ]}),
+    ));
+    h.server
+        .push(Reply::text("Still counting the lines of every file").stall_after(300));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("count");
+    let screen = tmux.wait_for("Counting the lines… (");
+    // The checklist names each item by what it is, the spinner by what is being done.
+    assert!(screen.contains("☐ Count the lines"), "{screen}");
+    tmux.press("Escape");
+    tmux.wait_for("Interrupted");
+}

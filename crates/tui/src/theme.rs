@@ -136,6 +136,14 @@ impl Theme {
                 .fg(Color::Blue)
                 .add_modifier(Modifier::UNDERLINED),
             list_marker: Style::new().fg(Color::DarkGray),
+            // Light grey and yellow fade into a white background.
+            quote: Style::new()
+                .fg(Color::DarkGray)
+                .add_modifier(Modifier::ITALIC),
+            tool_pending: Style::new().fg(Color::Magenta),
+            warning: Style::new().fg(Color::Magenta),
+            dialog_border: Style::new().fg(Color::Blue),
+            dialog_title: Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
             todo_active: Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
             selected: Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
             ..Theme::colored_base()
@@ -151,7 +159,8 @@ impl Theme {
             code_theme: None,
             dim,
             heading: bold,
-            inline_code: Style::new(),
+            // Without colour, code in a sentence stands out reversed.
+            inline_code: Style::new().add_modifier(Modifier::REVERSED),
             code: Style::new(),
             link: Style::new().add_modifier(Modifier::UNDERLINED),
             link_url: dim,

@@ -8,7 +8,8 @@ use crate::theme::Theme;
 use crate::wrap::{Prefix, sanitize, wrap_words};
 
 /// One line per item (more where an item wraps): `☒` done and struck through, `☐` to do, the
-/// item in progress in bold and named by its `activeForm`.
+/// item in progress in bold. Each is named by its `content`, as in Claude Code; the
+/// `activeForm` ("Running the tests") is what the spinner says while it is in progress.
 ///
 /// ```
 /// use cairn_protocol::{TodoItem, TodoStatus};
@@ -28,20 +29,15 @@ pub fn render_todos(todos: &[TodoItem], width: u16, theme: &Theme) -> Vec<Line<'
     }
     let mut lines = Vec::new();
     for todo in todos {
-        let (mark, text, style) = match todo.status {
-            TodoStatus::Completed => ("☒ ", &todo.content, theme.todo_done),
-            TodoStatus::InProgress => ("☐ ", &todo.active_form, theme.todo_active),
-            TodoStatus::Pending => ("☐ ", &todo.content, theme.todo_pending),
+        let (mark, style) = match todo.status {
+            TodoStatus::Completed => ("☒ ", theme.todo_done),
+            TodoStatus::InProgress => ("☐ ", theme.todo_active),
+            TodoStatus::Pending => ("☐ ", theme.todo_pending),
         };
         // The mark is not struck through: only the words are done.
         let mark_style = style.remove_modifier(Modifier::CROSSED_OUT);
         let prefix = Prefix::hanging(Span::styled(mark, mark_style));
-        let text = if text.trim().is_empty() {
-            &todo.content
-        } else {
-            text
-        };
-        let spans = [Span::styled(sanitize(text), style)];
+        let spans = [Span::styled(sanitize(&todo.content), style)];
         lines.extend(wrap_words(&spans, usize::from(width), &prefix));
     }
     lines

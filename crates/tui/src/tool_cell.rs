@@ -324,7 +324,18 @@ fn result_body(
     match call.name.as_str() {
         "Read" => {
             let count = raw.lines().filter(|line| is_numbered(line)).count();
-            let summary = if count == 0 && !text.trim().is_empty() {
+            let extension = Path::new(str_field("file_path"))
+                .extension()
+                .and_then(|extension| extension.to_str())
+                .map(str::to_ascii_lowercase);
+            let image = matches!(
+                extension.as_deref(),
+                Some("png" | "jpg" | "jpeg" | "gif" | "webp")
+            );
+            let summary = if count == 0 && image {
+                // The image itself went to the model; its text part is empty.
+                format!("Read image ({})", extension.unwrap_or_default())
+            } else if count == 0 && !text.trim().is_empty() {
                 first_line(&text)
             } else {
                 format!("Read {}", plural(count, "line"))
@@ -768,6 +779,12 @@ mod tests {
         assert_eq!(snippet_start_line(snippet, "let x = 10;"), Some(5));
         assert_eq!(snippet_start_line(snippet, "fn main() {"), Some(4));
         assert_eq!(snippet_start_line(snippet, "absent"), None);
+    }
+
+    #[test]
+    fn reading_an_image_says_so() {
+        let read = call("Read", json!({"file_path": "/repo/shot.PNG"}), "", false);
+        assert_eq!(plain(&read, 40)[1], "  ⎿ Read image (png)");
     }
 
     #[test]

@@ -368,7 +368,7 @@ fn the_todo_list_is_a_checklist() {
             .modifier
             .contains(Modifier::CROSSED_OUT)
     );
-    assert!(cell_at(buffer, "Fixing").modifier.contains(Modifier::BOLD));
+    assert!(cell_at(buffer, "Fix the addition").modifier.contains(Modifier::BOLD));
 }
 
 #[test]

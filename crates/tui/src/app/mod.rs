@@ -1072,9 +1072,21 @@ impl App {
             } else {
                 String::new()
             };
+            // The todo in progress says what is being done ("Running the tests…").
+            let doing = self
+                .transcript
+                .todos()
+                .iter()
+                .find(|todo| todo.status == cairn_protocol::TodoStatus::InProgress)
+                .map(|todo| todo.active_form.trim())
+                .filter(|active| !active.is_empty())
+                .map_or_else(
+                    || "Working".to_string(),
+                    |active| active.trim_end_matches('…').to_string(),
+                );
             spans.push(Span::styled(
                 format!(
-                    "Working… ({}s{tokens} · esc to interrupt)",
+                    "{doing}… ({}s{tokens} · esc to interrupt)",
                     elapsed.as_secs()
                 ),
                 theme.dim,
