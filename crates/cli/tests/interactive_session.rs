@@ -624,3 +624,24 @@ fn the_spinner_says_what_the_todo_in_progress_is_doing() {
     tmux.press("Escape");
     tmux.wait_for("Interrupted");
 }
+
+#[test]
+fn a_result_too_large_for_the_conversation_says_what_the_model_got() {
+    let h = Harness::new();
+    let lines: Vec<String> = (1..=3000)
+        .map(|n| format!("match line {n} with some padding to make it longer"))
+        .collect();
+    std::fs::write(h.path("big.txt"), lines.join("\n")).unwrap();
+    h.server.push(Reply::tool_use(
+        "g1",
+        "Grep",
+        json!({"pattern": "match", "path": "big.txt", "output_mode": "content"}),
+    ));
+    h.server.push(Reply::text("Found them."));
+    let tmux = Tmux::start(&h);
+    tmux.send_line("grep it");
+    tmux.wait_for("Found them.");
+    let screen = tmux.wait_for("too large for the conversation");
+    assert!(screen.contains("Grep's result ("), "{screen}");
+    assert!(screen.contains("tool-results"), "{screen}");
+}

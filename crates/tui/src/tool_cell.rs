@@ -473,8 +473,16 @@ fn bash_output(
             ));
         }
     }
-    // Empty lines say nothing in a five-line tail.
-    output.retain(|line| !line.trim().is_empty());
+    // Empty lines say nothing in a five-line tail. The note of an output cut in the middle
+    // goes too; the lines it stands for count as hidden.
+    let mut cut = 0;
+    output.retain(|line| {
+        if let Some(lines) = middle_cut_lines(line) {
+            cut += lines;
+            return false;
+        }
+        !line.trim().is_empty()
+    });
     if output.is_empty() || output == ["(no output)"] {
         if lines.is_empty() {
             lines.push(Line::from(Span::styled("(no output)", theme.dim)));
@@ -482,9 +490,14 @@ fn bash_output(
         return lines;
     }
     let hidden = output.len().saturating_sub(tail);
-    if hidden > 0 {
+    if hidden + cut > 0 {
+        let note = if cut > 0 {
+            " (the model got the start and the end)"
+        } else {
+            ""
+        };
         lines.push(Line::from(Span::styled(
-            format!("… +{}", plural(hidden, "line")),
+            format!("… +{}{note}", plural(hidden + cut, "line")),
             theme.dim,
         )));
     }
@@ -500,6 +513,18 @@ fn bash_output(
         }
     }
     lines
+}
+
+/// How many lines the Bash tool's note `[… output too long: N characters (M lines) cut from
+/// the middle …]` stands for.
+fn middle_cut_lines(line: &str) -> Option<usize> {
+    let rest = line.trim().strip_prefix("[… output too long: ")?;
+    if !rest.ends_with("cut from the middle …]") {
+        return None;
+    }
+    let (_, rest) = rest.split_once('(')?;
+    let (lines, _) = rest.split_once(" line")?;
+    lines.parse().ok()
 }
 
 /// The first line of a result, and how many more there are.
@@ -779,6 +804,18 @@ mod tests {
         assert_eq!(snippet_start_line(snippet, "let x = 10;"), Some(5));
         assert_eq!(snippet_start_line(snippet, "fn main() {"), Some(4));
         assert_eq!(snippet_start_line(snippet, "absent"), None);
+    }
+
+    #[test]
+    fn output_cut_in_the_middle_counts_what_was_cut() {
+        let text = "1\n2\n\n[… output too long: 300 characters (94279 lines) cut from the middle …]\n\n99996\n99997\n99998\n99999\n100000";
+        let bash = call("Bash", json!({"command": "seq 1 100000"}), text, false);
+        let shown = plain(&bash, 80);
+        assert_eq!(
+            shown[1], "  ⎿ … +94281 lines (the model got the start and the end)",
+            "{shown:?}"
+        );
+        assert_eq!(shown.last().unwrap(), "    100000");
     }
 
     #[test]
