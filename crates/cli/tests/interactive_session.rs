@@ -645,3 +645,28 @@ fn a_result_too_large_for_the_conversation_says_what_the_model_got() {
     assert!(screen.contains("Grep's result ("), "{screen}");
     assert!(screen.contains("tool-results"), "{screen}");
 }
+
+#[test]
+fn a_command_file_added_while_cairn_runs_works_at_once() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Reviewed."));
+    let tmux = Tmux::start(&h);
+    let commands = h.path(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("review.md"),
+        "---\nargument-hint: [file]\n---\n# Review the file carefully\nCheck $ARGUMENTS.\n",
+    )
+    .unwrap();
+    tmux.type_text("/rev");
+    // Named with its hint, described by its first line.
+    let menu = tmux.wait_for("Review the file carefully");
+    assert!(menu.contains("/review [file]"), "{menu}");
+    for _ in 0..4 {
+        tmux.press("BSpace");
+    }
+    tmux.send_line("/review src/lib.rs");
+    tmux.wait_for("Reviewed.");
+    let requests = h.server.wait_for_requests(1, WAIT);
+    assert!(last_user_text(&requests[0].body).contains("Check src/lib.rs."));
+}

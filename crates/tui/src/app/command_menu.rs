@@ -10,6 +10,8 @@ use super::slash::BUILT_INS;
 pub struct CommandEntry {
     /// Without the slash: `model`, `frontend:review`.
     pub name: String,
+    /// What follows the name, as `/help` writes it: `[name]`, `<path>`.
+    pub hint: Option<String>,
     pub description: String,
     /// Whether it does nothing useful without an argument (`/add-dir <path>`): choosing it
     /// fills in the name for the argument to follow instead of running it.
@@ -27,6 +29,7 @@ pub fn entries(custom: &[CustomCommand]) -> Vec<CommandEntry> {
         }
         entries.push(CommandEntry {
             name: name.to_string(),
+            hint: (!argument.is_empty()).then(|| argument.to_string()),
             description: (*description).to_string(),
             needs_argument: argument.starts_with('<'),
         });
@@ -34,10 +37,8 @@ pub fn entries(custom: &[CustomCommand]) -> Vec<CommandEntry> {
     for command in custom {
         entries.push(CommandEntry {
             name: command.name.clone(),
-            description: command
-                .description
-                .clone()
-                .unwrap_or_else(|| "custom command".to_string()),
+            hint: command.argument_hint.clone(),
+            description: super::slash::describe(command),
             needs_argument: command.argument_hint.is_some(),
         });
     }

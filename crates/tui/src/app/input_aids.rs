@@ -305,10 +305,15 @@ impl InputAids {
             ])];
         }
         if !self.menu.is_empty() {
+            // `name [hint]`, as /help writes it.
+            let usage = |entry: &CommandEntry| match &entry.hint {
+                Some(hint) => format!("{} {hint}", entry.name),
+                None => entry.name.clone(),
+            };
             let width = self
                 .menu
                 .iter()
-                .map(|&index| self.commands[index].name.chars().count())
+                .map(|&index| usage(&self.commands[index]).chars().count())
                 .max()
                 .unwrap_or(0);
             // A window of the list that holds the selection; a last line says what is below.
@@ -327,7 +332,7 @@ impl InputAids {
                 .take(rows)
                 .map(|(position, &index)| {
                     let entry = &self.commands[index];
-                    let name = format!("/{:<width$}  ", entry.name);
+                    let name = format!("/{:<width$}  ", usage(entry));
                     let (mark, style) = if position == self.selected {
                         ("  › ", theme.status)
                     } else {

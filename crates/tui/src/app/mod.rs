@@ -670,6 +670,15 @@ impl App {
             }
             return;
         }
+        if key.code == KeyCode::Char('/') && self.composer.is_empty() {
+            // The menu is about to open: it lists the command files as they are now.
+            self.config.commands = cairn_context::commands::discover_commands(
+                &self.config.cwd,
+                Some(&self.config.home),
+            );
+            self.input
+                .set_commands(command_menu::entries(&self.config.commands));
+        }
         if let Edit::Submitted(text) = self.input.handle_key(key, &mut self.composer) {
             self.submit(text);
         }
@@ -693,6 +702,9 @@ impl App {
             self.send_message(text);
             return;
         }
+        // Read again: a command file added while the session runs works at once.
+        self.config.commands =
+            cairn_context::commands::discover_commands(&self.config.cwd, Some(&self.config.home));
         let commands = std::mem::take(&mut self.config.commands);
         match slash::parse(&text, &commands) {
             SlashCommand::Help => self.transcript.push_info(slash::help_text(&commands)),

@@ -132,6 +132,28 @@ pub fn parse<'a>(line: &'a str, custom: &'a [CustomCommand]) -> SlashCommand<'a>
     }
 }
 
+/// What a custom command does: its `description`, else its template's first line (as
+/// Claude Code shows it), cut to a line's length.
+pub fn describe(command: &CustomCommand) -> String {
+    const MAX: usize = 60;
+    let text = match &command.description {
+        Some(description) => description.trim().to_string(),
+        None => command
+            .template
+            .lines()
+            .map(|line| line.trim().trim_start_matches('#').trim())
+            .find(|line| !line.is_empty())
+            .unwrap_or("custom command")
+            .to_string(),
+    };
+    if text.chars().count() > MAX {
+        let cut: String = text.chars().take(MAX - 1).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
 /// The widest command column in `/help`; a longer usage puts its description on the next line.
 const HELP_COLUMN: usize = 20;
 
@@ -146,8 +168,7 @@ pub fn help_text(custom: &[CustomCommand]) -> String {
             Some(hint) => format!("/{} {hint}", command.name),
             None => format!("/{}", command.name),
         };
-        let what = command.description.as_deref().unwrap_or("custom command");
-        rows.push((name, what.to_string()));
+        rows.push((name, describe(command)));
     }
     let mut text = String::from("Commands:");
     for (name, what) in rows {
