@@ -45,11 +45,47 @@ fn parser_options() -> Options {
 
 /// Renders already sanitized `source`, as the whole text or as a piece that `follows` others.
 fn render_events(source: &str, follows: Follows, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    let mut renderer = Renderer::new(theme, usize::from(width), follows);
-    for event in Parser::new_ext(source, parser_options()) {
+    let events: Vec<Event<'_>> = Parser::new_ext(source, parser_options()).collect();
+    let spacings = list_spacings(&events);
+    let mut renderer = Renderer::new(theme, usize::from(width), follows, spacings);
+    for event in events {
         renderer.event(event);
     }
     renderer.finish()
+}
+
+/// How each list in `events` is spaced, in the order the lists start. pulldown-cmark wraps the
+/// text of a loose list's items in paragraphs and leaves a tight list's bare, so a list is
+/// loose when one of its items holds a paragraph directly.
+fn list_spacings<'e, 'a: 'e>(events: impl IntoIterator<Item = &'e Event<'a>>) -> Vec<Spacing> {
+    enum Open {
+        /// A list, by its place in `spacings`.
+        List(usize),
+        Item,
+        Other,
+    }
+    let mut spacings = Vec::new();
+    let mut open = Vec::new();
+    for event in events {
+        match event {
+            Event::Start(Tag::List(_)) => {
+                open.push(Open::List(spacings.len()));
+                spacings.push(Spacing::Tight);
+            }
+            Event::Start(Tag::Item) => open.push(Open::Item),
+            Event::Start(tag) => {
+                if let (Tag::Paragraph, [.., Open::List(list), Open::Item]) = (tag, &open[..]) {
+                    spacings[*list] = Spacing::Loose;
+                }
+                open.push(Open::Other);
+            }
+            Event::End(_) => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    spacings
 }
 
 /// What comes before the text a [`Renderer`] renders.
@@ -72,6 +108,22 @@ enum Container {
     },
 }
 
+/// An open list.
+struct List {
+    /// The next item's number; `None` for a bulleted list.
+    number: Option<u64>,
+    spacing: Spacing,
+}
+
+/// How a list's items are spaced: CommonMark's tight and loose lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Spacing {
+    /// One item right after another, unless one ends in a block that stands apart.
+    Tight,
+    /// An empty line between items.
+    Loose,
+}
+
 struct CodeBlock {
     language: Option<String>,
     text: String,
@@ -90,8 +142,9 @@ struct Renderer<'t> {
     width: usize,
     out: Vec<Line<'static>>,
     containers: Vec<Container>,
-    /// The next number of each open list; `None` for a bulleted one.
-    lists: Vec<Option<u64>>,
+    lists: Vec<List>,
+    /// How each list still to start is spaced (see [`list_spacings`]).
+    spacings: std::vec::IntoIter<Spacing>,
     /// The text of the paragraph (or heading, or table cell) being collected.
     inline: Vec<Span<'static>>,
     styles: Vec<Style>,
@@ -105,13 +158,15 @@ struct Renderer<'t> {
 }
 
 impl<'t> Renderer<'t> {
-    fn new(theme: &'t Theme, width: usize, follows: Follows) -> Self {
+    /// A renderer for events whose lists are spaced as `spacings` says, in order.
+    fn new(theme: &'t Theme, width: usize, follows: Follows, spacings: Vec<Spacing>) -> Self {
         Renderer {
             theme,
             width: width.max(1),
             out: Vec::new(),
             containers: Vec::new(),
             lists: Vec::new(),
+            spacings: spacings.into_iter(),
             inline: Vec::new(),
             styles: Vec::new(),
             links: Vec::new(),
@@ -208,18 +263,21 @@ impl<'t> Renderer<'t> {
             }
             Tag::List(start) => {
                 self.flush_paragraph();
-                self.lists.push(start);
+                self.lists.push(List {
+                    number: start,
+                    spacing: self.spacings.next().unwrap_or(Spacing::Tight),
+                });
             }
             Tag::Item => {
                 self.flush_paragraph();
                 let depth = self.lists.len().saturating_sub(1);
-                let marker = match self.lists.last_mut() {
-                    Some(Some(number)) => {
+                let marker = match self.lists.last_mut().and_then(|list| list.number.as_mut()) {
+                    Some(number) => {
                         let marker = format!("{number}. ");
                         *number += 1;
                         marker
                     }
-                    Some(None) | None => ["• ", "◦ ", "▪ "][depth % 3].to_string(),
+                    None => ["• ", "◦ ", "▪ "][depth % 3].to_string(),
                 };
                 self.containers.push(Container::Item {
                     marker,
@@ -304,7 +362,13 @@ impl<'t> Renderer<'t> {
             TagEnd::List(_) => {
                 self.flush_paragraph();
                 self.lists.pop();
-                self.blank_pending = true;
+                // A list nested in a tight list's item is part of its compact run of lines.
+                let in_tight_item = matches!(self.containers.last(), Some(Container::Item { .. }))
+                    && self
+                        .lists
+                        .last()
+                        .is_some_and(|list| list.spacing == Spacing::Tight);
+                self.blank_pending = !in_tight_item;
             }
             TagEnd::Item => {
                 self.flush_paragraph();
@@ -314,8 +378,12 @@ impl<'t> Renderer<'t> {
                     self.emit(wrap_words(&[], self.width, &prefix));
                 }
                 self.containers.pop();
-                // Items follow each other without a gap, even in a loose list.
-                self.blank_pending = false;
+                match self.lists.last().map(|list| list.spacing) {
+                    Some(Spacing::Loose) => self.blank_pending = true,
+                    // A tight item's text asks for no gap; a block that stands apart at its end
+                    // (code, a quote, a table) still gets one before the next item, as in HTML.
+                    Some(Spacing::Tight) | None => {}
+                }
             }
             TagEnd::Table => {
                 if let Some(table) = self.table.take() {
@@ -509,132 +577,4 @@ fn trim_end(line: &mut Line<'static>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use pretty_assertions::assert_eq;
-
-    use super::*;
-
-    fn plain(source: &str, width: u16) -> Vec<String> {
-        render_markdown(source, width, &Theme::plain())
-            .iter()
-            .map(|line| line.to_string())
-            .collect()
-    }
-
-    #[test]
-    fn paragraphs_are_separated_and_wrapped() {
-        assert_eq!(
-            plain("one two three four\n\nfive", 10),
-            vec!["one two", "three four", "", "five"]
-        );
-    }
-
-    #[test]
-    fn nested_lists_indent_under_their_marker() {
-        assert_eq!(
-            plain(
-                "1. first item\n   - inner one\n   - inner two\n2. second",
-                40
-            ),
-            vec![
-                "1. first item",
-                "   ◦ inner one",
-                "   ◦ inner two",
-                "2. second"
-            ]
-        );
-    }
-
-    #[test]
-    fn a_wrapped_list_item_hangs_under_its_text() {
-        assert_eq!(
-            plain("- alpha beta gamma delta", 14),
-            vec!["• alpha beta", "  gamma delta"]
-        );
-    }
-
-    #[test]
-    fn quotes_get_a_bar_on_every_line() {
-        assert_eq!(
-            plain("> quoted text that wraps\n>\n> again", 14),
-            vec!["│ quoted text", "│ that wraps", "│", "│ again"]
-        );
-    }
-
-    #[test]
-    fn links_show_their_url_unless_it_is_the_text() {
-        assert_eq!(
-            plain("see [docs](https://x.dev) and <https://y.dev>", 80),
-            vec!["see docs (https://x.dev) and https://y.dev"]
-        );
-    }
-
-    #[test]
-    fn an_unclosed_fence_is_code_so_far() {
-        assert_eq!(
-            plain("Look:\n\n```rust\nfn main() {\n    let x = 1;", 40),
-            vec!["Look:", "", "  fn main() {", "      let x = 1;"]
-        );
-    }
-
-    #[test]
-    fn task_lists_and_rules() {
-        assert_eq!(
-            plain("- [x] done\n- [ ] todo\n\n---\n\nafter", 12),
-            vec!["• [x] done", "• [ ] todo", "", "────────────", "", "after"]
-        );
-    }
-
-    #[test]
-    fn nothing_is_wider_than_asked_at_any_width() {
-        let source = "# A heading with `code` in it\n\n\
-            Some *prose* with a [link](https://example.com/a/long/path) and an \
-            ![image](https://x.dev/i.png).\n\n\
-            - item one that is long enough to wrap\n  > a quote inside an item, also long\n\
-            - [ ] a task\n\n\
-            <div>raw html</div>\n\n\
-            ```\nplain code that is a fairly long line of text\n```\n\n\
-            | a | b |\n|---|---|\n| one cell | another cell with words |\n";
-        for theme in [Theme::dark(), Theme::plain()] {
-            for width in 8..=80u16 {
-                for line in render_markdown(source, width, &theme) {
-                    assert!(
-                        line.width() <= usize::from(width),
-                        "{width}: {:?}",
-                        line.to_string()
-                    );
-                }
-            }
-        }
-        for width in 0..8 {
-            render_markdown(source, width, &Theme::dark());
-        }
-        assert!(render_markdown("", 40, &Theme::dark()).is_empty());
-    }
-
-    #[test]
-    fn images_and_html_are_shown_as_text() {
-        assert_eq!(
-            plain("![a cat](cat.png) <b>hi</b>\n\n<div>\nblock\n</div>", 40),
-            vec![
-                "[image: a cat] (cat.png) <b>hi</b>",
-                "",
-                "<div>",
-                "block",
-                "</div>"
-            ]
-        );
-    }
-
-    #[test]
-    fn styles_nest() {
-        let lines = render_markdown("**bold *both***", 40, &Theme::plain());
-        let both = &lines[0].spans[1];
-        assert_eq!(both.content, "both");
-        assert!(
-            both.style
-                .add_modifier
-                .contains(Modifier::BOLD | Modifier::ITALIC)
-        );
-    }
-}
+mod tests;

@@ -1,5 +1,6 @@
-//! Markdown tables as aligned columns, squeezed to the width by wrapping cells, or as one
-//! `header: value` block per row when even that cannot fit.
+//! Markdown tables as aligned columns, squeezed to the width by narrowing the widest columns
+//! together and wrapping their cells, or as one `header: value` block per row when that would
+//! leave a column too thin to read.
 
 use pulldown_cmark::Alignment;
 use ratatui::style::Modifier;
@@ -10,8 +11,9 @@ use crate::wrap::{Prefix, spans_width, text_width, wrap_words};
 
 type Cell = Vec<Span<'static>>;
 
-/// The narrowest a column is squeezed to before the table gives up on columns.
-const MIN_COLUMN: usize = 3;
+/// The narrowest a column is squeezed to before the table gives up on columns: narrower, its
+/// cells break into fragments too short to read.
+const MIN_SQUEEZED: usize = 8;
 const SEPARATOR: &str = " │ ";
 
 /// The table's lines, each at most `width` columns, without any prefix.
@@ -56,36 +58,102 @@ fn bold(cell: &Cell) -> Cell {
         .collect()
 }
 
-/// Each column's natural width, narrowed widest-first until the table fits; `None` when it
-/// cannot fit even with every column at its minimum.
+/// Each column's width: its widest cell when the table fits, else the widest columns narrowed
+/// together (see [`water_fill`]), keeping words whole if they can. `None` when that leaves a
+/// narrowed column too thin to read, or the table cannot fit at all.
 fn column_widths(
     head: Option<&[Cell]>,
     rows: &[Vec<Cell>],
     columns: usize,
     width: usize,
 ) -> Option<Vec<usize>> {
-    let mut widths = vec![1; columns];
+    let mut natural = vec![1; columns];
+    let mut words = vec![0; columns];
     for row in head.into_iter().chain(rows.iter().map(Vec::as_slice)) {
         for (index, cell) in row.iter().enumerate() {
-            widths[index] = widths[index].max(spans_width(cell));
+            natural[index] = natural[index].max(spans_width(cell));
+            words[index] = words[index].max(longest_word(cell));
         }
     }
     let separators = text_width(SEPARATOR) * (columns - 1);
     let budget = width.checked_sub(separators)?;
-    loop {
-        let total: usize = widths.iter().sum();
-        if total <= budget {
-            return Some(widths);
-        }
-        let (widest, &w) = widths
-            .iter()
-            .enumerate()
-            .max_by_key(|&(index, &w)| (w, std::cmp::Reverse(index)))?;
-        if w <= MIN_COLUMN {
-            return None;
-        }
-        widths[widest] = w.saturating_sub(total - budget).max(MIN_COLUMN).min(w - 1);
+    if natural.iter().sum::<usize>() <= budget {
+        return Some(natural);
     }
+    let whole_words: Vec<usize> = words
+        .iter()
+        .zip(&natural)
+        .map(|(&word, &natural)| word.min(natural))
+        .collect();
+    [whole_words, vec![0; columns]]
+        .into_iter()
+        .filter_map(|floors| water_fill(&natural, &floors, budget))
+        .find(|widths| {
+            widths
+                .iter()
+                .zip(&natural)
+                .all(|(&width, &natural)| width == natural || width >= MIN_SQUEEZED)
+        })
+}
+
+/// Widths that add up to at most `budget`: every column at `natural` cut down to one common
+/// level, but none below its floor, with the level as high as the budget allows (what is left
+/// under the next level goes a column at a time to the widest). The widest columns give up
+/// width first, and together, so no column is squeezed far more than the others. `None` when
+/// the floors alone exceed the budget.
+fn water_fill(natural: &[usize], floors: &[usize], budget: usize) -> Option<Vec<usize>> {
+    let at_level = |level: usize| {
+        natural
+            .iter()
+            .zip(floors)
+            .map(move |(&natural, &floor)| level.max(floor).min(natural))
+    };
+    let fits = |level: usize| at_level(level).sum::<usize>() <= budget;
+    if !fits(0) {
+        return None;
+    }
+    // The highest level that fits: fits(low) always, fits(high) never.
+    let (mut low, mut high) = (0, natural.iter().copied().max().unwrap_or(0));
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if fits(middle) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    let mut widths: Vec<usize> = at_level(low).collect();
+    let mut left = budget - widths.iter().sum::<usize>();
+    let mut rising: Vec<usize> = (0..natural.len())
+        .filter(|&index| floors[index] <= low && low < natural[index])
+        .collect();
+    rising.sort_by_key(|&index| std::cmp::Reverse(natural[index]));
+    for index in rising {
+        if left == 0 {
+            break;
+        }
+        widths[index] += 1;
+        left -= 1;
+    }
+    Some(widths)
+}
+
+/// The widest word in `cell`: the narrowest its column can be without cutting one.
+fn longest_word(cell: &Cell) -> usize {
+    let mut longest = 0;
+    // A word may go on from one span into the next (`**bold**er`).
+    let mut current = 0;
+    for span in cell {
+        let mut pieces = span.content.split([' ', '\n']);
+        if let Some(first) = pieces.next() {
+            current += text_width(first);
+        }
+        for piece in pieces {
+            longest = longest.max(current);
+            current = text_width(piece);
+        }
+    }
+    longest.max(current)
 }
 
 /// One table row: each cell wrapped in its column, padded to its alignment, and the row as
@@ -136,13 +204,20 @@ fn render_row(
     out
 }
 
-/// For a table too wide for columns: each row as `header: value` lines, rows set apart.
+/// For a table too wide for columns: each row as `header: value` lines, a value's wrapped
+/// lines indented under its header, rows set apart by a short rule.
 fn render_stacked(
     head: Option<&[Cell]>,
     rows: &[Vec<Cell>],
     width: usize,
     theme: &Theme,
 ) -> Vec<Vec<Span<'static>>> {
+    // Too narrow for an indent, the value goes on at the start of the line.
+    let indent = if width >= MIN_SQUEEZED { "  " } else { "" };
+    let hanging = Prefix {
+        first: Vec::new(),
+        rest: vec![Span::raw(indent)],
+    };
     let mut out = Vec::new();
     for (row_index, row) in rows.iter().enumerate() {
         if row_index > 0 {
@@ -155,11 +230,12 @@ fn render_stacked(
             let mut spans = Vec::new();
             if let Some(title) = head.and_then(|head| head.get(index)) {
                 spans.extend(title.iter().cloned());
-                spans.push(Span::raw(": "));
+                let empty = spans_width(cell) == 0;
+                spans.push(Span::raw(if empty { ":" } else { ": " }));
             }
             spans.extend(cell.iter().cloned());
             out.extend(
-                wrap_words(&spans, width, &Prefix::none())
+                wrap_words(&spans, width, &hanging)
                     .into_iter()
                     .map(|line| line.spans),
             );
@@ -220,6 +296,49 @@ mod tests {
             "{lines:?}"
         );
         assert_eq!(text(&lines)[2], "x   │ a rather long");
+    }
+
+    #[test]
+    fn the_widest_columns_shrink_together_to_a_common_level() {
+        // The two wide columns come down to the highest level that fits (14) and the column
+        // left over goes to the widest; the narrow one keeps its 5.
+        assert_eq!(
+            water_fill(&[5, 30, 29], &[0, 0, 0], 34),
+            Some(vec![5, 15, 14])
+        );
+        assert_eq!(
+            water_fill(&[5, 30, 29], &[0, 0, 0], 33),
+            Some(vec![5, 14, 14])
+        );
+        // A floor holds a column at its longest word while the others go lower.
+        assert_eq!(
+            water_fill(&[5, 30, 29], &[0, 20, 0], 33),
+            Some(vec![5, 20, 8])
+        );
+        assert_eq!(water_fill(&[5, 30, 29], &[5, 20, 9], 33), None);
+    }
+
+    #[test]
+    fn words_stay_whole_when_the_columns_can_give_way() {
+        // Shared evenly, the first column would be 18 wide and cut its only word.
+        let head = [cell("option"), cell("meaning")];
+        let rows = [vec![
+            cell("--incompatible-options"),
+            cell("refuses to start when two options contradict each other"),
+        ]];
+        let lines = render_table(Some(&head), &rows, &[], 40, &Theme::plain());
+        assert_eq!(
+            text(&lines),
+            vec![
+                "option                 │ meaning",
+                "───────────────────────┼────────────────",
+                "--incompatible-options │ refuses to",
+                "                       │ start when two",
+                "                       │ options",
+                "                       │ contradict each",
+                "                       │ other",
+            ]
+        );
     }
 
     #[test]

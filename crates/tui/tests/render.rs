@@ -226,6 +226,40 @@ fn main() {
     assert!(cell_at(buffer, "small").modifier.contains(Modifier::BOLD));
 }
 
+/// A table whose Description column is far wider than the rest.
+const SETTINGS_TABLE: &str = "\
+| Name | Type | Default | Description | Since |
+|------|------|---------|-------------|-------|
+| timeout | u64 | 30 | How long to wait for the server to reply before giving up | 0.3 |
+| retries | u32 | 3 | How many times to retry a request that failed on the network | 0.4 |
+| log_file | path | | Where to write the log, or empty for standard error | 0.5 |
+";
+
+#[test]
+fn a_wide_table_fits_at_100_columns() {
+    let terminal = draw_lines(100, render_markdown(SETTINGS_TABLE, 100, &Theme::dark()));
+    assert_snapshot!(screen(&terminal));
+}
+
+#[test]
+fn a_wide_table_narrows_its_widest_column_at_60_columns() {
+    let terminal = draw_lines(60, render_markdown(SETTINGS_TABLE, 60, &Theme::dark()));
+    assert_snapshot!(screen(&terminal));
+}
+
+#[test]
+fn a_wide_table_stacks_its_rows_at_40_columns() {
+    let theme = Theme::dark();
+    let terminal = draw_lines(40, render_markdown(SETTINGS_TABLE, 40, &theme));
+    assert_snapshot!(screen(&terminal));
+    let buffer = terminal.backend().buffer();
+    assert!(cell_at(buffer, "Name:").modifier.contains(Modifier::BOLD));
+    assert_eq!(
+        cell_at(buffer, "────────").fg,
+        theme.table_border.fg.unwrap()
+    );
+}
+
 #[test]
 fn an_unclosed_code_fence_streams_as_code() {
     let mut transcript = Transcript::new();
@@ -368,7 +402,11 @@ fn the_todo_list_is_a_checklist() {
             .modifier
             .contains(Modifier::CROSSED_OUT)
     );
-    assert!(cell_at(buffer, "Fix the addition").modifier.contains(Modifier::BOLD));
+    assert!(
+        cell_at(buffer, "Fix the addition")
+            .modifier
+            .contains(Modifier::BOLD)
+    );
 }
 
 #[test]

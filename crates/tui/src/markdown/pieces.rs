@@ -11,7 +11,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, Parser};
 use ratatui::text::Line;
 
-use super::{Follows, Renderer, parser_options, render_events};
+use super::{Follows, Renderer, list_spacings, parser_options, render_events};
 use crate::theme::Theme;
 use crate::wrap::sanitize;
 
@@ -189,7 +189,8 @@ fn render_leading_blocks(
         .collect();
     let (index, line_start) = last_block_start(&text, &events)?;
     let length = raw_line_start(window, &text, line_start)?;
-    let mut renderer = Renderer::new(theme, usize::from(width), follows);
+    let spacings = list_spacings(events[..index].iter().map(|(event, _)| event));
+    let mut renderer = Renderer::new(theme, usize::from(width), follows, spacings);
     for (event, _) in events.into_iter().take(index) {
         renderer.event(event);
     }
