@@ -70,6 +70,10 @@ fn push_block(out: &mut String, block: &ContentBlock) {
             out.push_str(text.trim_end());
             out.push_str("\n\n");
         }
+        ContentBlock::ToolUse { name, input, .. } if name == "TodoWrite" => {
+            out.push_str("**Tool** TodoWrite\n\n");
+            out.push_str(&todo_checklist(input));
+        }
         ContentBlock::ToolUse { name, input, .. } => {
             out.push_str(&format!("**Tool** {name}({})\n\n", tool_argument(input)));
         }
@@ -87,6 +91,29 @@ fn push_block(out: &mut String, block: &ContentBlock) {
         ContentBlock::Image { .. } => out.push_str("*[image]*\n\n"),
         ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => {}
     }
+}
+
+/// A TodoWrite call's list as a Markdown checklist (`- [x] done`, `- [ ] to do`), the item in
+/// progress in bold.
+fn todo_checklist(input: &serde_json::Value) -> String {
+    let todos = input
+        .get("todos")
+        .and_then(|todos| todos.as_array())
+        .cloned()
+        .unwrap_or_default();
+    let mut out = String::new();
+    for todo in &todos {
+        let content = todo.get("content").and_then(|c| c.as_str()).unwrap_or("");
+        let line = match todo.get("status").and_then(|s| s.as_str()) {
+            Some("completed") => format!("- [x] {content}"),
+            Some("in_progress") => format!("- [ ] **{content}**"),
+            _ => format!("- [ ] {content}"),
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
 }
 
 /// The argument that says most about a call: a path, command or pattern, else the JSON.
@@ -192,6 +219,27 @@ mod tests {
         );
         assert!(!markdown.contains("7431"), "{markdown}");
         assert!(!markdown.contains("hook context"), "{markdown}");
+    }
+
+    #[test]
+    fn a_todo_list_is_exported_as_a_checklist() {
+        let messages = vec![Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: "t1".into(),
+                name: "TodoWrite".into(),
+                input: serde_json::json!({"todos": [
+                    {"content": "Read it", "status": "completed", "activeForm": "Reading it"},
+                    {"content": "Fix it", "status": "in_progress", "activeForm": "Fixing it"},
+                    {"content": "Test it", "status": "pending", "activeForm": "Testing it"}
+                ]}),
+            }],
+        }];
+        let markdown = conversation_markdown(&messages, "s1");
+        assert!(
+            markdown.contains("- [x] Read it\n- [ ] **Fix it**\n- [ ] Test it\n"),
+            "{markdown}"
+        );
     }
 
     #[test]
