@@ -670,3 +670,31 @@ fn a_command_file_added_while_cairn_runs_works_at_once() {
     let requests = h.server.wait_for_requests(1, WAIT);
     assert!(last_user_text(&requests[0].body).contains("Check src/lib.rs."));
 }
+
+#[test]
+fn ctrl_o_reaches_the_messages_a_resume_did_not_show() {
+    let h = Harness::new();
+    for turn in 1..=32 {
+        h.server.push(Reply::text(format!("answer {turn}")));
+        let mut command = h.command();
+        command.args(["-p", &format!("question {turn}")]);
+        if turn > 1 {
+            command.arg("-c");
+        }
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+    }
+    let tmux = Tmux::launch(&h, &["-c"]);
+    let screen = tmux.wait_for("Ctrl+O shows them all");
+    assert!(screen.contains("question 32"), "{screen}");
+    assert!(!screen.contains("question 1\n"), "{screen}");
+    tmux.press("C-o");
+    tmux.wait_for("Transcript ·");
+    tmux.press("g");
+    tmux.wait_until("the first question at the top", |_| {
+        tmux.visible()
+            .lines()
+            .any(|line| line.trim_end() == "> question 1")
+    });
+    tmux.press("q");
+}

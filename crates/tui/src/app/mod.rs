@@ -217,6 +217,10 @@ struct App {
     pick_request: Option<Vec<crate::picker::PickerEntry>>,
     /// The transcript view (Ctrl+O), while it is open.
     pager: Option<pager::Pager>,
+    /// How many of a resumed conversation's first messages the transcript left out; the
+    /// transcript view shows them, rendered once per width.
+    earlier: usize,
+    earlier_lines: Option<(u16, Vec<Line<'static>>)>,
     /// The terminal was resized while the transcript view was open; the inline viewport is
     /// rebuilt when it closes.
     resize_pending: bool,
@@ -242,12 +246,14 @@ impl App {
         let mut input = InputAids::new(config.history_path.clone(), &config.cwd);
         input.set_commands(command_menu::entries(&config.commands));
         let conversation = std::mem::take(&mut config.history);
+        let mut earlier = 0;
         if !conversation.is_empty() {
             let skipped = replay::replay(&mut transcript, &conversation);
+            earlier = skipped;
             let note = if skipped > 0 {
                 format!(
                     "Resumed a conversation of {} messages ({skipped} earlier ones not shown; \
-                     /export writes them all)",
+                     Ctrl+O shows them all)",
                     conversation.len()
                 )
             } else {
@@ -296,6 +302,8 @@ impl App {
             edit_request: None,
             pick_request: None,
             pager: None,
+            earlier,
+            earlier_lines: None,
             resize_pending: false,
         }
     }
@@ -398,7 +406,7 @@ impl App {
                 event = input.next() => match event {
                     Some(Ok(Event::Resize(width, _))) if self.pager.is_some() => {
                         self.resize_pending = true;
-                        let lines = self.transcript.render_full(width, &self.theme);
+                        let lines = self.full_transcript(width);
                         if let Some(pager) = &mut self.pager {
                             pager.replace(lines);
                         }
@@ -495,11 +503,11 @@ impl App {
                 | AgentEvent::ToolCallResult { .. }
                 | AgentEvent::TurnFinished(_)
         );
-        if finishes_a_cell && let Some(pager) = &mut self.pager {
-            pager.replace(
-                self.transcript
-                    .render_full(self.viewport.width.max(1), &self.theme),
-            );
+        if finishes_a_cell && self.pager.is_some() {
+            let lines = self.full_transcript(self.viewport.width.max(1));
+            if let Some(pager) = &mut self.pager {
+                pager.replace(lines);
+            }
         }
         match event {
             AgentEvent::PermissionRequested { tool, input, .. } => {
@@ -611,7 +619,7 @@ impl App {
         if control && key.code == KeyCode::Char('o') {
             // Also while a dialog asks: the whole call is there to read before answering.
             let width = self.viewport.width.max(1);
-            let lines = self.transcript.render_full(width, &self.theme);
+            let lines = self.full_transcript(width);
             self.pager = Some(pager::Pager::new(lines));
             return;
         }
@@ -869,6 +877,29 @@ impl App {
             ));
         }
         notes
+    }
+
+    /// The whole conversation in full detail for the transcript view: the messages a resume
+    /// left out, then the transcript.
+    fn full_transcript(&mut self, width: u16) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        if self.earlier > 0 {
+            if self
+                .earlier_lines
+                .as_ref()
+                .is_none_or(|(at, _)| *at != width)
+            {
+                let mut earlier = Transcript::new();
+                earlier.set_working_dir(self.config.cwd.clone());
+                replay::replay_all(&mut earlier, &self.conversation[..self.earlier]);
+                self.earlier_lines = Some((width, earlier.render_full(width, &self.theme)));
+            }
+            if let Some((_, earlier)) = &self.earlier_lines {
+                lines.extend(earlier.iter().cloned());
+            }
+        }
+        lines.extend(self.transcript.render_full(width, &self.theme));
+        lines
     }
 
     /// `/resume [id]`: leaves this session for the one named, or opens the list of the

@@ -18,11 +18,18 @@ pub fn replay(transcript: &mut Transcript, messages: &[Message]) -> usize {
     while start > 0 && start < messages.len() && !is_typed(&messages[start]) {
         start -= 1;
     }
+    replay_all(transcript, &messages[start..]);
+    start
+}
+
+/// Feeds every one of `messages` to `transcript` (for the transcript view, which shows what
+/// [`replay`] left out).
+pub fn replay_all(transcript: &mut Transcript, messages: &[Message]) {
     let mut names: HashMap<&str, &str> = HashMap::new();
     // A prompt followed by another prompt, or by nothing, got no answer: its turn was
     // interrupted or failed before the model said anything (the transcript keeps no more).
     let mut unanswered = false;
-    for message in &messages[start..] {
+    for message in messages {
         match message.role {
             Role::Assistant => {
                 unanswered = false;
@@ -83,7 +90,6 @@ pub fn replay(transcript: &mut Transcript, messages: &[Message]) -> usize {
         cost_usd: 0.0,
         duration_api_ms: 0,
     }));
-    start
 }
 
 /// Said under a prompt that got no answer.
