@@ -698,3 +698,29 @@ fn ctrl_o_reaches_the_messages_a_resume_did_not_show() {
     });
     tmux.press("q");
 }
+
+#[test]
+fn a_paste_brings_the_command_menu_up_to_date() {
+    let h = Harness::new();
+    let tmux = Tmux::start(&h);
+    tmux.type_text("/ex");
+    tmux.wait_for("› /exit");
+    assert!(
+        tmux.command()
+            .args(["set-buffer", "port"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(
+        tmux.command()
+            .args(["paste-buffer", "-p", "-t", "cairn"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    tmux.wait_for("› /export");
+    tmux.press("Enter");
+    tmux.wait_for("Exported the conversation");
+    assert_eq!(tmux.pane_format("#{pane_dead}"), "0", "it did not exit");
+}

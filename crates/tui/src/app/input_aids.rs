@@ -222,6 +222,13 @@ impl InputAids {
         false
     }
 
+    /// Brings the `/` menu and the `@` list up to date with the box after a change that did
+    /// not come through [`InputAids::handle_key`] (a paste).
+    pub fn refresh(&mut self, composer: &Composer) {
+        self.history.stop_browsing();
+        self.update_completions(composer);
+    }
+
     /// Closes the completion list and any history search (the box was cleared).
     pub fn close_completions(&mut self) {
         self.completions.clear();

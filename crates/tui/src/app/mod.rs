@@ -602,6 +602,7 @@ impl App {
                     }
                 } else {
                     self.composer.paste(&text);
+                    self.input.refresh(&self.composer);
                 }
             }
             _ => {}
