@@ -1,5 +1,6 @@
 //! Plain `cairn` (or `cairn "first prompt"`): the interactive terminal UI over the engine.
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -169,13 +170,15 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
     drop(ops);
     let _ = tokio::time::timeout(SHUTDOWN_WAIT, engine_task).await;
     if let Ok(Ok(Some(warning))) = tokio::time::timeout(SHUTDOWN_WAIT, logger).await {
-        eprintln!("warning: {warning}; the rest of this session is kept in memory only");
+        say_err(format_args!(
+            "warning: {warning}; the rest of this session is kept in memory only"
+        ));
     }
     tool_state.shells.kill_all();
     let reason = match &result {
         Ok(AppExit::Clear) => "clear",
-        Ok(AppExit::Resume(_) | AppExit::Terminated) => "other",
-        Ok(AppExit::UserQuit | AppExit::InputClosed) | Err(_) => "prompt_input_exit",
+        Ok(AppExit::Resume(_) | AppExit::Terminated | AppExit::InputClosed) => "other",
+        Ok(AppExit::UserQuit) | Err(_) => "prompt_input_exit",
     };
     let mut input = serde_json::Map::new();
     input.insert("reason".into(), reason.into());
@@ -183,11 +186,13 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
     let (code, exit) = match result {
         Ok(exit) => (ExitCode::SUCCESS, Some(exit)),
         Err(err) => {
-            eprintln!("error: {err}");
+            say_err(format_args!("error: {err}"));
             (ExitCode::FAILURE, None)
         }
     };
-    println!(
+    // The terminal may be gone (a closed window): what cannot be written is dropped.
+    let _ = writeln!(
+        std::io::stdout(),
         "Resume this session with: cairn --resume {}",
         session.session_id
     );
@@ -272,4 +277,9 @@ async fn choose_session() -> anyhow::Result<Option<String>> {
     })
     .await
     .context("the session picker stopped unexpectedly")?
+}
+
+/// Writes a line to standard error, dropping it if the terminal is gone.
+fn say_err(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -1,6 +1,7 @@
 //! What both faces (`cairn -p` and the interactive UI) build before the first request:
 //! settings, the model client, the session log, governance, the tools and the engine.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -55,7 +56,8 @@ pub async fn run_session_hook(
         .await;
     for note in notes {
         if let AgentEvent::Warning { message } = note {
-            eprintln!("warning: {message}");
+            // Dropped if the terminal is gone (a SessionEnd hook after the window closed).
+            let _ = writeln!(std::io::stderr(), "warning: {message}");
         }
     }
     outcome

@@ -247,7 +247,8 @@ fn slash_opens_the_command_menu_and_enter_runs_the_choice() {
     .unwrap();
     let tmux = Tmux::start(&h);
     tmux.type_text("/");
-    let menu = tmux.wait_for("/help");
+    // (The welcome line says "/help" too: wait for the menu's own line.)
+    let menu = tmux.wait_for("› /help");
     assert!(menu.contains("/model"), "{menu}");
     tmux.type_text("gre");
     tmux.wait_for("say hello nicely");
@@ -723,4 +724,71 @@ fn a_paste_brings_the_command_menu_up_to_date() {
     tmux.press("Enter");
     tmux.wait_for("Exported the conversation");
     assert_eq!(tmux.pane_format("#{pane_dead}"), "0", "it did not exit");
+}
+
+#[test]
+fn closing_the_terminal_ends_cairn_cleanly() {
+    let h = Harness::new();
+    let status = h.home.path().join("status.txt");
+    let errors = h.home.path().join("stderr.txt");
+    let socket = h.home.path().join("closing.sock");
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux")
+            .env_remove("TMUX")
+            .arg("-S")
+            .arg(&socket)
+            .args(args)
+            .status()
+            .unwrap()
+    };
+    // The shell outlives the hang-up to write down how cairn ended.
+    let script = format!(
+        "trap '' HUP; env -u ANTHROPIC_AUTH_TOKEN TERM=xterm-256color ANTHROPIC_API_KEY=sk-test \
+         ANTHROPIC_BASE_URL={url} HOME={home} CAIRN_HOME={home}/.cairn {cairn} 2>{errors}; \
+         echo $? > {status}",
+        url = h.server.url(),
+        home = h.home.path().display(),
+        cairn = env!("CARGO_BIN_EXE_cairn"),
+        errors = errors.display(),
+        status = status.display(),
+    );
+    assert!(
+        tmux(&[
+            "new-session",
+            "-d",
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "-s",
+            "closing",
+            &script
+        ])
+        .success()
+    );
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let output = std::process::Command::new("tmux")
+            .env_remove("TMUX")
+            .arg("-S")
+            .arg(&socket)
+            .args(["capture-pane", "-p", "-t", "closing"])
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&output.stdout).contains("% context") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "cairn did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    tmux(&["kill-server"]);
+    let deadline = std::time::Instant::now() + WAIT;
+    while !status.exists() {
+        assert!(std::time::Instant::now() < deadline, "cairn did not end");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let errors = std::fs::read_to_string(&errors).unwrap_or_default();
+    assert!(!errors.contains("panicked"), "{errors}");
+    let code = std::fs::read_to_string(&status).unwrap();
+    assert!(code.trim() != "101", "exit {code}, stderr: {errors}");
 }

@@ -319,6 +319,9 @@ impl App {
         // main screen back) and the session is written out.
         let mut terminate = tokio::signal::unix::signal(SignalKind::terminate())?;
         let mut hangup = tokio::signal::unix::signal(SignalKind::hangup())?;
+        // A terminal closed without a hang-up reaching cairn reads as endless end-of-file,
+        // which crossterm's reader never reports: a check each second sees it is gone.
+        let mut liveness = tokio::time::interval(Duration::from_secs(1));
         let mut shell_results = self.input.take_shell_results();
         self.input.start_file_index();
         if let Some(prompt) = self.config.initial_prompt.take() {
@@ -413,8 +416,12 @@ impl App {
                     }
                     Some(Ok(Event::Resize(_, _))) => resize(terminal)?,
                     Some(Ok(event)) => self.on_terminal_event(event),
-                    Some(Err(err)) => return Err(AppError::Terminal(err)),
-                    None => return Ok(AppExit::InputClosed),
+                    // The terminal is gone (closed window, EIO): leave as on a hang-up, the
+                    // turn stopped, rather than fail (nothing could show the error).
+                    Some(Err(_)) | None => {
+                        self.interrupt_if_running();
+                        return Ok(AppExit::InputClosed);
+                    }
                 },
                 event = events.recv() => match event {
                     Some(event) => {
@@ -440,6 +447,12 @@ impl App {
                     self.hint = None;
                 }
                 _ = hangup.recv() => self.exit = Some(AppExit::Terminated),
+                _ = liveness.tick() => {
+                    if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                        self.interrupt_if_running();
+                        return Ok(AppExit::InputClosed);
+                    }
+                }
                 _ = ticker.tick(), if self.is_running() || self.input.running_shell().is_some() => {}
                 () = tokio::time::sleep_until((last_draw + FRAME_INTERVAL).into()), if draw_deferred => {}
                 // Polled last: the next batch of scrollback goes out as soon as no key waits.
