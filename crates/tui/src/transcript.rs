@@ -602,7 +602,13 @@ impl Transcript {
     ) -> Vec<Line<'static>> {
         let columns = usize::from(width);
         match cell {
-            Cell::User(prompt) => render_user_prompt(prompt, columns, theme),
+            Cell::User(prompt) => {
+                let limit = match detail {
+                    Detail::Compact => Some(PROMPT_LINES),
+                    Detail::Full => None,
+                };
+                render_user_prompt(prompt, columns, theme, limit)
+            }
             Cell::Assistant(text) => render_answer(text, width, theme),
             Cell::Thinking(text) => {
                 let display = match detail {
@@ -620,6 +626,10 @@ impl Transcript {
         }
     }
 }
+
+/// The most lines of a prompt the scrollback shows (a long paste is not written out whole;
+/// the transcript view shows all of it).
+const PROMPT_LINES: usize = 20;
 
 /// How much of a finished assistant message's text [`Transcript::take_unflushed`] renders per
 /// call: rendering a whole long answer at once held keys up for tens of milliseconds.

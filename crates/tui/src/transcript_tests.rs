@@ -133,6 +133,21 @@ fn images_in_a_prompt_are_named() {
     );
 }
 
+#[test]
+fn a_long_prompt_shows_its_beginning_and_the_full_view_all_of_it() {
+    let pasted: Vec<String> = (1..=5000).map(|n| format!("pasted line {n}")).collect();
+    let mut transcript = Transcript::new();
+    transcript.apply(&AgentEvent::UserMessage {
+        message: Message::user_text(pasted.join("\n")),
+    });
+    let shown = texts(&transcript.render_finished(60, &Theme::plain()));
+    assert_eq!(shown.len(), 22, "{shown:?}");
+    assert_eq!(shown[0], "> pasted line 1");
+    assert_eq!(shown[20], "  … +4980 lines (ctrl+o shows them)");
+    let full = texts(&transcript.render_full(60, &Theme::plain()));
+    assert!(full.iter().any(|line| line.contains("pasted line 5000")));
+}
+
 /// A prompt as the UI sends it: an earlier `!command`'s output, what the user typed, the file
 /// it mentions, SessionStart context, and the context a UserPromptSubmit hook added.
 fn prompt_with_context() -> Message {

@@ -147,10 +147,13 @@ pub(super) fn notice(
 }
 
 /// What the user typed after `> `, then a `⎿ Attached …` line for each attached file.
+/// A prompt as typed, cut to its first `limit` lines (if given) with a note of the rest,
+/// then a line per attached file.
 pub(super) fn render_user_prompt(
     prompt: &UserPrompt,
     width: usize,
     theme: &Theme,
+    limit: Option<usize>,
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let text = prompt.text.trim_end();
@@ -160,7 +163,18 @@ pub(super) fn render_user_prompt(
             rest: vec![Span::raw("  ")],
         };
         let spans = [Span::styled(sanitize(text), theme.user_text)];
-        lines.extend(wrap_words(&spans, width, &prefix));
+        let mut wrapped = wrap_words(&spans, width, &prefix);
+        if let Some(limit) = limit
+            && wrapped.len() > limit
+        {
+            let hidden = wrapped.len() - limit;
+            wrapped.truncate(limit);
+            wrapped.push(Line::from(Span::styled(
+                format!("  … +{hidden} lines (ctrl+o shows them)"),
+                theme.dim,
+            )));
+        }
+        lines.extend(wrapped);
     }
     for attachment in &prompt.attachments {
         let prefix = Prefix {
