@@ -49,9 +49,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Without a terminal on both sides (a pipe, a script, CI), plain `cairn "prompt"` answers
-    // in plain text as `cairn -p` does.
-    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    // Without a terminal on both sides (a pipe, a script, CI), or on one that cannot move the
+    // cursor (`TERM=dumb`: an editor's shell buffer), plain `cairn "prompt"` answers in plain
+    // text as `cairn -p` does.
+    let dumb = std::env::var("TERM").is_ok_and(|term| term == "dumb");
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal() && !dumb;
     let code = if args.print || !terminal {
         runtime.block_on(headless::run(args))
     } else {

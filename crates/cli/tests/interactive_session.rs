@@ -792,3 +792,14 @@ fn closing_the_terminal_ends_cairn_cleanly() {
     let code = std::fs::read_to_string(&status).unwrap();
     assert!(code.trim() != "101", "exit {code}, stderr: {errors}");
 }
+
+#[test]
+fn a_dumb_terminal_gets_the_answer_in_plain_text() {
+    let h = Harness::new();
+    h.server.push(Reply::text("A plain answer."));
+    let tmux = Tmux::launch_with_env(&h, &[("TERM", "dumb")], &["a question"]);
+    assert_eq!(tmux.wait_for_exit(), 0);
+    let screen = tmux.screen();
+    assert!(screen.contains("A plain answer."), "{screen}");
+    assert!(!screen.contains("% context"), "no interactive UI: {screen}");
+}
