@@ -1,14 +1,18 @@
 //! The input box's text: readline's editing keys, newlines, and pastes (a long paste shows as
 //! `[Pasted N lines]` but is sent whole), laid out as a window of rows that follows the cursor.
 //!
-//! A placeholder is one unit: the cursor steps over it, Backspace or Delete next to it removes
-//! it with its paste, and typing never lands inside it.
+//! The cursor steps by grapheme clusters (what a reader sees as one character: `e` with its
+//! combining accent, a flag, a ZWJ family), each as wide as ratatui draws it, and Up and Down
+//! go by the rows the text was last wrapped into. A placeholder is one unit: the cursor steps
+//! over it, Backspace or Delete next to it removes it with its paste, and typing never lands
+//! inside it.
 
 use std::cell::Cell;
 use std::ops::Range;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use unicode_width::UnicodeWidthChar;
+use ratatui::buffer::CellWidth;
+use unicode_segmentation::UnicodeSegmentation;
 
 /// A paste longer than this many lines is shown as a placeholder.
 const PASTE_PLACEHOLDER_LINES: usize = 5;
@@ -36,7 +40,7 @@ pub struct InputLayout {
 }
 
 /// The text being typed, with a cursor (a byte offset on a char boundary, never inside a
-/// placeholder).
+/// placeholder; the keys move it from one grapheme cluster boundary to another).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Composer {
     text: String,
@@ -50,6 +54,9 @@ pub struct Composer {
     goal_column: Option<usize>,
     /// The first row the box shows; it moves only as far as keeps the cursor in view.
     scroll: Cell<usize>,
+    /// The width of the last [`Composer::layout`], whose rows Up and Down move between; until
+    /// there is one, every line is one row.
+    width: Cell<Option<usize>>,
 }
 
 /// A long paste: its placeholder's place in the text, and what it stands for.
@@ -66,10 +73,11 @@ impl Paste {
     }
 }
 
-/// What the cursor steps over: a char, or a whole placeholder.
+/// What the cursor steps over: a grapheme cluster (named by its first char), or a whole
+/// placeholder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Unit {
-    Char(char),
+    Cluster(char),
     Placeholder,
 }
 
@@ -86,8 +94,8 @@ impl Words {
     fn contains(self, unit: Unit) -> bool {
         match (self, unit) {
             (_, Unit::Placeholder) => true,
-            (Words::Alphanumeric, Unit::Char(c)) => c.is_alphanumeric() || c == '_',
-            (Words::NonBlank, Unit::Char(c)) => !c.is_whitespace(),
+            (Words::Alphanumeric, Unit::Cluster(c)) => c.is_alphanumeric() || c == '_',
+            (Words::NonBlank, Unit::Cluster(c)) => !c.is_whitespace(),
         }
     }
 }
@@ -97,6 +105,23 @@ impl Words {
 enum Vertical {
     Up,
     Down,
+}
+
+/// A screen position in the wrapped text: a column, and a row counted from the text's first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Spot {
+    column: usize,
+    row: usize,
+}
+
+/// The text wrapped at one width, for the cursor where it is.
+#[derive(Debug)]
+struct Wrapped {
+    rows: Vec<String>,
+    cursor: Spot,
+    /// Where each grapheme cluster starts, and the text's end: byte offsets in order, each
+    /// with where a cursor there would show.
+    stops: Vec<(usize, Spot)>,
 }
 
 impl Composer {
@@ -109,7 +134,10 @@ impl Composer {
     }
 
     pub fn clear(&mut self) {
-        *self = Composer::default();
+        *self = Composer {
+            width: self.width.clone(),
+            ..Composer::default()
+        };
     }
 
     /// The cursor as a byte offset into [`Composer::text`].
@@ -129,6 +157,7 @@ impl Composer {
         *self = Composer {
             text: text.to_string(),
             cursor: text.len(),
+            width: self.width.clone(),
             ..Composer::default()
         };
         for (placeholder, pasted) in set_aside {
@@ -152,27 +181,24 @@ impl Composer {
     /// after it. Does nothing if `start` is not a char boundary before the cursor, or is
     /// inside a placeholder.
     pub fn replace_before_cursor(&mut self, start: usize, text: &str) {
-        let in_placeholder = self
-            .pastes
-            .iter()
-            .any(|paste| paste.at < start && start < paste.span().end);
+        let in_placeholder = self.placeholder_around(start).is_some();
         if start <= self.cursor && self.text.is_char_boundary(start) && !in_placeholder {
             self.replace(start..self.cursor, text);
         }
     }
 
-    /// Whether Up would leave the text (the cursor is on its first line).
+    /// Whether Up would leave the text: the cursor is on its first row as last laid out.
     pub fn cursor_on_first_line(&self) -> bool {
-        !self.text[..self.cursor].contains('\n')
+        self.vertical_target(Vertical::Up, None).is_none()
     }
 
-    /// Whether Down would leave the text (the cursor is on its last line).
+    /// Whether Down would leave the text: the cursor is on its last row as last laid out.
     pub fn cursor_on_last_line(&self) -> bool {
-        !self.text[self.cursor..].contains('\n')
+        self.vertical_target(Vertical::Down, None).is_none()
     }
 
-    /// Handles one key press. Up on the first line and Down on the last are
-    /// [`Edit::Ignored`], for the history to take.
+    /// Handles one key press. Up on the first row and Down on the last (rows as the last
+    /// [`Composer::layout`] wrapped them) are [`Edit::Ignored`], for the history to take.
     pub fn handle_key(&mut self, key: KeyEvent) -> Edit {
         if key.kind == KeyEventKind::Release {
             return Edit::Ignored;
@@ -301,9 +327,15 @@ impl Composer {
 
     /// The text wrapped into rows no wider than `width` columns, of which at most `max_rows`
     /// are shown: the same ones as last time while the cursor stays among them, otherwise
-    /// the nearest ones that hold it.
+    /// the nearest ones that hold it. Up and Down move between these rows from now on.
     pub fn layout(&self, width: u16, max_rows: u16) -> InputLayout {
-        let (mut rows, (column, row)) = self.wrap(usize::from(width.max(2)));
+        let width = usize::from(width.max(2));
+        self.width.set(Some(width));
+        let Wrapped {
+            mut rows,
+            cursor: Spot { column, row },
+            ..
+        } = self.wrap(width);
         let max_rows = usize::from(max_rows.max(1));
         let first_row = self
             .scroll
@@ -323,38 +355,51 @@ impl Composer {
         }
     }
 
-    /// All the text's rows, and the cursor's (column, row) among them.
-    fn wrap(&self, width: usize) -> (Vec<String>, (usize, usize)) {
+    /// All the text's rows at `width` columns, where the cursor shows among them, and where it
+    /// would show at each other cluster boundary. A cluster that does not fit starts a row; so
+    /// does a cursor after a full row, as the terminal's cursor cannot sit past its last column.
+    fn wrap(&self, width: usize) -> Wrapped {
         let mut rows = vec![String::new()];
         let mut used = 0;
-        let mut cursor = (0, 0);
-        for (offset, c) in self.text.char_indices().chain([(self.text.len(), '\0')]) {
-            if offset == self.cursor {
+        let mut cursor = None;
+        let mut stops = Vec::new();
+        let end = (self.text.len(), "");
+        for (offset, cluster) in self.text.grapheme_indices(true).chain([end]) {
+            let newline = cluster.contains('\n');
+            let columns = cluster_width(cluster);
+            if used > 0 && !newline && used + columns > width {
+                rows.push(String::new());
+                used = 0;
+            }
+            // A cursor inside a cluster (a joiner typed before an emoji) shows at its start.
+            if cursor.is_none() && (self.cursor < offset + cluster.len() || cluster.is_empty()) {
                 if used >= width {
                     rows.push(String::new());
                     used = 0;
                 }
-                cursor = (used, rows.len() - 1);
+                cursor = Some(Spot {
+                    column: used,
+                    row: rows.len() - 1,
+                });
             }
-            if offset == self.text.len() {
-                break;
-            }
-            if c == '\n' {
+            let spot = Spot {
+                column: used,
+                row: rows.len() - 1,
+            };
+            stops.push((offset, spot));
+            if newline {
                 rows.push(String::new());
                 used = 0;
-                continue;
+            } else if let Some(row) = rows.last_mut() {
+                row.push_str(cluster);
+                used += columns;
             }
-            let columns = c.width().unwrap_or(0);
-            if used + columns > width {
-                rows.push(String::new());
-                used = 0;
-            }
-            if let Some(row) = rows.last_mut() {
-                row.push(c);
-            }
-            used += columns;
         }
-        (rows, cursor)
+        Wrapped {
+            rows,
+            cursor: cursor.unwrap_or(Spot { column: 0, row: 0 }),
+            stops,
+        }
     }
 
     fn insert_str(&mut self, text: &str) {
@@ -401,8 +446,14 @@ impl Composer {
         if let Some(paste) = self.pastes.iter().find(|paste| paste.span().end == at) {
             return Some((paste.at, Unit::Placeholder));
         }
-        let c = self.text[..at].chars().next_back()?;
-        Some((at - c.len_utf8(), Unit::Char(c)))
+        let cluster = self.text[..at].graphemes(true).next_back()?;
+        let first = cluster.chars().next()?;
+        let start = at - cluster.len();
+        // A mark typed after a placeholder joins its `]` in a cluster: the unit stops there.
+        let start = self
+            .placeholder_around(start)
+            .map_or(start, |paste| paste.span().end);
+        Some((start, Unit::Cluster(first)))
     }
 
     /// The unit that starts at `at`, and where it ends.
@@ -410,8 +461,19 @@ impl Composer {
         if let Some(paste) = self.pastes.iter().find(|paste| paste.at == at) {
             return Some((paste.span().end, Unit::Placeholder));
         }
-        let c = self.text[at..].chars().next()?;
-        Some((at + c.len_utf8(), Unit::Char(c)))
+        let cluster = self.text[at..].graphemes(true).next()?;
+        let first = cluster.chars().next()?;
+        let end = at + cluster.len();
+        // A prepended char (U+0600, say) joins the `[` after it: the unit stops there.
+        let end = self.placeholder_around(end).map_or(end, |paste| paste.at);
+        Some((end, Unit::Cluster(first)))
+    }
+
+    /// The placeholder that `at` is strictly inside, if any.
+    fn placeholder_around(&self, at: usize) -> Option<&Paste> {
+        self.pastes
+            .iter()
+            .find(|paste| paste.at < at && at < paste.span().end)
     }
 
     /// The start of the word before the cursor (or of the one it is in).
@@ -446,33 +508,47 @@ impl Composer {
         at
     }
 
-    /// Up or Down to the line above or below, at the goal column or as near as the line
-    /// allows; [`Edit::Ignored`] from the first or last line.
+    /// Up or Down to the row above or below, at the goal column or as near as the row
+    /// allows; [`Edit::Ignored`] from the first or last row.
     fn move_vertically(&mut self, direction: Vertical, goal_column: Option<usize>) -> Edit {
-        let start = self.line_start();
-        let goal = goal_column.unwrap_or_else(|| columns(&self.text[start..self.cursor]));
-        let target = match direction {
-            Vertical::Up if start == 0 => return Edit::Ignored,
-            Vertical::Up => self.text[..start - 1].rfind('\n').map_or(0, |at| at + 1),
-            Vertical::Down => match self.text[self.cursor..].find('\n') {
-                Some(at) => self.cursor + at + 1,
-                None => return Edit::Ignored,
-            },
-        };
-        let mut at = target;
-        let mut used = 0;
-        while let Some((end, unit)) = self.unit_after(at)
-            && unit != Unit::Char('\n')
-        {
-            used += columns(&self.text[at..end]);
-            if used > goal {
-                break;
+        match self.vertical_target(direction, goal_column) {
+            Some((at, goal)) => {
+                self.cursor = at;
+                self.goal_column = Some(goal);
+                Edit::Changed
             }
-            at = end;
+            None => Edit::Ignored,
         }
-        self.cursor = at;
-        self.goal_column = Some(goal);
-        Edit::Changed
+    }
+
+    /// Where Up or Down takes the cursor, and the column it aims for (`goal_column`, or the
+    /// cursor's): on the nearest row above or below with a place for it, the rightmost place
+    /// not past the goal (or the leftmost if all are). None on the first or last row. Rows
+    /// are those of the last layout's width.
+    fn vertical_target(
+        &self,
+        direction: Vertical,
+        goal_column: Option<usize>,
+    ) -> Option<(usize, usize)> {
+        let wrapped = self.wrap(self.width.get().unwrap_or(usize::MAX));
+        let goal = goal_column.unwrap_or(wrapped.cursor.column);
+        let row = wrapped.cursor.row;
+        let candidates = wrapped
+            .stops
+            .iter()
+            .filter(|&&(at, _)| at != self.cursor && self.placeholder_around(at).is_none());
+        let rows = candidates.clone().map(|(_, spot)| spot.row);
+        let target_row = match direction {
+            Vertical::Up => rows.filter(|&other| other < row).max()?,
+            Vertical::Down => rows.filter(|&other| other > row).min()?,
+        };
+        let on_row = candidates.filter(|(_, spot)| spot.row == target_row);
+        let (at, _) = on_row
+            .clone()
+            .filter(|(_, spot)| spot.column <= goal)
+            .max_by_key(|(_, spot)| spot.column)
+            .or_else(|| on_row.min_by_key(|(_, spot)| spot.column))?;
+        Some((*at, goal))
     }
 
     fn line_start(&self) -> usize {
@@ -486,9 +562,14 @@ impl Composer {
     }
 }
 
-/// How many columns `text` (one line) takes on screen, counted as the layout counts them.
-fn columns(text: &str) -> usize {
-    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+/// How many columns a grapheme cluster takes as ratatui draws it: none if it holds a control
+/// char (ratatui leaves those out), else the cell width ratatui gives it.
+fn cluster_width(cluster: &str) -> usize {
+    if cluster.contains(char::is_control) {
+        0
+    } else {
+        usize::from(cluster.cell_width())
+    }
 }
 
 #[cfg(test)]

@@ -2,10 +2,17 @@
 //! of rows the input box shows.
 
 use pretty_assertions::assert_eq;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::{Paragraph, Widget};
 
 use super::*;
 
 const SEVEN_LINES: &str = "1\n2\n3\n4\n5\n6\n7";
+/// A man, a woman and a girl joined by ZWJs: one cluster of five code points.
+const FAMILY: &str = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
+/// France and Germany: two clusters of two regional indicators each.
+const FLAGS: &str = "\u{1f1eb}\u{1f1f7}\u{1f1e9}\u{1f1ea}";
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::from(code)
@@ -374,4 +381,231 @@ fn a_tall_input_shows_the_rows_around_the_cursor() {
         window(&composer),
         (5, "line 5|line 6|line 7".into(), (6, 2))
     );
+}
+
+/// The column after the last cell ratatui fills when it draws `row` (which ends in a
+/// visible character).
+fn drawn_width(row: &str) -> usize {
+    let area = Rect::new(0, 0, 40, 1);
+    let mut buffer = Buffer::empty(area);
+    Paragraph::new(row.to_string()).render(area, &mut buffer);
+    (0..area.width)
+        .filter(|&x| buffer[(x, 0)].symbol() != " ")
+        .map(|x| usize::from(x) + usize::from(buffer[(x, 0)].cell_width()))
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn left_right_and_deletion_step_over_whole_clusters() {
+    // An e with a combining acute: Left never stops between them, Backspace takes both.
+    let mut composer = Composer::default();
+    composer.set_text("xe\u{301}y");
+    composer.handle_key(key(KeyCode::Left));
+    assert_eq!(shown(&composer), "xe\u{301}|y");
+    composer.handle_key(key(KeyCode::Left));
+    assert_eq!(shown(&composer), "x|e\u{301}y");
+    composer.handle_key(key(KeyCode::Right));
+    composer.handle_key(key(KeyCode::Backspace));
+    assert_eq!(shown(&composer), "x|y");
+    composer.set_text("xe\u{301}y");
+    pressed(&mut composer, &[ctrl('a'), key(KeyCode::Right)]);
+    composer.handle_key(key(KeyCode::Delete));
+    assert_eq!(shown(&composer), "x|y");
+
+    // A flag is two regional indicators, never split.
+    composer.set_text(FLAGS);
+    composer.handle_key(key(KeyCode::Left));
+    assert_eq!(shown(&composer), "\u{1f1eb}\u{1f1f7}|\u{1f1e9}\u{1f1ea}");
+    composer.handle_key(key(KeyCode::Backspace));
+    assert_eq!(shown(&composer), "|\u{1f1e9}\u{1f1ea}");
+    composer.handle_key(key(KeyCode::Delete));
+    assert_eq!(shown(&composer), "|");
+
+    // A ZWJ family is one step and one deletion.
+    composer.set_text(&format!("a{FAMILY}b"));
+    pressed(&mut composer, &[key(KeyCode::Left), key(KeyCode::Left)]);
+    assert_eq!(shown(&composer), format!("a|{FAMILY}b"));
+    composer.handle_key(key(KeyCode::Right));
+    assert_eq!(shown(&composer), format!("a{FAMILY}|b"));
+    composer.handle_key(key(KeyCode::Backspace));
+    assert_eq!(shown(&composer), "a|b");
+
+    // CJK: one char, one cluster, two columns.
+    composer.set_text("日本語");
+    pressed(
+        &mut composer,
+        &[key(KeyCode::Left), key(KeyCode::Backspace)],
+    );
+    assert_eq!(shown(&composer), "日|語");
+    assert_eq!(composer.layout(20, 1).cursor, (2, 0));
+}
+
+#[test]
+fn word_keys_take_a_letter_with_its_marks_as_a_letter() {
+    let mut composer = Composer::default();
+    composer.set_text("nai\u{308}ve cafe\u{301}");
+    composer.handle_key(alt(KeyCode::Backspace));
+    assert_eq!(shown(&composer), "nai\u{308}ve |");
+    composer.handle_key(alt(KeyCode::Char('b')));
+    assert_eq!(shown(&composer), "|nai\u{308}ve ");
+    composer.handle_key(alt(KeyCode::Char('f')));
+    assert_eq!(shown(&composer), "nai\u{308}ve| ");
+    composer.set_text(&format!("see {FAMILY}{FAMILY} now"));
+    pressed(&mut composer, &[ctrl('w'), ctrl('w')]);
+    assert_eq!(shown(&composer), "see |");
+}
+
+#[test]
+fn the_cursor_column_is_where_ratatui_draws_the_next_cell() {
+    for (text, columns) in [
+        ("xe\u{301}y", 3),
+        ("e\u{301}\u{302}\u{303}", 1),
+        (FLAGS, 4),
+        (FAMILY, 2),
+        ("\u{1f44d}\u{1f3fd}", 2), // a thumbs up with a skin tone
+        ("日本語", 6),
+        ("a\u{200b}b", 2), // a zero-width space between
+    ] {
+        let mut composer = Composer::default();
+        composer.set_text(text);
+        let layout = composer.layout(20, 1);
+        assert_eq!(layout.rows, vec![text.to_string()], "{text:?}");
+        assert_eq!(
+            (layout.cursor, drawn_width(text)),
+            ((columns, 0), usize::from(columns)),
+            "{text:?}"
+        );
+    }
+    // ratatui gives a halfwidth voicing mark a cell of its own, whatever unicode-width says;
+    // the cursor follows ratatui.
+    let mut composer = Composer::default();
+    composer.set_text("\u{ff76}\u{ff9e}");
+    let column = composer.layout(20, 1).cursor.0;
+    assert_eq!(usize::from(column), drawn_width("\u{ff76}\u{ff9e}"));
+}
+
+#[test]
+fn rows_break_between_clusters_and_a_wide_one_that_does_not_fit_goes_down() {
+    let cases = [
+        ("日本語", 5, vec!["日本", "語"], (2, 1)),
+        (
+            FLAGS,
+            3,
+            vec!["\u{1f1eb}\u{1f1f7}", "\u{1f1e9}\u{1f1ea}"],
+            (2, 1),
+        ),
+        (
+            "xe\u{301}e\u{301}",
+            2,
+            vec!["xe\u{301}", "e\u{301}"],
+            (1, 1),
+        ),
+    ];
+    for (text, width, rows, cursor) in cases {
+        let mut composer = Composer::default();
+        composer.set_text(text);
+        assert_eq!(
+            composer.layout(width, 5),
+            InputLayout {
+                rows: rows.into_iter().map(String::from).collect(),
+                first_row: 0,
+                cursor,
+            },
+            "{text:?} at {width}"
+        );
+    }
+    // A cursor before a wide char that went down shows where that char is drawn.
+    let mut composer = Composer::default();
+    composer.set_text(&format!("ab{FAMILY}"));
+    composer.handle_key(key(KeyCode::Left));
+    let layout = composer.layout(3, 5);
+    assert_eq!(
+        (layout.rows, layout.cursor),
+        (vec!["ab".into(), FAMILY.into()], (0, 1))
+    );
+}
+
+#[test]
+fn up_and_down_move_by_wrapped_rows_in_one_long_line() {
+    let mut composer = Composer::default();
+    composer.layout(120, 10);
+    // 2,000 columns at 120 a row: 16 full rows and 80 columns on the 17th.
+    composer.set_text(&"x".repeat(2000));
+    assert!(composer.cursor_on_last_line() && !composer.cursor_on_first_line());
+    assert_eq!(composer.handle_key(key(KeyCode::Up)), Edit::Changed);
+    assert_eq!(composer.cursor(), 1880);
+    composer.handle_key(ctrl('a'));
+    assert!(composer.cursor_on_first_line() && !composer.cursor_on_last_line());
+    assert_eq!(composer.handle_key(key(KeyCode::Up)), Edit::Ignored);
+    assert_eq!(composer.handle_key(key(KeyCode::Down)), Edit::Changed);
+    assert_eq!(composer.cursor(), 120);
+
+    // The goal column holds across rows of wide chars and a line break.
+    composer.layout(5, 10);
+    composer.set_text("日本語日本語\nabcdefg");
+    assert_eq!(
+        composer.layout(5, 10).rows,
+        vec!["日本", "語日", "本語", "abcde", "fg"]
+    );
+    composer.handle_key(key(KeyCode::Up));
+    assert_eq!(shown(&composer), "日本語日本語\nab|cdefg");
+    composer.handle_key(key(KeyCode::Up));
+    // Column 2 is the start of 語 on the row above.
+    assert_eq!(shown(&composer), "日本語日本|語\nabcdefg");
+    pressed(&mut composer, &[key(KeyCode::Up), key(KeyCode::Up)]);
+    assert_eq!(shown(&composer), "日|本語日本語\nabcdefg");
+    assert!(composer.cursor_on_first_line());
+    pressed(&mut composer, &[key(KeyCode::Down), key(KeyCode::Down)]);
+    assert_eq!(shown(&composer), "日本語日本|語\nabcdefg");
+    pressed(&mut composer, &[key(KeyCode::Down), key(KeyCode::Down)]);
+    assert_eq!(shown(&composer), "日本語日本語\nabcdefg|");
+    assert_eq!(composer.handle_key(key(KeyCode::Down)), Edit::Ignored);
+}
+
+#[test]
+fn up_and_down_stop_beside_a_placeholder_wrapped_over_rows() {
+    let mut composer = Composer::default();
+    composer.paste(SEVEN_LINES);
+    typed(&mut composer, "abc");
+    assert_eq!(
+        composer.layout(6, 10).rows,
+        vec!["[Paste", "d 7 li", "nes]ab", "c"]
+    );
+    composer.handle_key(key(KeyCode::Up));
+    // Columns 0 to 3 of that row are inside the placeholder: the nearest place is after it.
+    assert_eq!(shown(&composer), "[Pasted 7 lines]|abc");
+    composer.handle_key(key(KeyCode::Up));
+    assert_eq!(shown(&composer), "|[Pasted 7 lines]abc");
+    assert!(composer.cursor_on_first_line());
+    composer.handle_key(key(KeyCode::Down));
+    assert_eq!(shown(&composer), "[Pasted 7 lines]|abc");
+    composer.handle_key(key(KeyCode::Down));
+    assert_eq!(shown(&composer), "[Pasted 7 lines]abc|");
+}
+
+#[test]
+fn a_mark_typed_after_a_placeholder_never_puts_the_cursor_inside_it() {
+    let mut composer = Composer::default();
+    composer.paste(SEVEN_LINES);
+    // The mark joins the placeholder's `]` in one cluster, but stays a unit of its own.
+    typed(&mut composer, "\u{301}");
+    composer.handle_key(key(KeyCode::Left));
+    assert_eq!(shown(&composer), "[Pasted 7 lines]|\u{301}");
+    composer.handle_key(key(KeyCode::Left));
+    assert_eq!(shown(&composer), "|[Pasted 7 lines]\u{301}");
+    composer.handle_key(key(KeyCode::End));
+    composer.handle_key(key(KeyCode::Backspace));
+    assert_eq!(
+        submitted(&mut composer),
+        Edit::Submitted(SEVEN_LINES.into())
+    );
+
+    // An Arabic number sign joins the `[` after it in one cluster, the same way.
+    typed(&mut composer, "\u{600}");
+    composer.paste(SEVEN_LINES);
+    pressed(&mut composer, &[ctrl('a'), key(KeyCode::Right)]);
+    assert_eq!(shown(&composer), "\u{600}|[Pasted 7 lines]");
+    composer.handle_key(key(KeyCode::Delete));
+    assert_eq!(submitted(&mut composer), Edit::Submitted("\u{600}".into()));
 }
