@@ -71,15 +71,7 @@ pub async fn run(args: Args) -> ExitCode {
         engine.run(op_receiver, &mut sink).await
     });
     watch_interrupts(ops.clone(), tool_state.clone());
-    let op = if model.is_none() && allowed_tools.is_empty() {
-        Op::UserMessage { content }
-    } else {
-        Op::CommandMessage {
-            content,
-            model,
-            allowed_tools,
-        }
-    };
+    let op = Op::turn(content, model, allowed_tools);
     if ops.send(op).is_err() {
         eprintln!("error: the engine stopped before the prompt was sent");
         return ExitCode::FAILURE;

@@ -33,6 +33,26 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// The operation that starts a turn with `content`: a plain user message, or a command
+    /// message when a custom command sets a model or allowed tools for its turn.
+    pub fn turn(
+        content: Vec<ContentBlock>,
+        model: Option<String>,
+        allowed_tools: Vec<String>,
+    ) -> Op {
+        if model.is_none() && allowed_tools.is_empty() {
+            Op::UserMessage { content }
+        } else {
+            Op::CommandMessage {
+                content,
+                model,
+                allowed_tools,
+            }
+        }
+    }
+}
+
 /// What the user said when asked whether a tool call may run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -1,0 +1,420 @@
+//! What the user asks for in the input box: slash commands and messages, and the reports
+//! the commands write into the transcript.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cairn_protocol::{ContentBlock, Message, Op};
+use ratatui::Terminal;
+
+use super::inline_backend::InlineBackend;
+use super::*;
+
+impl App {
+    /// Runs a slash command or sends a message.
+    pub(super) fn submit(&mut self, text: String) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if let Some(warning) = self.input.record(&text) {
+            self.transcript.push_warning(warning);
+        }
+        if let Some(command) = text.trim_start().strip_prefix('!') {
+            if let Err(message) = self.input.start_shell(command.trim()) {
+                self.transcript.push_error(message);
+            }
+            return;
+        }
+        if !text.trim_start().starts_with('/') {
+            self.send_message(text);
+            return;
+        }
+        // Read again: a command file added while the session runs works at once.
+        self.config.commands =
+            cairn_context::commands::discover_commands(&self.config.cwd, Some(&self.config.home));
+        let commands = std::mem::take(&mut self.config.commands);
+        match slash::parse(&text, &commands) {
+            SlashCommand::Help => self.transcript.push_info(slash::help_text(&commands)),
+            SlashCommand::Exit => self.exit = Some(AppExit::UserQuit),
+            SlashCommand::Clear => self.exit = Some(AppExit::Clear),
+            SlashCommand::Model(None) => {
+                self.transcript
+                    .push_info(format!("Model: {}", self.status.model));
+            }
+            SlashCommand::Model(Some(name)) => {
+                let model = (self.config.resolve_model)(name);
+                if self.is_running() {
+                    self.transcript
+                        .push_info(format!("Switching to {model} after this turn"));
+                }
+                let _ = self.ops.send(Op::SetModel { model });
+            }
+            SlashCommand::Cost => self.transcript.push_info(self.cost_report()),
+            SlashCommand::Status => self.transcript.push_info(self.status_report()),
+            SlashCommand::Export(file) => self.export(file),
+            SlashCommand::Doctor => self
+                .transcript
+                .push_info(doctor::render(&doctor::run_checks(&doctor::DoctorInputs {
+                    version: &self.config.version,
+                    home: &self.config.home,
+                    cwd: &self.config.cwd,
+                    credential_variable: &self.config.credential_variable,
+                }))),
+            SlashCommand::Context => self.transcript.push_info(self.context_report()),
+            SlashCommand::AddDir(path) => self.add_dir(path),
+            SlashCommand::Permissions(arguments) => self.permissions(arguments),
+            SlashCommand::Memory(which) => {
+                match memory::target(which, &self.config.cwd, &self.config.home) {
+                    Ok(path) => self.edit_request = Some(path),
+                    Err(message) => self.transcript.push_error(message),
+                }
+            }
+            SlashCommand::Resume(session) => self.resume(session),
+            SlashCommand::Config => match self.config.settings.read() {
+                Ok((_, listing)) => self.transcript.push_info(format!("Settings:\n{listing}")),
+                Err(message) => self.transcript.push_error(message),
+            },
+            SlashCommand::Init => self.send_message(slash::INIT_PROMPT.to_string()),
+            SlashCommand::Custom(command, arguments) => {
+                let prompt = command.expand(arguments, &self.config.cwd);
+                let model = command
+                    .model
+                    .as_deref()
+                    .map(|model| (self.config.resolve_model)(model));
+                let allowed_tools = command.allowed_tools.clone();
+                let invocation = Invocation {
+                    name: command.name.clone(),
+                    arguments: arguments.to_string(),
+                    model,
+                    allowed_tools,
+                };
+                self.send_prompt(prompt, Some(invocation));
+            }
+            SlashCommand::Unknown(name) => self.transcript.push_error(format!(
+                "Unknown command: /{name}. Type /help for the list of commands."
+            )),
+        }
+        self.config.commands = commands;
+    }
+
+    pub(super) fn send_message(&mut self, text: String) {
+        self.send_prompt(text, None);
+    }
+
+    /// Sends a message. For a custom command, `text` is its expansion: the model gets the
+    /// command line (tagged as Claude Code does) before it, the transcript shows only the
+    /// line, and the command's model and allowed tools hold for its turn.
+    pub(super) fn send_prompt(&mut self, text: String, command: Option<Invocation>) {
+        let shown = match &command {
+            Some(command) => command.line(),
+            None => text.clone(),
+        };
+        let queued = self.is_running().then_some(shown);
+        let expansion = text.clone();
+        let mut content = self.input.message_content(text);
+        let (model, allowed_tools) = match command {
+            Some(command) => {
+                let at = content
+                    .iter()
+                    .position(
+                        |block| matches!(block, ContentBlock::Text { text } if *text == expansion),
+                    )
+                    .unwrap_or(0);
+                content.insert(at, ContentBlock::text(command.tag()));
+                (command.model, command.allowed_tools)
+            }
+            None => (None, Vec::new()),
+        };
+        for context in self.first_message_context.drain(..) {
+            content.push(ContentBlock::text(format!(
+                "<system-reminder>\n{context}\n</system-reminder>"
+            )));
+        }
+        let op = Op::turn(content, model, allowed_tools);
+        if self.ops.send(op).is_err() {
+            self.transcript
+                .push_error("The engine has stopped; the message was not sent.");
+            return;
+        }
+        self.turns_pending += 1;
+        self.queued.extend(queued);
+        if self.turn_started.is_none() {
+            self.turn_started = Some(Instant::now());
+        }
+    }
+
+    /// `/resume [id]`: leaves this session for another one, once it is sure there is one.
+    /// What the model got instead of results too large for the conversation (the cells show
+    /// the whole result): one note for each, naming the tool and where the whole was saved.
+    pub(super) fn spill_notes(&self, results: &Message) -> Vec<String> {
+        let mut notes = Vec::new();
+        for block in &results.content {
+            let ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                ..
+            } = block
+            else {
+                continue;
+            };
+            let text = content.text();
+            let Some(rest) = text.strip_prefix("This result was ") else {
+                continue;
+            };
+            let Some((size, rest)) = rest.split_once(" characters, too large for the conversation")
+            else {
+                continue;
+            };
+            let tool = self
+                .conversation
+                .iter()
+                .rev()
+                .flat_map(|message| &message.content)
+                .find_map(|block| match block {
+                    ContentBlock::ToolUse { id, name, .. } if id == tool_use_id => {
+                        Some(name.as_str())
+                    }
+                    _ => None,
+                })
+                .unwrap_or("A tool");
+            let saved = rest
+                .split_once("saved in ")
+                .and_then(|(_, path)| path.split_once("; Read it"))
+                .map(|(path, _)| format!("; the whole is saved in {path}"))
+                .unwrap_or_default();
+            notes.push(format!(
+                "{tool}'s result ({size} characters) was too large for the conversation: the \
+                 model got its beginning{saved}."
+            ));
+        }
+        notes
+    }
+
+    /// The whole conversation in full detail for the transcript view: the messages a resume
+    /// left out, then the transcript.
+    pub(super) fn full_transcript(&mut self, width: u16) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        if self.earlier > 0 {
+            if self
+                .earlier_lines
+                .as_ref()
+                .is_none_or(|(at, _)| *at != width)
+            {
+                let mut earlier = Transcript::new();
+                earlier.set_working_dir(self.config.cwd.clone());
+                replay::replay_all(&mut earlier, &self.conversation[..self.earlier]);
+                self.earlier_lines = Some((width, earlier.render_full(width, &self.theme)));
+            }
+            if let Some((_, earlier)) = &self.earlier_lines {
+                lines.extend(earlier.iter().cloned());
+            }
+        }
+        lines.extend(self.transcript.render_full(width, &self.theme));
+        lines
+    }
+
+    /// `/resume [id]`: leaves this session for the one named, or opens the list of the
+    /// others (the app stays as it is if the user cancels).
+    pub(super) fn resume(&mut self, session: &str) {
+        let others: Vec<crate::picker::PickerEntry> =
+            (self.config.resumable_sessions)(&self.config.cwd)
+                .into_iter()
+                .filter(|entry| entry.id != self.config.session_id)
+                .collect();
+        if session == self.config.session_id {
+            self.transcript
+                .push_error(format!("{session} is this session."));
+        } else if !session.is_empty() && !others.iter().any(|entry| entry.id == session) {
+            self.transcript.push_error(format!(
+                "No session {session} in this directory; /resume without an id lists them."
+            ));
+        } else if others.is_empty() {
+            self.transcript
+                .push_error("No other session to resume in this directory.");
+        } else if session.is_empty() {
+            self.pick_request = Some(others);
+        } else {
+            self.exit = Some(AppExit::Resume(session.to_string()));
+        }
+    }
+
+    pub(super) fn permissions(&mut self, arguments: &str) {
+        let Some(gate) = &self.config.permission_gate else {
+            self.transcript
+                .push_error("This session runs without a permission gate.");
+            return;
+        };
+        let outcome = match permissions_view::parse(arguments) {
+            permissions_view::Action::List => {
+                Ok(permissions_view::render(gate, &self.status.permission_mode))
+            }
+            permissions_view::Action::Add(kind, rule) => {
+                permissions_view::add(gate, &self.config.cwd, kind, rule)
+            }
+            permissions_view::Action::Remove(rule) => permissions_view::remove(gate, rule),
+            permissions_view::Action::Usage => Err(permissions_view::USAGE.to_string()),
+        };
+        match outcome {
+            Ok(report) => self.transcript.push_info(report),
+            Err(message) => self.transcript.push_error(message),
+        }
+    }
+
+    pub(super) fn cost_report(&self) -> String {
+        let usage = &self.usage;
+        format!(
+            "Total cost: ${:.4}\nTokens: {} input, {} output, {} cache read, {} cache write\n\
+             Session time: {}s",
+            self.cost_usd,
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_input_tokens,
+            usage.cache_creation_input_tokens,
+            self.started.elapsed().as_secs()
+        )
+    }
+
+    pub(super) fn add_dir(&mut self, path: &str) {
+        let Some(gate) = &self.config.permission_gate else {
+            self.transcript
+                .push_error("/add-dir needs the permission gate, which this session runs without.");
+            return;
+        };
+        if path.is_empty() {
+            self.transcript.push_error("Usage: /add-dir <path>");
+            return;
+        }
+        let dir = resolve_path(path, &self.config.cwd, &self.config.home);
+        match dir.canonicalize() {
+            Ok(dir) if dir.is_dir() => {
+                gate.add_workspace_root(dir.clone());
+                self.transcript.push_info(format!(
+                    "Added {} to the workspace for this session. (Sandboxed Bash commands \
+                     still write only where they could at startup.)",
+                    dir.display()
+                ));
+            }
+            Ok(dir) => self
+                .transcript
+                .push_error(format!("{} is not a directory", dir.display())),
+            Err(err) => self
+                .transcript
+                .push_error(format!("Cannot add {}: {err}", dir.display())),
+        }
+    }
+
+    pub(super) fn export(&mut self, file: &str) {
+        let path = if file.trim().is_empty() {
+            export::export_path(file, &self.config.cwd, &self.config.session_id)
+        } else {
+            resolve_path(file.trim(), &self.config.cwd, &self.config.home)
+        };
+        match export::write_export(&path, &self.conversation, &self.config.session_id) {
+            Ok(()) => self
+                .transcript
+                .push_info(format!("Exported the conversation to {}", path.display())),
+            Err(message) => self.transcript.push_error(message),
+        }
+    }
+
+    pub(super) fn context_report(&self) -> String {
+        let system = self
+            .config
+            .system_prompt
+            .as_ref()
+            .map(|source| source.system_prompt());
+        context_usage::ContextUsage::estimate(
+            system.as_ref(),
+            &self.config.tool_specs,
+            &self.conversation,
+        )
+        .render(self.last_request.as_ref(), self.status.context_window)
+    }
+
+    pub(super) fn status_report(&self) -> String {
+        let sources = match self.config.settings.read() {
+            Ok((sources, _)) if sources.is_empty() => "none".to_string(),
+            Ok((sources, _)) => sources.join(", "),
+            Err(message) => message,
+        };
+        let auth = if self.config.credential_variable.is_empty() {
+            "none".to_string()
+        } else {
+            format!(
+                "the {} environment variable",
+                self.config.credential_variable
+            )
+        };
+        format!(
+            "cairn {}\nModel: {}\nAuth: {auth}\nPermission mode: {}\nWorking directory: {}\n\
+             Session: {}\nSettings: {sources}",
+            self.config.version,
+            self.status.model,
+            self.status.permission_mode,
+            self.config.cwd.display(),
+            self.config.session_id,
+        )
+    }
+}
+
+/// A custom command as the user invoked it.
+pub(super) struct Invocation {
+    name: String,
+    arguments: String,
+    model: Option<String>,
+    allowed_tools: Vec<String>,
+}
+
+impl Invocation {
+    /// `/name arguments`, as typed.
+    pub(super) fn line(&self) -> String {
+        if self.arguments.is_empty() {
+            format!("/{}", self.name)
+        } else {
+            format!("/{} {}", self.name, self.arguments)
+        }
+    }
+
+    /// The block that goes before the expansion, in Claude Code's tags.
+    pub(super) fn tag(&self) -> String {
+        format!(
+            "<command-name>/{}</command-name>\n<command-args>{}</command-args>",
+            self.name, self.arguments
+        )
+    }
+}
+
+/// Shows the session list where the viewport was and returns the id chosen (`None`:
+/// cancelled). The caller has stopped reading keys; the viewport is drawn anew after.
+pub(super) async fn pick_session(
+    terminal: &mut Terminal<InlineBackend>,
+    sessions: Vec<crate::picker::PickerEntry>,
+    theme: Theme,
+) -> Result<Option<String>, String> {
+    let terminal_error = |err: std::io::Error| format!("Terminal error around the list: {err}");
+    terminal.clear().map_err(terminal_error)?;
+    let chosen = tokio::task::spawn_blocking(move || {
+        crate::picker::run_picker(&sessions, &theme)
+            .map(|index| index.and_then(|index| sessions.get(index).map(|s| s.id.clone())))
+    })
+    .await;
+    // The list leaves raw mode when it ends; the app needs it back.
+    let _ = crossterm::terminal::enable_raw_mode();
+    let _ = crossterm::event::poll(Duration::ZERO);
+    terminal.clear().map_err(terminal_error)?;
+    match chosen {
+        Ok(Ok(id)) => Ok(id),
+        Ok(Err(err)) => Err(format!("Cannot show the session list: {err}")),
+        Err(err) => Err(format!("The session list stopped unexpectedly: {err}")),
+    }
+}
+
+/// A path the user typed: `~` and `~/…` are in the home directory, a relative path is in the
+/// working directory.
+pub(super) fn resolve_path(typed: &str, cwd: &std::path::Path, home: &std::path::Path) -> PathBuf {
+    match typed.strip_prefix('~') {
+        Some("") => home.to_path_buf(),
+        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
+        _ => cwd.join(typed),
+    }
+}
