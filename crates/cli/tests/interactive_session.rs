@@ -340,12 +340,9 @@ fn sigterm_puts_the_terminal_back_and_prints_the_resume_hint() {
     // Even from the transcript view, on the alternate screen.
     tmux.press("C-o");
     tmux.wait_for("Transcript ·");
-    let pid = tmux.pane_format("#{pane_pid}");
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let pid: i32 = tmux.pane_format("#{pane_pid}").parse().unwrap();
+    let pid = rustix::process::Pid::from_raw(pid).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
     assert_eq!(tmux.wait_for_exit(), 143);
     let screen = tmux.screen();
     assert!(screen.contains("Resume this session with"), "{screen}");
@@ -527,20 +524,7 @@ fn a_pasted_reason_for_a_refusal_keeps_its_words_apart() {
     tmux.wait_for("Do you want to proceed?");
     tmux.press("3");
     tmux.wait_for("enter to send");
-    assert!(
-        tmux.command()
-            .args(["set-buffer", "please do not\ntouch that file"])
-            .status()
-            .unwrap()
-            .success()
-    );
-    assert!(
-        tmux.command()
-            .args(["paste-buffer", "-p", "-t", "cairn"])
-            .status()
-            .unwrap()
-            .success()
-    );
+    tmux.paste("please do not\ntouch that file");
     tmux.wait_for("please do not touch that file");
     tmux.press("Enter");
     tmux.wait_for("Understood.");
@@ -706,20 +690,7 @@ fn a_paste_brings_the_command_menu_up_to_date() {
     let tmux = Tmux::start(&h);
     tmux.type_text("/ex");
     tmux.wait_for("› /exit");
-    assert!(
-        tmux.command()
-            .args(["set-buffer", "port"])
-            .status()
-            .unwrap()
-            .success()
-    );
-    assert!(
-        tmux.command()
-            .args(["paste-buffer", "-p", "-t", "cairn"])
-            .status()
-            .unwrap()
-            .success()
-    );
+    tmux.paste("port");
     tmux.wait_for("› /export");
     tmux.press("Enter");
     tmux.wait_for("Exported the conversation");
@@ -731,57 +702,17 @@ fn closing_the_terminal_ends_cairn_cleanly() {
     let h = Harness::new();
     let status = h.home.path().join("status.txt");
     let errors = h.home.path().join("stderr.txt");
-    let socket = h.home.path().join("closing.sock");
-    let tmux = |args: &[&str]| {
-        std::process::Command::new("tmux")
-            .env_remove("TMUX")
-            .arg("-S")
-            .arg(&socket)
-            .args(args)
-            .status()
-            .unwrap()
-    };
-    // The shell outlives the hang-up to write down how cairn ended.
-    let script = format!(
-        "trap '' HUP; env -u ANTHROPIC_AUTH_TOKEN TERM=xterm-256color ANTHROPIC_API_KEY=sk-test \
-         ANTHROPIC_BASE_URL={url} HOME={home} CAIRN_HOME={home}/.cairn {cairn} 2>{errors}; \
-         echo $? > {status}",
-        url = h.server.url(),
-        home = h.home.path().display(),
-        cairn = env!("CARGO_BIN_EXE_cairn"),
-        errors = errors.display(),
-        status = status.display(),
-    );
-    assert!(
-        tmux(&[
-            "new-session",
-            "-d",
-            "-x",
-            "80",
-            "-y",
-            "24",
-            "-s",
-            "closing",
-            &script
-        ])
-        .success()
-    );
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
-        let output = std::process::Command::new("tmux")
-            .env_remove("TMUX")
-            .arg("-S")
-            .arg(&socket)
-            .args(["capture-pane", "-p", "-t", "closing"])
-            .output()
-            .unwrap();
-        if String::from_utf8_lossy(&output.stdout).contains("% context") {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "cairn did not start");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    tmux(&["kill-server"]);
+    // The shell outlives the hang-up to write down how cairn ended; cairn itself gets no
+    // hang-up, only a terminal that is gone.
+    let tmux = Tmux::launch_in_shell(&h, |cairn| {
+        format!(
+            "trap '' HUP; {cairn} 2>{errors}; echo $? > {status}",
+            errors = errors.display(),
+            status = status.display(),
+        )
+    });
+    tmux.wait_for("% context");
+    tmux.kill_server();
     let deadline = std::time::Instant::now() + WAIT;
     while !status.exists() {
         assert!(std::time::Instant::now() < deadline, "cairn did not end");

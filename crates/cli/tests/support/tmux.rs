@@ -32,6 +32,22 @@ impl Tmux {
 
     /// As [`Tmux::launch`], with `NAME=value` pairs added to cairn's environment.
     pub fn launch_with_env(h: &Harness, extra_env: &[(&str, &str)], args: &[&str]) -> Tmux {
+        Tmux::new_session(h, &cairn_argv(h, extra_env, args))
+    }
+
+    /// Starts a shell script around cairn: `script` gets the command line that starts
+    /// cairn (as [`Tmux::launch`] would) and returns what `sh` runs.
+    pub fn launch_in_shell(h: &Harness, script: impl FnOnce(&str) -> String) -> Tmux {
+        let cairn: Vec<String> = cairn_argv(h, &[], &[])
+            .iter()
+            .map(|word| format!("'{}'", word.replace('\'', "'\\''")))
+            .collect();
+        let script = script(&cairn.join(" "));
+        Tmux::new_session(h, &["sh".to_string(), "-c".to_string(), script])
+    }
+
+    /// A 100×30 tmux session running `argv`, on a server of its own.
+    fn new_session(h: &Harness, argv: &[String]) -> Tmux {
         // A socket of its own per launch: a test that starts cairn twice must not reach the
         // first tmux server while it is still shutting down ("server exited unexpectedly").
         static LAUNCHES: AtomicUsize = AtomicUsize::new(0);
@@ -42,31 +58,6 @@ impl Tmux {
             .join(format!("tmux-{launch}.sock"))
             .display()
             .to_string();
-        let home = h.home.path();
-        let mut env = vec!["env".to_string()];
-        for unset in [
-            "ANTHROPIC_AUTH_TOKEN",
-            "ANTHROPIC_MODEL",
-            "CAIRN_MAX_RETRIES",
-            "DISABLE_PROMPT_CACHING",
-            "NO_COLOR",
-        ] {
-            env.extend(["-u".to_string(), unset.to_string()]);
-        }
-        env.extend([
-            "TERM=xterm-256color".to_string(),
-            "ANTHROPIC_API_KEY=sk-test-key".to_string(),
-            format!("ANTHROPIC_BASE_URL={}", h.server.url()),
-            format!("HOME={}", home.display()),
-            format!("CAIRN_HOME={}", home.join(".cairn").display()),
-        ]);
-        env.extend(
-            extra_env
-                .iter()
-                .map(|(name, value)| format!("{name}={value}")),
-        );
-        env.push(env!("CARGO_BIN_EXE_cairn").to_string());
-        env.extend(args.iter().map(|arg| (*arg).to_string()));
         let tmux = Tmux { socket };
         let status = tmux
             .command()
@@ -82,12 +73,35 @@ impl Tmux {
                 "-c",
             ])
             .arg(h.work.path())
-            .args(&env)
+            .args(argv)
             .args([";", "set-option", "-t", "cairn", "remain-on-exit", "on"])
             .status()
             .expect("tmux must be installed to run the interactive tests");
         assert!(status.success(), "tmux new-session failed");
         tmux
+    }
+
+    /// Pastes `text` into the pane as a terminal paste (bracketed, as a user's paste is).
+    pub fn paste(&self, text: &str) {
+        assert!(
+            self.command()
+                .args(["set-buffer", text])
+                .status()
+                .unwrap()
+                .success()
+        );
+        assert!(
+            self.command()
+                .args(["paste-buffer", "-p", "-t", "cairn"])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+
+    /// Closes the terminal: the tmux server and its pane go, as when a window is closed.
+    pub fn kill_server(&self) {
+        let _ = self.command().arg("kill-server").status();
     }
 
     pub fn command(&self) -> Command {
@@ -213,6 +227,37 @@ impl Drop for Tmux {
             .stderr(Stdio::null())
             .status();
     }
+}
+
+/// `env -u … NAME=value … cairn ARGS…`: cairn against the test's server and home, without
+/// the caller's credentials or settings from the environment.
+fn cairn_argv(h: &Harness, extra_env: &[(&str, &str)], args: &[&str]) -> Vec<String> {
+    let home = h.home.path();
+    let mut env = vec!["env".to_string()];
+    for unset in [
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_MODEL",
+        "CAIRN_MAX_RETRIES",
+        "DISABLE_PROMPT_CACHING",
+        "NO_COLOR",
+    ] {
+        env.extend(["-u".to_string(), unset.to_string()]);
+    }
+    env.extend([
+        "TERM=xterm-256color".to_string(),
+        "ANTHROPIC_API_KEY=sk-test-key".to_string(),
+        format!("ANTHROPIC_BASE_URL={}", h.server.url()),
+        format!("HOME={}", home.display()),
+        format!("CAIRN_HOME={}", home.join(".cairn").display()),
+    ]);
+    env.extend(
+        extra_env
+            .iter()
+            .map(|(name, value)| format!("{name}={value}")),
+    );
+    env.push(env!("CARGO_BIN_EXE_cairn").to_string());
+    env.extend(args.iter().map(|arg| (*arg).to_string()));
+    env
 }
 
 /// The exit code of process `pid` if it has exited and is waiting to be reaped: field 52 of
