@@ -413,7 +413,26 @@ impl Engine {
                 cancel,
             )
             .await;
-            let results = crate::orchestrate::apply_result_budget(results, &self.config.spill_dir);
+            let (results, spilled) =
+                crate::orchestrate::apply_result_budget(results, &self.config.spill_dir);
+            // The user sees whole results; say which ones the model got only the start of.
+            for spill in spilled {
+                let tool = calls
+                    .iter()
+                    .find(|call| call.id == spill.tool_use_id)
+                    .map_or("A tool", |call| call.name.as_str());
+                let saved = spill
+                    .saved
+                    .map(|path| format!("; the whole is saved in {}", path.display()))
+                    .unwrap_or_default();
+                sink.emit(AgentEvent::Warning {
+                    message: format!(
+                        "{tool}'s result ({} characters) was too large for the conversation: \
+                         the model got its first {} characters{saved}.",
+                        spill.chars, spill.preview_chars
+                    ),
+                });
+            }
             let message = Message {
                 role: Role::User,
                 content: results,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use cairn_llm::ModelResponse;
 use cairn_protocol::{AgentEvent, ContentBlock};
-use cairn_tools::spill::{SpillCandidate, apply_budget};
+use cairn_tools::spill::{SpillCandidate, Spilled, apply_budget};
 use cairn_tools::{Concurrency, PreparedCall, ToolCall, ToolEffect, ToolExecutor, ToolOutput};
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -202,8 +202,11 @@ async fn execute_one(
 }
 
 /// Context pipeline step 1: spills results that are too large, so one message's results stay
-/// within budget.
-pub fn apply_result_budget(mut results: Vec<ContentBlock>, spill_dir: &Path) -> Vec<ContentBlock> {
+/// within budget. Returns the results as the model gets them, and what was spilled.
+pub fn apply_result_budget(
+    mut results: Vec<ContentBlock>,
+    spill_dir: &Path,
+) -> (Vec<ContentBlock>, Vec<Spilled>) {
     let mut candidates: Vec<SpillCandidate<'_>> = results
         .iter_mut()
         .filter_map(|block| match block {
@@ -218,6 +221,6 @@ pub fn apply_result_budget(mut results: Vec<ContentBlock>, spill_dir: &Path) -> 
             _ => None,
         })
         .collect();
-    apply_budget(&mut candidates, spill_dir);
-    results
+    let spilled = apply_budget(&mut candidates, spill_dir);
+    (results, spilled)
 }

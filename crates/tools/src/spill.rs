@@ -23,11 +23,24 @@ pub struct SpillCandidate<'a> {
     pub content: &'a mut ToolResultContent,
 }
 
+/// A result the model got as a preview instead of whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spilled {
+    pub tool_use_id: String,
+    /// Its length, in characters.
+    pub chars: usize,
+    /// The characters of it the model got.
+    pub preview_chars: usize,
+    /// Where the whole was saved; `None` when saving it failed.
+    pub saved: Option<PathBuf>,
+}
+
 /// Spills results to files under `dir` until every result is under the threshold and all of
-/// them together fit the message budget. Images are never spilled. Returns the files written.
-/// A result that cannot be written to disk is cut to its preview instead, with a note.
-pub fn apply_budget(results: &mut [SpillCandidate<'_>], dir: &Path) -> Vec<PathBuf> {
-    let mut written = Vec::new();
+/// them together fit the message budget. Images are never spilled. Returns what was spilled,
+/// for the user to be told. A result that cannot be written to disk is cut to its preview
+/// instead, with a note.
+pub fn apply_budget(results: &mut [SpillCandidate<'_>], dir: &Path) -> Vec<Spilled> {
+    let mut spilled = Vec::new();
     let mut sizes: Vec<(usize, usize)> = results
         .iter()
         .enumerate()
@@ -52,9 +65,15 @@ pub fn apply_budget(results: &mut [SpillCandidate<'_>], dir: &Path) -> Vec<PathB
         };
         let preview: String = text.chars().take(PREVIEW_CHARS).collect();
         let path = dir.join(format!("{}.txt", safe_file_name(result.tool_use_id)));
-        let replacement = match write_spill(&path, text) {
+        let saved = write_spill(&path, text);
+        spilled.push(Spilled {
+            tool_use_id: result.tool_use_id.to_string(),
+            chars: size,
+            preview_chars: PREVIEW_CHARS,
+            saved: saved.is_ok().then(|| path.clone()),
+        });
+        let replacement = match saved {
             Ok(()) => {
-                written.push(path.clone());
                 format!(
                     "This result was {size} characters, too large for the conversation. The whole \
                      output is saved in {}; Read it (with offset and limit) or Grep it for what you \
@@ -71,7 +90,7 @@ pub fn apply_budget(results: &mut [SpillCandidate<'_>], dir: &Path) -> Vec<PathB
         total = total - size + replacement.chars().count();
         *result.content = ToolResultContent::Text(replacement);
     }
-    written
+    spilled
 }
 
 fn write_spill(path: &Path, text: &str) -> std::io::Result<()> {
@@ -101,6 +120,11 @@ mod tests {
 
     use super::*;
 
+    /// The files the spilled results were saved in.
+    fn saved(spilled: &[Spilled]) -> Vec<PathBuf> {
+        spilled.iter().filter_map(|s| s.saved.clone()).collect()
+    }
+
     fn text(content: &ToolResultContent) -> &str {
         match content {
             ToolResultContent::Text(text) => text,
@@ -128,7 +152,7 @@ mod tests {
             dir.path(),
         );
         let path = dir.path().join("toolu_big.txt");
-        assert_eq!(written, vec![path.clone()]);
+        assert_eq!(saved(&written), vec![path.clone()]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), big);
         let replaced = text(&content);
         assert!(replaced.contains(&path.display().to_string()));
@@ -154,7 +178,7 @@ mod tests {
             .collect();
         let written = apply_budget(&mut candidates, dir.path());
         // 235K in all: spilling the largest (49K) leaves ~188K, under the 200K budget.
-        assert_eq!(written, vec![dir.path().join("b.txt")]);
+        assert_eq!(saved(&written), vec![dir.path().join("b.txt")]);
         let total: usize = contents.iter().map(|c| text(c).len()).sum();
         assert!(total <= MESSAGE_BUDGET, "{total}");
     }
@@ -169,7 +193,7 @@ mod tests {
             }],
             Path::new("/proc/cannot-write-here"),
         );
-        assert!(written.is_empty());
+        assert!(saved(&written).is_empty());
         assert!(text(&content).contains("failed"));
         assert!(text(&content).len() < 2_600);
     }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cairn_protocol::{ContentBlock, Message, Op};
+use cairn_protocol::{ContentBlock, Op};
 use ratatui::Terminal;
 
 use super::inline_backend::InlineBackend;
@@ -144,52 +144,6 @@ impl App {
     }
 
     /// `/resume [id]`: leaves this session for another one, once it is sure there is one.
-    /// What the model got instead of results too large for the conversation (the cells show
-    /// the whole result): one note for each, naming the tool and where the whole was saved.
-    pub(super) fn spill_notes(&self, results: &Message) -> Vec<String> {
-        let mut notes = Vec::new();
-        for block in &results.content {
-            let ContentBlock::ToolResult {
-                tool_use_id,
-                content,
-                ..
-            } = block
-            else {
-                continue;
-            };
-            let text = content.text();
-            let Some(rest) = text.strip_prefix("This result was ") else {
-                continue;
-            };
-            let Some((size, rest)) = rest.split_once(" characters, too large for the conversation")
-            else {
-                continue;
-            };
-            let tool = self
-                .conversation
-                .iter()
-                .rev()
-                .flat_map(|message| &message.content)
-                .find_map(|block| match block {
-                    ContentBlock::ToolUse { id, name, .. } if id == tool_use_id => {
-                        Some(name.as_str())
-                    }
-                    _ => None,
-                })
-                .unwrap_or("A tool");
-            let saved = rest
-                .split_once("saved in ")
-                .and_then(|(_, path)| path.split_once("; Read it"))
-                .map(|(path, _)| format!("; the whole is saved in {path}"))
-                .unwrap_or_default();
-            notes.push(format!(
-                "{tool}'s result ({size} characters) was too large for the conversation: the \
-                 model got its beginning{saved}."
-            ));
-        }
-        notes
-    }
-
     /// The whole conversation in full detail for the transcript view: the messages a resume
     /// left out, then the transcript.
     pub(super) fn full_transcript(&mut self, width: u16) -> Vec<Line<'static>> {

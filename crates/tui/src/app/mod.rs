@@ -571,9 +571,6 @@ impl App {
                 self.conversation.push(message.clone());
             }
             AgentEvent::ToolResultsMessage { message } => {
-                for note in self.spill_notes(message) {
-                    self.transcript.push_warning(note);
-                }
                 self.conversation.push(message.clone());
             }
             AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => {
