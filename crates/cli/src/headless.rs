@@ -191,9 +191,7 @@ fn expand_custom_command(
         .as_deref()
         .map(cairn_llm::models::resolve_model);
     Some(ExpandedCommand {
-        tag: format!(
-            "<command-name>/{name}</command-name>\n<command-args>{arguments}</command-args>"
-        ),
+        tag: command.invocation_tag(arguments),
         prompt: command.expand(arguments, cwd),
         model,
         allowed_tools: command.allowed_tools.clone(),

@@ -126,6 +126,15 @@ fn split_front_matter(text: &str) -> (BTreeMap<String, String>, &str) {
 }
 
 impl CustomCommand {
+    /// The block that goes to the model before the expansion, naming the command as it was
+    /// invoked, in Claude Code's tags: `<command-name>/name</command-name>` and its arguments.
+    pub fn invocation_tag(&self, arguments: &str) -> String {
+        format!(
+            "<command-name>/{}</command-name>\n<command-args>{arguments}</command-args>",
+            self.name
+        )
+    }
+
     /// The prompt this command sends for `arguments`, run in `cwd`.
     pub fn expand(&self, arguments: &str, cwd: &Path) -> String {
         let words: Vec<&str> = arguments.split_whitespace().collect();

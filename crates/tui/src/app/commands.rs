@@ -85,6 +85,7 @@ impl App {
                 let invocation = Invocation {
                     name: command.name.clone(),
                     arguments: arguments.to_string(),
+                    tag: command.invocation_tag(arguments),
                     model,
                     allowed_tools,
                 };
@@ -120,7 +121,7 @@ impl App {
                         |block| matches!(block, ContentBlock::Text { text } if *text == expansion),
                     )
                     .unwrap_or(0);
-                content.insert(at, ContentBlock::text(command.tag()));
+                content.insert(at, ContentBlock::text(command.tag));
                 (command.model, command.allowed_tools)
             }
             None => (None, Vec::new()),
@@ -315,6 +316,8 @@ impl App {
 pub(super) struct Invocation {
     name: String,
     arguments: String,
+    /// What goes to the model before the expansion ([`CustomCommand::invocation_tag`]).
+    tag: String,
     model: Option<String>,
     allowed_tools: Vec<String>,
 }
@@ -327,14 +330,6 @@ impl Invocation {
         } else {
             format!("/{} {}", self.name, self.arguments)
         }
-    }
-
-    /// The block that goes before the expansion, in Claude Code's tags.
-    pub(super) fn tag(&self) -> String {
-        format!(
-            "<command-name>/{}</command-name>\n<command-args>{}</command-args>",
-            self.name, self.arguments
-        )
     }
 }
 
