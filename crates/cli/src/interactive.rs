@@ -202,20 +202,23 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
 /// `cwd`'s sessions that have messages, newest first (none when they cannot be listed).
 fn resumable_sessions(cwd: &std::path::Path) -> Vec<PickerEntry> {
     sessions_to_resume(cwd)
-        .map(|sessions| {
-            sessions
-                .into_iter()
-                .filter(|session| session.message_count > 0)
-                .map(|session| PickerEntry {
-                    id: session.id.to_string(),
-                    started_at_ms: session.started_at,
-                    message_count: session.message_count,
-                    cost_usd: session.cost_usd,
-                    first_prompt: session.first_prompt,
-                })
-                .collect()
-        })
+        .map(picker_entries)
         .unwrap_or_default()
+}
+
+/// The sessions that have messages, as the picker lists them.
+fn picker_entries(sessions: Vec<cairn_session::SessionSummary>) -> Vec<PickerEntry> {
+    sessions
+        .into_iter()
+        .filter(|session| session.message_count > 0)
+        .map(|session| PickerEntry {
+            id: session.id.to_string(),
+            started_at_ms: session.started_at,
+            message_count: session.message_count,
+            cost_usd: session.cost_usd,
+            first_prompt: session.first_prompt,
+        })
+        .collect()
 }
 
 /// The settings files read again each time `/config` or `/status` asks.
@@ -258,8 +261,7 @@ fn settings_listing(settings: &cairn_config::LoadedSettings) -> String {
 async fn choose_session() -> anyhow::Result<Option<String>> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     // Fails, saying so, when the directory has no sessions at all.
-    sessions_to_resume(&cwd)?;
-    let entries = resumable_sessions(&cwd);
+    let entries = picker_entries(sessions_to_resume(&cwd)?);
     if entries.is_empty() {
         anyhow::bail!(
             "No sessions to resume in {} (only empty ones; start one with `cairn`)",
