@@ -501,12 +501,18 @@ impl PermissionGate {
                 BashVerdict::ReadOnly if analysis.outside_paths.is_empty() && !analysis.network => {
                     (Level::ReadOnly, why)
                 }
-                BashVerdict::ReadOnly | BashVerdict::NeedsApproval | BashVerdict::Destructive
+                BashVerdict::ReadOnly
+                | BashVerdict::NeedsApproval
+                | BashVerdict::Unanalysable
+                | BashVerdict::Destructive
                     if analysis.network || !analysis.outside_paths.is_empty() =>
                 {
                     (Level::FullAccess, why)
                 }
-                BashVerdict::ReadOnly | BashVerdict::NeedsApproval | BashVerdict::Destructive => {
+                BashVerdict::ReadOnly
+                | BashVerdict::NeedsApproval
+                | BashVerdict::Unanalysable
+                | BashVerdict::Destructive => {
                     (Level::WorkspaceWrite, why)
                 }
             };

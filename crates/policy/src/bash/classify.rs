@@ -56,6 +56,8 @@ pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
             verdict: BashVerdict::ReadOnly,
             reasons: Vec::new(),
             outside_paths: Vec::new(),
+            read_paths: Vec::new(),
+            written_paths: Vec::new(),
             network: false,
         },
         depth: 0,
@@ -138,7 +140,11 @@ impl Analyzer {
                 self.needs_approval(format!("reads a path not known until run time ({unknown})"));
             }
             Resolved::Path(path) => {
-                if is_harmless_device(&path) || self.places.is_inside_workspace(&path) {
+                if is_harmless_device(&path) {
+                    return;
+                }
+                push_unique(&mut self.analysis.read_paths, &path);
+                if self.places.is_inside_workspace(&path) {
                     return;
                 }
                 self.needs_approval(format!("reads {} outside the workspace", path.display()));
@@ -165,6 +171,7 @@ impl Analyzer {
                 if is_harmless_device(&path) {
                     return;
                 }
+                push_unique(&mut self.analysis.written_paths, &path);
                 if is_block_device(&path) {
                     self.destructive(format!("writes to the device {}", path.display()));
                     self.outside(path);
@@ -522,4 +529,10 @@ fn downloader_name(words: &[Word]) -> Option<String> {
         }
     }
     None
+}
+
+fn push_unique(paths: &mut Vec<PathBuf>, path: &Path) {
+    if !paths.iter().any(|known| known == path) {
+        paths.push(path.to_path_buf());
+    }
 }

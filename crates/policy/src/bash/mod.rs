@@ -69,6 +69,12 @@ pub struct BashAnalysis {
     /// Paths the command reads or writes outside the workspace roots, resolved (`..`, `~`,
     /// symlinks).
     pub outside_paths: Vec<PathBuf>,
+    /// Every path the command reads, inside the workspace or not, resolved (`..`, `~`,
+    /// symlinks): Read deny rules and the sandbox's hidden paths are judged against these.
+    pub read_paths: Vec<PathBuf>,
+    /// Every path the command creates, changes or removes, resolved: Edit deny rules and the
+    /// protected files (`.claude/settings.json`, `.git/hooks/`, …) are judged against these.
+    pub written_paths: Vec<PathBuf>,
     /// Whether any part uses the network (`curl`, `ssh`, `git push`, `npm install`, …).
     pub network: bool,
 }
@@ -98,6 +104,11 @@ pub enum BashVerdict {
     ReadOnly,
     /// Writes, runs unknown programs, uses the network or reaches outside the workspace.
     NeedsApproval,
+    /// Changes what later names in the command mean (`hash -p`, `alias`, a function shadowing
+    /// a builtin, `PATH=…`, `source`) or has Bash evaluate text as code (an array subscript in
+    /// an arithmetic context): the rest cannot be judged, so it is asked about even when a rule
+    /// allows the command.
+    Unanalysable,
     /// Matches a known disaster (`rm -rf ~`, `curl … | sh`, `git push --force`, a fork bomb):
     /// ask even when a rule allows the command.
     Destructive,
