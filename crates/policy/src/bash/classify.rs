@@ -101,6 +101,10 @@ impl Analyzer {
         self.flag(BashVerdict::Destructive, reason.into());
     }
 
+    pub(crate) fn unanalysable(&mut self, reason: impl Into<String>) {
+        self.flag(BashVerdict::Unanalysable, reason.into());
+    }
+
     fn flag(&mut self, verdict: BashVerdict, reason: String) {
         self.analysis.verdict = self.analysis.verdict.max(verdict);
         if !self.analysis.reasons.contains(&reason) {
