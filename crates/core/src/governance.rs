@@ -140,7 +140,7 @@ impl Governance {
             },
             (Verdict::Allow { .. }, Some((HookPermission::Ask, reason))) => Verdict::Ask {
                 reason: reason.unwrap_or_else(|| "A PreToolUse hook asks before this call.".into()),
-                suggested_rule: call.name.clone(),
+                suggested_rule: Some(call.name.clone()),
             },
             (verdict, _) => verdict,
         };
@@ -258,7 +258,7 @@ impl Governance {
         &self,
         call: PreparedCall,
         reason: String,
-        suggested_rule: String,
+        suggested_rule: Option<String>,
         broker: &PermissionBroker,
         sink: &mut dyn EventSink,
         cancel: &CancellationToken,
@@ -270,7 +270,7 @@ impl Governance {
             tool: call.name.clone(),
             input: call.input.clone(),
             reason: reason.clone(),
-            suggested_rule: Some(suggested_rule),
+            suggested_rule,
         });
         let answer = tokio::select! {
             answer = answer => answer.ok(),

@@ -14,8 +14,8 @@ use std::sync::{Mutex, RwLock};
 use cairn_protocol::DecisionSource;
 use serde_json::Value;
 
-use crate::bash::{BashContext, BashVerdict, analyze};
-use crate::rules::{CallFacts, RuleError, RuleKind, RuleOrigin, RuleSet};
+use crate::bash::{BashAnalysis, BashContext, BashVerdict, analyze};
+use crate::rules::{CallFacts, RuleError, RuleKind, RuleOrigin, RuleSet, Specifier};
 
 /// Claude Code's permission modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,10 +67,11 @@ pub enum Verdict {
         source: DecisionSource,
         rule: Option<String>,
     },
-    /// Ask the user; `suggested_rule` is what "don't ask again" would add.
+    /// Ask the user; `suggested_rule` is what "don't ask again" would add, `None` when no rule
+    /// would lift the question (a destructive command, a write to a protected file).
     Ask {
         reason: String,
-        suggested_rule: String,
+        suggested_rule: Option<String>,
     },
     Deny {
         source: DecisionSource,
@@ -274,10 +275,27 @@ impl PermissionGate {
     }
 
     /// The decision for `call`.
+    ///
+    /// In order: deny rules (on the paths as given and as resolved, and for Bash on every
+    /// path the command reads or writes); `bypassPermissions`; plan mode; then what the
+    /// analysis finds that no allow rule outranks (a destructive or unanalysable command, a
+    /// write to a protected file); then ask and allow rules, where an allow rule does not
+    /// cover a command reaching outside the workspace; then the mode's level.
     pub fn check(&self, call: &CallInfo<'_>) -> Verdict {
         let mode = self.mode();
         let workspace_roots = self.workspace_roots();
-        let analysis = (call.tool == "Bash").then(|| {
+        let resolved_roots: Vec<PathBuf> = workspace_roots
+            .iter()
+            .map(|root| resolve_existing_prefix(root))
+            .collect();
+        let is_bash = call.tool == "Bash";
+        // A Bash call's first touched path is the shell's working directory: relative paths
+        // in the command are judged from where the shell really is.
+        let shell_dir = match (is_bash, call.paths.first()) {
+            (true, Some(dir)) => dir.as_path(),
+            (true, None) | (false, _) => self.cwd.as_path(),
+        };
+        let analysis = is_bash.then(|| {
             let command = call
                 .input
                 .get("command")
@@ -286,19 +304,35 @@ impl PermissionGate {
             analyze(
                 command,
                 &BashContext {
-                    cwd: &self.cwd,
+                    cwd: shell_dir,
                     workspace_roots: &workspace_roots,
                     home: &self.home,
                 },
             )
         });
+        // Path rules match where a path really leads: `src/link -> /elsewhere` is judged as
+        // `/elsewhere`.
+        let resolved_paths: Vec<PathBuf> = if is_bash {
+            call.paths.to_vec()
+        } else {
+            call.paths
+                .iter()
+                .map(|path| {
+                    spelled_in_workspace(
+                        &resolve_existing_prefix(&self.cwd.join(path)),
+                        &workspace_roots,
+                        &resolved_roots,
+                    )
+                })
+                .collect()
+        };
         let bash_commands: Option<Vec<String>> = analysis
             .as_ref()
             .map(|analysis| analysis.commands.iter().map(|c| c.text.clone()).collect());
         let facts = CallFacts {
             tool: call.tool,
             input: call.input,
-            paths: call.paths,
+            paths: &resolved_paths,
             bash_commands: bash_commands.as_deref(),
             home: &self.home,
             cwd: &self.cwd,
@@ -306,24 +340,20 @@ impl PermissionGate {
         // Every part of a compound command needs a rule for the call to be allowed: the
         // suggestion names them all.
         let suggested_rule = RuleSet::suggest_allow_rules(&facts).join(", ");
-        let (level, mut why) = self.level(call, analysis.as_ref());
-        let destructive = analysis
-            .as_ref()
-            .is_some_and(|analysis| analysis.verdict == BashVerdict::Destructive);
-        let leaves_sandbox = call.tool == "Bash"
-            && call.input.get("dangerouslyDisableSandbox") == Some(&Value::Bool(true));
+        let (level, why) = self.level(call, analysis.as_ref());
+        let leaves_sandbox =
+            is_bash && call.input.get("dangerouslyDisableSandbox") == Some(&Value::Bool(true));
 
-        let ruling = self
+        let rules = self
             .rules
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .evaluate(&facts)
-            .map(|rule| (rule.kind, rule.text.clone()));
-        if let Some((RuleKind::Deny, rule)) = &ruling {
+            .clone();
+        if let Some(rule) = self.denying_rule(&rules, call, &facts, analysis.as_ref()) {
             return Verdict::Deny {
                 source: DecisionSource::Rule,
-                rule: Some(rule.clone()),
                 reason: format!("The permission rule {rule} denies this call."),
+                rule: Some(rule),
             };
         }
         if mode == Mode::BypassPermissions {
@@ -341,41 +371,47 @@ impl PermissionGate {
                     .into(),
             };
         }
-        if destructive {
-            why = analysis
-                .as_ref()
-                .map(|analysis| analysis.reasons.join("; "))
-                .filter(|reasons| !reasons.is_empty())
-                .unwrap_or_else(|| "this command is destructive".into());
-            return self.question(mode, format!("Destructive command: {why}."), suggested_rule);
+        if let Some(finding) =
+            self.finding_above_rules(call, &resolved_paths, &resolved_roots, analysis.as_ref())
+        {
+            return self.question(mode, finding, None);
         }
         if leaves_sandbox {
             return self.question(
                 mode,
                 format!("The model asks to run this command outside the sandbox. {why}"),
-                suggested_rule,
+                Some(suggested_rule),
             );
         }
-        match ruling {
+        match rules
+            .evaluate(&facts)
+            .map(|rule| (rule.kind, rule.text.clone()))
+        {
             Some((RuleKind::Ask, rule)) => {
                 return self.question(
                     mode,
                     format!("The permission rule {rule} asks before this call."),
-                    suggested_rule,
+                    Some(suggested_rule),
                 );
             }
             Some((RuleKind::Allow, rule)) => {
-                return Verdict::Allow {
-                    source: DecisionSource::Rule,
-                    rule: Some(rule),
+                return match self.outside_finding(&rules, analysis.as_ref()) {
+                    Some(finding) => self.question(mode, finding, None),
+                    None => Verdict::Allow {
+                        source: DecisionSource::Rule,
+                        rule: Some(rule),
+                    },
                 };
             }
             Some((RuleKind::Deny, _)) | None => {}
         }
         if let Some(rule) = self.session_rule_for(&facts) {
-            return Verdict::Allow {
-                source: DecisionSource::User,
-                rule: Some(rule),
+            return match self.outside_finding(&rules, analysis.as_ref()) {
+                Some(finding) => self.question(mode, finding, None),
+                None => Verdict::Allow {
+                    source: DecisionSource::User,
+                    rule: Some(rule),
+                },
             };
         }
 
@@ -395,7 +431,7 @@ impl PermissionGate {
             (Level::ReadOnly, Level::WorkspaceWrite) | (Level::WorkspaceWrite, Level::FullAccess)
         );
         if one_short {
-            self.question(mode, why, suggested_rule)
+            self.question(mode, why, Some(suggested_rule))
         } else {
             Verdict::Deny {
                 source: DecisionSource::Mode,
@@ -411,15 +447,160 @@ impl PermissionGate {
         }
     }
 
-    /// An "ask" as the mode and the asking situation allow it.
-    fn question(&self, mode: Mode, reason: String, suggested_rule: String) -> Verdict {
+    /// The deny rule that refuses the call, if any: on the call as the model wrote it, on the
+    /// paths it really leads to, and for Bash on what the command reads (Read rules) and
+    /// writes (Edit rules).
+    fn denying_rule(
+        &self,
+        rules: &RuleSet,
+        call: &CallInfo<'_>,
+        facts: &CallFacts<'_>,
+        analysis: Option<&BashAnalysis>,
+    ) -> Option<String> {
+        let deny = |facts: &CallFacts<'_>| {
+            rules
+                .evaluate(facts)
+                .filter(|rule| rule.kind == RuleKind::Deny)
+                .map(|rule| rule.text.clone())
+        };
+        let as_written = CallFacts {
+            paths: call.paths,
+            ..*facts
+        };
+        if let Some(rule) = deny(facts).or_else(|| deny(&as_written)) {
+            return Some(rule);
+        }
+        let analysis = analysis?;
+        let unknown_direction: Vec<PathBuf> = analysis
+            .outside_paths
+            .iter()
+            .filter(|path| {
+                !analysis.read_paths.contains(path) && !analysis.written_paths.contains(path)
+            })
+            .cloned()
+            .collect();
+        let reads: Vec<PathBuf> = analysis
+            .read_paths
+            .iter()
+            .chain(&unknown_direction)
+            .cloned()
+            .collect();
+        let writes: Vec<PathBuf> = analysis
+            .written_paths
+            .iter()
+            .chain(&unknown_direction)
+            .cloned()
+            .collect();
+        [("Read", reads), ("Edit", writes)]
+            .into_iter()
+            .flat_map(|(tool, paths)| paths.into_iter().map(move |path| (tool, path)))
+            .find_map(|(tool, path)| {
+                deny(&CallFacts {
+                    tool,
+                    input: &Value::Null,
+                    paths: std::slice::from_ref(&path),
+                    bash_commands: None,
+                    ..*facts
+                })
+            })
+    }
+
+    /// What the analysis finds that no allow rule lifts, whatever the mode grants: the
+    /// question to ask.
+    fn finding_above_rules(
+        &self,
+        call: &CallInfo<'_>,
+        resolved_paths: &[PathBuf],
+        resolved_roots: &[PathBuf],
+        analysis: Option<&BashAnalysis>,
+    ) -> Option<String> {
+        let reasons = || {
+            analysis
+                .map(|analysis| analysis.reasons.join("; "))
+                .filter(|reasons| !reasons.is_empty())
+        };
+        match analysis.map(|analysis| analysis.verdict) {
+            Some(BashVerdict::Destructive) => {
+                let why = reasons().unwrap_or_else(|| "this command is destructive".into());
+                return Some(format!("Destructive command: {why}."));
+            }
+            Some(BashVerdict::Unanalysable) => {
+                let why = reasons().unwrap_or_else(|| "it cannot be analysed".into());
+                return Some(format!(
+                    "cairn cannot tell what this command runs ({why}), so no rule allows it \
+                     without asking."
+                ));
+            }
+            Some(BashVerdict::ReadOnly | BashVerdict::NeedsApproval) | None => {}
+        }
+        let written: Vec<&PathBuf> = match analysis {
+            Some(analysis) => analysis.written_paths.iter().collect(),
+            None if call.read_only => Vec::new(),
+            None => resolved_paths.iter().collect(),
+        };
+        if let Some((path, protection)) = written.iter().find_map(|path| {
+            crate::protected::protection_of(&resolve_existing_prefix(path), resolved_roots)
+                .map(|protection| (path, protection))
+        }) {
+            return Some(format!(
+                "{} would change {}, which holds {}.",
+                call.tool,
+                path.display(),
+                protection.what_it_controls()
+            ));
+        }
+        None
+    }
+
+    /// A path a Bash command reaches outside the workspace that no path rule allows. A rule
+    /// such as `Bash(cat *)` speaks of the command, not of where it reaches: a path outside
+    /// the workspace needs a rule of its own (`Read(~/notes/**)`), or the user's answer.
+    fn outside_finding(&self, rules: &RuleSet, analysis: Option<&BashAnalysis>) -> Option<String> {
+        let analysis = analysis?;
+        let uncovered: Vec<&PathBuf> = analysis
+            .outside_paths
+            .iter()
+            .filter(|path| {
+                let tool = if analysis.read_paths.contains(path) {
+                    "Read"
+                } else {
+                    "Edit"
+                };
+                !allowed_by_path_rule(rules, tool, path, &self.home, &self.cwd)
+            })
+            .collect();
+        (!uncovered.is_empty()).then(|| {
+            format!(
+                "This command reaches outside the workspace ({}); a rule allowing the command \
+                 does not allow that.",
+                list_paths(uncovered.into_iter())
+            )
+        })
+    }
+
+    /// An "ask" as the mode and the asking situation allow it. `suggested_rule` is `None`
+    /// when no allow rule would lift the question: then only the user, or
+    /// `bypassPermissions`, can let the call run.
+    fn question(&self, mode: Mode, reason: String, suggested_rule: Option<String>) -> Verdict {
+        let how_to_allow = match &suggested_rule {
+            Some(rule) => format!(
+                "To allow it, add the rule `{rule}` to permissions.allow in \
+                 .claude/settings.json, pass --allowedTools \"{rule}\", or choose a \
+                 --permission-mode that allows it (acceptEdits for file edits, \
+                 bypassPermissions for everything)."
+            ),
+            None => "No permission rule allows it without asking: run it in an interactive \
+                     session and approve it, or start cairn with --permission-mode \
+                     bypassPermissions."
+                .to_owned(),
+        };
         if mode == Mode::DontAsk {
             return Verdict::Deny {
                 source: DecisionSource::Mode,
                 rule: None,
                 reason: format!(
                     "{reason} The permission mode is dontAsk, so what no rule allows is refused. \
-                     To allow it, add the rule `{suggested_rule}` to permissions.allow."
+                     {how_to_allow}"
                 ),
             };
         }
@@ -432,11 +613,8 @@ impl PermissionGate {
                 source: DecisionSource::NonInteractive,
                 rule: None,
                 reason: format!(
-                    "{reason} This call needs approval, and nobody can be asked in cairn -p. To \
-                     allow it, add the rule `{suggested_rule}` to permissions.allow in \
-                     .claude/settings.json, pass --allowedTools \"{suggested_rule}\", or choose a \
-                     --permission-mode that allows it (acceptEdits for file edits, \
-                     bypassPermissions for everything)."
+                    "{reason} This call needs approval, and nobody can be asked in cairn -p. \
+                     {how_to_allow}"
                 ),
             },
         }
@@ -512,9 +690,7 @@ impl PermissionGate {
                 BashVerdict::ReadOnly
                 | BashVerdict::NeedsApproval
                 | BashVerdict::Unanalysable
-                | BashVerdict::Destructive => {
-                    (Level::WorkspaceWrite, why)
-                }
+                | BashVerdict::Destructive => (Level::WorkspaceWrite, why),
             };
         }
         match (call.read_only, outside.is_empty()) {
@@ -570,6 +746,39 @@ fn resolve_existing_prefix(path: &Path) -> PathBuf {
             _ => return path.to_path_buf(),
         }
     }
+}
+
+/// A resolved path spelled from the workspace root as the session names it (`/home/me/app/x`
+/// rather than `/data/app/x` when `~/app` is a link), so that rules written against the
+/// session's paths match; a path outside every root stays as resolved.
+fn spelled_in_workspace(resolved: &Path, roots: &[PathBuf], resolved_roots: &[PathBuf]) -> PathBuf {
+    roots
+        .iter()
+        .zip(resolved_roots)
+        .find_map(|(root, resolved_root)| {
+            resolved
+                .strip_prefix(resolved_root)
+                .ok()
+                .map(|rest| root.join(rest))
+        })
+        .unwrap_or_else(|| resolved.to_path_buf())
+}
+
+/// Whether an allow rule with a path pattern on `tool` (`Read(~/notes/**)`, `Edit(/tmp/out/**)`)
+/// allows `path`: a rule for the whole tool (`Read`) does not reach outside the workspace.
+fn allowed_by_path_rule(rules: &RuleSet, tool: &str, path: &Path, home: &Path, cwd: &Path) -> bool {
+    let path = path.to_path_buf();
+    let facts = CallFacts {
+        tool,
+        input: &Value::Null,
+        paths: std::slice::from_ref(&path),
+        bash_commands: None,
+        home,
+        cwd,
+    };
+    rules.evaluate(&facts).is_some_and(|rule| {
+        rule.kind == RuleKind::Allow && matches!(rule.specifier, Specifier::Path(_))
+    })
 }
 
 fn list_paths<'a>(paths: impl Iterator<Item = &'a PathBuf>) -> String {

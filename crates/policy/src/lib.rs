@@ -6,6 +6,8 @@
 //! - [`bash`]: a real parse of shell commands (tree-sitter-bash), split into simple commands
 //!   each judged on its own: read-only, needs approval, or destructive.
 //! - [`hooks`]: Claude Code's hooks, run as shell commands with its JSON contract.
+//! - [`protected`]: the project files that decide what runs later (`.claude/`, `.mcp.json`, git's
+//!   configuration and hooks), which a tool changes only after asking.
 //! - [`sandbox`]: Landlock on Linux, confining commands' writes to the workspace.
 //! - [`PermissionGate`]: the decision for each call, from the mode, the rules and the
 //!   analysis, escalating one level short to a question and refusing two levels short.
@@ -13,6 +15,7 @@
 pub mod bash;
 mod gate;
 pub mod hooks;
+pub mod protected;
 pub mod rules;
 pub mod sandbox;
 

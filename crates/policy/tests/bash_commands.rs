@@ -138,6 +138,8 @@ fn a_compound_carries_every_part_and_the_worst_verdict() {
                 format!("removes {} outside the workspace", sandbox.home.display()),
             ],
             outside_paths: vec![sandbox.home.clone()],
+            read_paths: vec![],
+            written_paths: vec![sandbox.home.clone()],
             network: false,
         }
     );
@@ -156,6 +158,8 @@ fn a_read_only_pipeline_is_read_only() {
             verdict: BashVerdict::ReadOnly,
             reasons: vec![],
             outside_paths: vec![],
+            read_paths: vec![sandbox.workspace.join("src")],
+            written_paths: vec![],
             network: false,
         }
     );
@@ -173,6 +177,8 @@ fn git_push_needs_approval_and_uses_the_network() {
             verdict: BashVerdict::NeedsApproval,
             reasons: vec!["`git push` uses the network".into()],
             outside_paths: vec![],
+            read_paths: vec![],
+            written_paths: vec![],
             network: true,
         }
     );
@@ -194,6 +200,8 @@ fn a_download_piped_into_a_shell_is_destructive() {
                 "pipes a download from curl into sh".into(),
             ],
             outside_paths: vec![],
+            read_paths: vec![],
+            written_paths: vec![],
             network: true,
         }
     );

@@ -318,6 +318,7 @@ fn allow_for_the_rest_of_the_session_stops_the_questions() {
     let Verdict::Ask { suggested_rule, .. } = check(&gate, &call) else {
         panic!()
     };
+    let suggested_rule = suggested_rule.unwrap();
     assert_eq!(suggested_rule, "Bash(npm run test:*)");
     gate.allow_for_session(&suggested_rule).unwrap();
     assert_eq!(
@@ -390,6 +391,7 @@ fn the_suggestion_for_a_compound_command_covers_every_part() {
     let Verdict::Ask { suggested_rule, .. } = check(&gate, &call) else {
         panic!()
     };
+    let suggested_rule = suggested_rule.unwrap();
     assert_eq!(suggested_rule, "Bash(sleep 1), Bash(touch marker-file)");
     gate.allow_for_session(&suggested_rule).unwrap();
     assert_eq!(
