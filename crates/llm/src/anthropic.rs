@@ -32,6 +32,14 @@ const BASE_URL_VAR: &str = "ANTHROPIC_BASE_URL";
 /// Set to anything but `0` or `false` to send no prompt-caching breakpoints.
 const DISABLE_CACHING_VAR: &str = "DISABLE_PROMPT_CACHING";
 
+/// The longest one attempt may take, in milliseconds.
+const API_TIMEOUT_VAR: &str = "API_TIMEOUT_MS";
+/// Claude Code's default for `API_TIMEOUT_MS`: ten minutes.
+const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
+/// The largest response body read. The longest real answer (128k output tokens, each delta
+/// wrapped in its event) is tens of megabytes.
+const DEFAULT_MAX_RESPONSE_BYTES: u64 = 256 * 1024 * 1024;
+
 /// After `message_stop`, how long to wait for the body's end before dropping the connection.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -100,16 +108,24 @@ pub struct AnthropicConfig {
     /// The limit on opening a connection (TCP and TLS).
     pub connect_timeout: Duration,
     /// The longest silence accepted while waiting for response headers or between two chunks
-    /// of a stream. The API sends `ping` events, so silence this long means a dead stream. There
-    /// is deliberately no limit on a whole request: long answers stream for minutes.
+    /// of a stream. The API sends `ping` events, so silence this long means a dead stream.
     pub idle_timeout: Duration,
+    /// The longest one attempt may take, headers to `message_stop` (`API_TIMEOUT_MS`, as in
+    /// Claude Code). Long answers stream for minutes, so it is generous; it exists for a
+    /// stream that keeps sending (pings, deltas) and never ends, which the idle timeout never
+    /// catches.
+    pub request_timeout: Duration,
+    /// The most bytes of one response body read before giving up on it: far above any real
+    /// answer, so that a server streaming deltas forever cannot fill the memory.
+    pub max_response_bytes: u64,
     /// Whether requests carry prompt-caching breakpoints.
     pub prompt_caching: PromptCaching,
 }
 
 impl AnthropicConfig {
     /// The defaults (the public API, [`RetryPolicy::default`], a 15 s connect timeout, a
-    /// 5 minute idle timeout) with `credential`.
+    /// 5 minute idle timeout, a 10 minute request timeout, a 256 MiB response cap) with
+    /// `credential`.
     pub fn new(credential: Credential) -> Self {
         AnthropicConfig {
             base_url: DEFAULT_BASE_URL.to_string(),
@@ -117,12 +133,15 @@ impl AnthropicConfig {
             retry: RetryPolicy::default(),
             connect_timeout: Duration::from_secs(15),
             idle_timeout: Duration::from_secs(300),
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             prompt_caching: PromptCaching::Enabled,
         }
     }
 
     /// The configuration the environment describes: `ANTHROPIC_API_KEY` (or else
-    /// `ANTHROPIC_AUTH_TOKEN`), `ANTHROPIC_BASE_URL` and `CAIRN_MAX_RETRIES`.
+    /// `ANTHROPIC_AUTH_TOKEN`), `ANTHROPIC_BASE_URL`, `CAIRN_MAX_RETRIES` and
+    /// `API_TIMEOUT_MS`.
     pub fn from_env() -> Result<Self, ModelError> {
         Self::from_vars(|name| std::env::var(name).ok())
     }
@@ -148,6 +167,18 @@ impl AnthropicConfig {
             RetryPolicy::from_max_retries(value(crate::retry::MAX_RETRIES_VAR).as_deref())?;
         if value(DISABLE_CACHING_VAR).is_some_and(|value| value != "0" && value != "false") {
             config.prompt_caching = PromptCaching::Disabled;
+        }
+        if let Some(text) = value(API_TIMEOUT_VAR) {
+            let ms = text
+                .parse::<u64>()
+                .ok()
+                .filter(|ms| *ms > 0)
+                .ok_or_else(|| ModelError::InvalidSetting {
+                    variable: API_TIMEOUT_VAR,
+                    value: text.clone(),
+                    expected: "a whole number of milliseconds above 0, such as 600000",
+                })?;
+            config.request_timeout = Duration::from_millis(ms);
         }
         Ok(config)
     }
@@ -179,6 +210,8 @@ impl fmt::Debug for AnthropicConfig {
             .field("retry", &self.retry)
             .field("connect_timeout", &self.connect_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
             .finish()
     }
 }
@@ -198,6 +231,8 @@ pub struct AnthropicClient {
     credential_variable: &'static str,
     retry: RetryPolicy,
     idle_timeout: Duration,
+    request_timeout: Duration,
+    max_response_bytes: u64,
     prompt_caching: PromptCaching,
 }
 
@@ -218,6 +253,8 @@ impl AnthropicClient {
             credential_variable: config.credential.variable(),
             retry: config.retry,
             idle_timeout: config.idle_timeout,
+            request_timeout: config.request_timeout,
+            max_response_bytes: config.max_response_bytes,
             prompt_caching: config.prompt_caching,
         })
     }
@@ -301,30 +338,41 @@ impl AnthropicClient {
             *emitted = true;
             on_event(event);
         };
+        let mut received: u64 = 0;
+        // Set once the answer is whole: how long the rest of the body may take to end.
+        let mut drain_until = None;
         loop {
-            let complete = decoder.is_complete();
-            let wait = if complete {
-                DRAIN_TIMEOUT
-            } else {
-                self.idle_timeout
-            };
+            if drain_until.is_none() && decoder.is_complete() {
+                drain_until = Some(tokio::time::Instant::now() + DRAIN_TIMEOUT);
+            }
+            let deadline =
+                drain_until.unwrap_or_else(|| tokio::time::Instant::now() + self.idle_timeout);
             let next = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                next = tokio::time::timeout(wait, body.next()) => next,
+                next = tokio::time::timeout_at(deadline, body.next()) => next,
             };
+            let complete = drain_until.is_some();
             match next {
                 // The answer is whole: the rest of the body only matters for reusing the
                 // connection, so a failure or a wait there changes nothing.
                 Ok(Some(Ok(_))) if complete => {}
                 Ok(Some(Err(_))) | Err(_) if complete => break,
-                Ok(Some(Ok(chunk))) => decoder.push(&chunk, &mut forward)?,
+                Ok(Some(Ok(chunk))) => {
+                    received += chunk.len() as u64;
+                    if received > self.max_response_bytes {
+                        return Err(ModelError::ResponseTooLarge {
+                            limit: self.max_response_bytes,
+                        });
+                    }
+                    decoder.push(&chunk, &mut forward)?;
+                }
                 Ok(Some(Err(error))) => return Err(stream_broke(&error)),
                 Ok(None) => break,
-                Err(_) => return Err(ModelError::StreamStalled(wait)),
+                Err(_) => return Err(ModelError::StreamStalled(self.idle_timeout)),
             }
         }
-        decoder.finish()
+        decoder.finish(&mut forward)
     }
 
     fn request_headers(&self) -> HeaderMap {
@@ -441,12 +489,15 @@ impl ModelClient for AnthropicClient {
                 return Err(ModelError::Cancelled);
             }
             let mut emitted = false;
-            let error = match self
-                .attempt(&body, &request.model, on_event, &mut emitted, cancel)
-                .await
-            {
-                Ok(response) => return Ok(response),
-                Err(error) => error,
+            let attempted = tokio::time::timeout(
+                self.request_timeout,
+                self.attempt(&body, &request.model, on_event, &mut emitted, cancel),
+            )
+            .await;
+            let error = match attempted {
+                Ok(Ok(response)) => return Ok(response),
+                Ok(Err(error)) => error,
+                Err(_) => ModelError::RequestTimedOut(self.request_timeout),
             };
             if !error.is_retryable() {
                 return Err(error);
@@ -539,6 +590,28 @@ mod tests {
         assert_eq!(
             config.messages_url().map(String::from).ok(),
             Some("http://127.0.0.1:9/proxy/v1/messages".to_string())
+        );
+    }
+
+    #[test]
+    fn the_request_timeout_comes_from_api_timeout_ms() {
+        let timeout = |value: &str| {
+            AnthropicConfig::from_vars(vars(&[
+                ("ANTHROPIC_API_KEY", "k"),
+                ("API_TIMEOUT_MS", value),
+            ]))
+            .map(|config| config.request_timeout)
+            .map_err(|error| error.to_string())
+        };
+        assert_eq!(timeout(""), Ok(Duration::from_secs(600)));
+        assert_eq!(timeout("1500"), Ok(Duration::from_millis(1500)));
+        assert_eq!(
+            timeout("soon"),
+            Err(
+                "API_TIMEOUT_MS is `soon`: expected a whole number of milliseconds above 0, \
+                 such as 600000"
+                    .to_string()
+            )
         );
     }
 

@@ -96,6 +96,21 @@ pub enum ModelError {
     #[error("the response stream stalled: no data for {} s", .0.as_secs())]
     StreamStalled(Duration),
 
+    /// One attempt went on longer than `API_TIMEOUT_MS` allows: a stream that kept sending
+    /// (pings, deltas) without ever finishing.
+    #[error(
+        "no complete answer within {} s; the stream kept going without finishing (API_TIMEOUT_MS sets this limit)",
+        .0.as_secs_f64()
+    )]
+    RequestTimedOut(Duration),
+
+    /// The response body grew past the size cap without finishing.
+    #[error(
+        "the response passed {} MiB without finishing; cairn stopped reading it",
+        .limit / (1024 * 1024)
+    )]
+    ResponseTooLarge { limit: u64 },
+
     /// An `error` event in the stream, such as `overloaded_error`.
     #[error("the API reported an error mid-stream ({error_type}): {message}")]
     StreamError { error_type: String, message: String },
@@ -153,7 +168,9 @@ impl ModelError {
             ModelError::Connection { .. }
             | ModelError::StreamBroke { .. }
             | ModelError::StreamEndedEarly
-            | ModelError::StreamStalled(_) => true,
+            | ModelError::StreamStalled(_)
+            | ModelError::RequestTimedOut(_)
+            | ModelError::ResponseTooLarge { .. } => true,
             ModelError::MissingCredentials
             | ModelError::InvalidSetting { .. }
             | ModelError::InvalidCredential { .. }
@@ -197,6 +214,8 @@ impl ModelError {
             ModelError::StreamBroke { .. } => "stream broke".to_string(),
             ModelError::StreamEndedEarly => "stream ended early".to_string(),
             ModelError::StreamStalled(_) => "stream stalled".to_string(),
+            ModelError::RequestTimedOut(_) => "request timed out".to_string(),
+            ModelError::ResponseTooLarge { .. } => "response too large".to_string(),
             other => other.to_string(),
         }
     }

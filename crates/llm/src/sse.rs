@@ -250,7 +250,26 @@ impl StreamDecoder {
     }
 
     /// The whole response, or why the body did not hold one.
-    pub(crate) fn finish(self) -> Result<ModelResponse, ModelError> {
+    ///
+    /// The body has ended. A last event without its closing blank line is read if its data is
+    /// a whole event (cut-off data means the stream was cut), and a `message_delta` that gave
+    /// a stop reason ends the message as `message_stop` would: the API has said all it meant
+    /// to.
+    pub(crate) fn finish(
+        mut self,
+        on_event: &mut dyn FnMut(ModelEvent),
+    ) -> Result<ModelResponse, ModelError> {
+        let assembler = &mut self.assembler;
+        self.framer.finish(|event| {
+            if assembler.is_complete() {
+                return Ok(());
+            }
+            match parse_event(event.data) {
+                Ok(decoded) => assembler.push(decoded, on_event),
+                Err(_) => Ok::<(), ModelError>(()),
+            }
+        })?;
+        self.assembler.end_of_stream(on_event);
         self.assembler.finish()
     }
 }
@@ -312,7 +331,7 @@ pub fn decode_stream_with<'a>(
     for chunk in chunks {
         decoder.push(chunk, on_event)?;
     }
-    decoder.finish()
+    decoder.finish(on_event)
 }
 
 #[cfg(test)]

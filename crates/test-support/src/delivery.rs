@@ -114,11 +114,13 @@ pub(crate) struct ConnectionCut {
 }
 
 /// What the body does after its last frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Finish {
     End,
     Abort,
     Stall,
+    /// Sends this frame again and again, each after the last was flushed.
+    Repeat(Bytes),
 }
 
 /// A response body that sends its frames one flush at a time, then finishes as scripted.
@@ -140,11 +142,15 @@ impl PacedBody {
     ///
     /// Create it just before handing the response to hyper: the first frame waits for the
     /// first flush after this call, which is the one carrying the response head.
+    ///
+    /// With `repeated`, the body never ends: that frame is sent over and over once the pieces
+    /// are sent, for as long as the client reads.
     pub(crate) fn new(
         pieces: Vec<Bytes>,
         chunking: Chunking,
         ending: Ending,
         known_length: bool,
+        repeated: Option<Bytes>,
         watch: Arc<FlushWatch>,
     ) -> PacedBody {
         let total: usize = pieces.iter().map(Bytes::len).sum();
@@ -163,15 +169,24 @@ impl PacedBody {
         };
         let (limit, finish) = match ending {
             Ending::Complete => (total, Finish::End),
+            Ending::CompleteLess(bytes) => (total.saturating_sub(bytes), Finish::End),
             Ending::CutAfter(bytes) => (bytes, Finish::Abort),
             Ending::StallAfter(bytes) => (bytes, Finish::Stall),
         };
+        let finish = match repeated {
+            Some(frame) => Finish::Repeat(frame),
+            None => finish,
+        };
         truncate_frames(&mut frames, limit);
+        let length = match ending {
+            Ending::CompleteLess(_) => limit,
+            Ending::Complete | Ending::CutAfter(_) | Ending::StallAfter(_) => total,
+        };
         PacedBody {
             frames,
             finish,
             sent: 0,
-            content_length: known_length.then_some(total as u64),
+            content_length: known_length.then_some(length as u64),
             unflushed_since: Some(watch.count()),
             watch,
         }
@@ -213,7 +228,12 @@ impl Body for PacedBody {
             this.unflushed_since = Some(this.watch.count());
             return Poll::Ready(Some(Ok(Frame::data(frame))));
         }
-        match this.finish {
+        match &this.finish {
+            Finish::Repeat(frame) => {
+                this.sent += frame.len();
+                this.unflushed_since = Some(this.watch.count());
+                Poll::Ready(Some(Ok(Frame::data(frame.clone()))))
+            }
             Finish::End => Poll::Ready(None),
             Finish::Abort => Poll::Ready(Some(Err(ConnectionCut { sent: this.sent }))),
             // Never woken: hyper keeps the connection until the client closes it or the
@@ -238,7 +258,7 @@ mod tests {
 
     fn frames(pieces: &[&str], chunking: Chunking, ending: Ending) -> Vec<Bytes> {
         let pieces = pieces.iter().map(|p| Bytes::from(p.to_string())).collect();
-        let body = PacedBody::new(pieces, chunking, ending, false, Arc::default());
+        let body = PacedBody::new(pieces, chunking, ending, false, None, Arc::default());
         body.frames.into_iter().collect()
     }
 

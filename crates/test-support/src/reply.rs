@@ -71,6 +71,12 @@ enum Content {
         message: String,
     },
     RawSse(String),
+    /// A stream that never ends: `opening` events, then `repeated` sent over and over until
+    /// the client goes away.
+    Endless {
+        opening: Vec<String>,
+        repeated: String,
+    },
 }
 
 /// Token counts reported in `message_start` (input) and `message_delta` (output).
@@ -107,6 +113,9 @@ pub(crate) enum Chunking {
 pub(crate) enum Ending {
     /// The response ends cleanly.
     Complete,
+    /// The response ends cleanly without the body's last this many bytes (a final event
+    /// without its closing blank line).
+    CompleteLess(usize),
     /// After this many body bytes the connection is aborted.
     CutAfter(usize),
     /// After this many body bytes nothing more is sent until the client goes away.
@@ -127,6 +136,8 @@ pub(crate) struct Rendered {
     /// Whether to announce the full body length up front (as the real API does for errors)
     /// rather than use chunked transfer encoding.
     pub(crate) known_length: bool,
+    /// Sent over and over after `pieces`, for as long as the client reads.
+    pub(crate) repeated: Option<Bytes>,
 }
 
 impl Reply {
@@ -178,6 +189,33 @@ impl Reply {
     /// malformed or unusual streams the other constructors cannot produce.
     pub fn raw_sse(body: impl Into<String>) -> Reply {
         Reply::new(Content::RawSse(body.into()))
+    }
+
+    /// A stream that never ends: `message_start`, then `ping` events for as long as the
+    /// client reads. Each ping resets an idle timer, so only an overall deadline ends it.
+    pub fn endless_pings() -> Reply {
+        Reply::new(Content::Endless {
+            opening: Vec::new(),
+            repeated: sse::PING_EVENT.to_owned(),
+        })
+    }
+
+    /// A stream that never ends: `message_start` and a text block, then `text_delta` events
+    /// of `piece` for as long as the client reads. Only a cap on the response's size (or an
+    /// overall deadline) ends it.
+    pub fn endless_text(piece: &str) -> Reply {
+        Reply::new(Content::Endless {
+            opening: vec![sse::text_block_start(0)],
+            repeated: sse::text_delta_event(0, piece),
+        })
+    }
+
+    /// Ends the body cleanly without its last `bytes` bytes: `without_last_bytes(1)` leaves
+    /// the final `message_stop` event without its closing blank line, `without_last_bytes(2)`
+    /// ends the stream right after its `data:` text. The bytes kept are sent as usual.
+    pub fn without_last_bytes(mut self, bytes: usize) -> Reply {
+        self.ending = Ending::CompleteLess(bytes);
+        self
     }
 
     /// Adds a response header (e.g. `retry-after`), replacing a default one of the same name.
@@ -264,7 +302,7 @@ impl Reply {
     /// Whether serving this reply uses up a message id.
     pub(crate) fn is_message(&self) -> bool {
         match self.content {
-            Content::Message { .. } => true,
+            Content::Message { .. } | Content::Endless { .. } => true,
             Content::Error { .. } | Content::RawSse(_) => false,
         }
     }
@@ -272,10 +310,14 @@ impl Reply {
     /// Everything needed to answer one request, with `message_number` in the message id.
     pub(crate) fn render(&self, model: &str, message_number: u64) -> Rendered {
         let (status, content_type, known_length) = match &self.content {
-            Content::Message { .. } | Content::RawSse(_) => {
+            Content::Message { .. } | Content::RawSse(_) | Content::Endless { .. } => {
                 (StatusCode::OK, "text/event-stream", false)
             }
             Content::Error { status, .. } => (*status, "application/json", true),
+        };
+        let repeated = match &self.content {
+            Content::Endless { repeated, .. } => Some(Bytes::from(repeated.clone())),
+            Content::Message { .. } | Content::Error { .. } | Content::RawSse(_) => None,
         };
         Rendered {
             status,
@@ -286,6 +328,7 @@ impl Reply {
             chunking: self.chunking,
             ending: self.ending,
             known_length,
+            repeated,
         }
     }
 
@@ -321,6 +364,17 @@ impl Reply {
                 ..
             } => vec![Bytes::from(error_body(error_type, message))],
             Content::RawSse(body) => vec![Bytes::from(body.clone())],
+            Content::Endless { opening, .. } => {
+                let start = sse::message_start_event(
+                    &format!("msg_scripted_{message_number}"),
+                    model,
+                    Usage::default(),
+                );
+                std::iter::once(start)
+                    .chain(opening.iter().cloned())
+                    .map(Bytes::from)
+                    .collect()
+            }
         }
     }
 }
@@ -358,7 +412,9 @@ mod tests {
     fn stop_reason(reply: &Reply) -> &str {
         match &reply.content {
             Content::Message { stop_reason, .. } => stop_reason,
-            Content::Error { .. } | Content::RawSse(_) => panic!("not a message: {reply:?}"),
+            Content::Error { .. } | Content::RawSse(_) | Content::Endless { .. } => {
+                panic!("not a message: {reply:?}")
+            }
         }
     }
 

@@ -88,6 +88,8 @@ struct State {
     messages_served: u64,
     /// When set, message replies report the usage this simulated prompt cache computes.
     prompt_cache: Option<PromptCache>,
+    /// Requests whose body is larger get a 400, as the API answers a prompt that is too long.
+    max_body_bytes: Option<usize>,
 }
 
 impl Shared {
@@ -96,10 +98,27 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records a request and picks its reply. Both happen under one lock, so the n-th request
-    /// to arrive gets the n-th reply.
-    fn record(&self, request: RecordedRequest) -> Answer {
+    /// Records a request of `body_len` bytes and picks its reply. Both happen under one lock,
+    /// so the n-th request to arrive gets the n-th reply; a request over the size limit gets
+    /// the API's 400 instead and leaves the queue as it is.
+    fn record(&self, request: RecordedRequest, body_len: usize) -> Answer {
         let mut state = self.lock();
+        if let Some(limit) = state.max_body_bytes.filter(|limit| body_len > *limit) {
+            state.requests.push(request);
+            let request_number = state.requests.len();
+            let message_number = state.messages_served;
+            drop(state);
+            self.arrived.notify_all();
+            return Answer {
+                request_number,
+                reply: Reply::error(
+                    400,
+                    "invalid_request_error",
+                    &format!("prompt is too long: {body_len} bytes > {limit} maximum"),
+                ),
+                message_number,
+            };
+        }
         let cache_usage = state
             .prompt_cache
             .as_mut()
@@ -231,6 +250,13 @@ impl ScriptedServer {
         self.shared.lock().prompt_cache = Some(PromptCache::default());
     }
 
+    /// From now on, a request whose body is over `bytes` bytes is answered with a 400
+    /// `invalid_request_error` ("prompt is too long: …"), as the API answers a conversation
+    /// over its limit, and takes no queued reply.
+    pub fn reject_bodies_over(&self, bytes: usize) {
+        self.shared.lock().max_body_bytes = Some(bytes);
+    }
+
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.lock().requests.clone()
@@ -339,6 +365,7 @@ async fn respond(
         Ok(collected) => collected.to_bytes(),
         Err(_) => bytes::Bytes::new(),
     };
+    let body_len = body.len();
     let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
     let model = body
         .get("model")
@@ -359,7 +386,7 @@ async fn respond(
         body,
         received_at,
     };
-    let answer = shared.record(recorded);
+    let answer = shared.record(recorded, body_len);
     let rendered = answer.reply.render(&model, answer.message_number);
     if let Some(delay) = rendered.delay {
         tokio::time::sleep(delay).await;
@@ -369,6 +396,7 @@ async fn respond(
         rendered.chunking,
         rendered.ending,
         rendered.known_length,
+        rendered.repeated,
         watch,
     );
     let mut response = Response::new(body);

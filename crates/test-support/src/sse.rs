@@ -13,7 +13,7 @@ use crate::reply::{ScriptedBlock, Usage};
 const PIECE_CHARS: usize = 20;
 
 /// The `ping` event, spelled exactly as the real API spells it (note the space).
-const PING_EVENT: &str = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
+pub(crate) const PING_EVENT: &str = "event: ping\ndata: {\"type\": \"ping\"}\n\n";
 
 /// What one streamed message is made of.
 #[derive(Debug)]
@@ -28,23 +28,7 @@ pub(crate) struct ScriptedMessage<'a> {
 /// The message as SSE events, each a complete `event: ..\ndata: ..\n\n` string, in order.
 pub(crate) fn message_events(message: &ScriptedMessage<'_>) -> Vec<String> {
     let mut events = vec![
-        event(&StreamEvent::MessageStart {
-            message: MessageStart {
-                id: message.id,
-                kind: "message",
-                role: "assistant",
-                model: message.model,
-                content: [],
-                stop_reason: None,
-                stop_sequence: None,
-                usage: StartUsage {
-                    input_tokens: message.usage.input_tokens,
-                    output_tokens: 1,
-                    cache_creation_input_tokens: message.usage.cache_creation_input_tokens,
-                    cache_read_input_tokens: message.usage.cache_read_input_tokens,
-                },
-            },
-        }),
+        message_start_event(message.id, message.model, message.usage),
         PING_EVENT.to_owned(),
     ];
     for (index, block) in message.blocks.iter().enumerate() {
@@ -61,6 +45,43 @@ pub(crate) fn message_events(message: &ScriptedMessage<'_>) -> Vec<String> {
     }));
     events.push(event(&StreamEvent::MessageStop));
     events
+}
+
+/// The `message_start` event of message `id`.
+pub(crate) fn message_start_event(id: &str, model: &str, usage: Usage) -> String {
+    event(&StreamEvent::MessageStart {
+        message: MessageStart {
+            id,
+            kind: "message",
+            role: "assistant",
+            model,
+            content: [],
+            stop_reason: None,
+            stop_sequence: None,
+            usage: StartUsage {
+                input_tokens: usage.input_tokens,
+                output_tokens: 1,
+                cache_creation_input_tokens: usage.cache_creation_input_tokens,
+                cache_read_input_tokens: usage.cache_read_input_tokens,
+            },
+        },
+    })
+}
+
+/// The `content_block_start` of an empty text block at `index`.
+pub(crate) fn text_block_start(index: usize) -> String {
+    event(&StreamEvent::ContentBlockStart {
+        index,
+        content_block: BlockStart::Text { text: "" },
+    })
+}
+
+/// One `text_delta` of the block at `index`.
+pub(crate) fn text_delta_event(index: usize, text: &str) -> String {
+    event(&StreamEvent::ContentBlockDelta {
+        index,
+        delta: Delta::Text { text },
+    })
 }
 
 fn block_events(index: usize, block: &ScriptedBlock, events: &mut Vec<String>) {

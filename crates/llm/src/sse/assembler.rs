@@ -134,6 +134,16 @@ impl StreamAssembler {
         Ok(())
     }
 
+    /// The stream has ended: if `message_stop` never came but a `message_delta` gave the stop
+    /// reason, the message is complete all the same (the API sends nothing between the two
+    /// but usage), so it is ended as `message_stop` would end it.
+    pub fn end_of_stream(&mut self, on_event: &mut dyn FnMut(ModelEvent)) {
+        if !self.stopped && self.stop_reason.is_some() {
+            // Cannot fail: `message_stop` never does.
+            let _ = self.push(StreamEvent::MessageStop, on_event);
+        }
+    }
+
     /// The complete response, or [`ModelError::StreamEndedEarly`] when `message_stop` never
     /// came.
     pub fn finish(mut self) -> Result<ModelResponse, ModelError> {

@@ -12,8 +12,14 @@
 //! - `name:value` sets field `name`, less one space at the start of `value`; a line without a
 //!   colon is a field with an empty value;
 //! - `data` lines are joined with `\n`; `event` names the event's type, `message` if none;
-//! - an event without any `data` line is dropped, as is an event the stream ends inside;
+//! - an event without any `data` line is dropped;
 //! - a byte order mark at the start of the stream is skipped.
+//!
+//! One rule is bent: the standard drops an event the stream ends inside, but a server that
+//! closes the stream right after its last `data:` line, without the closing blank line, has
+//! still said everything. [`SseFramer::finish`] hands out that last event; the caller decides
+//! whether it is whole (cairn decodes its JSON, and a cut-off document counts as a cut
+//! stream).
 //!
 //! `id` and `retry` are ignored along with unknown fields: they only serve to reconnect to a
 //! stream, and cairn never does that (a broken request is sent again whole). Where a browser
@@ -145,6 +151,38 @@ impl SseFramer {
             self.partial.extend_from_slice(&chunk[start..]);
         }
         Ok(())
+    }
+
+    /// Ends the stream: the last line, if the stream ended inside it, is read as a whole line,
+    /// and the event being built, if it has data, goes to `on_event` as if its closing blank
+    /// line had come. A last line cut inside a UTF-8 character is dropped: the stream was cut.
+    ///
+    /// ```
+    /// use cairn_llm::sse::{SseError, SseFramer};
+    ///
+    /// let mut framer = SseFramer::new();
+    /// let mut events = Vec::new();
+    /// let mut collect = |event: cairn_llm::sse::SseEvent<'_>| {
+    ///     events.push(event.data.to_string());
+    ///     Ok::<_, SseError>(())
+    /// };
+    /// framer.feed(b"event: message_stop\ndata: {\"type\":\"message_stop\"}", &mut collect)?;
+    /// framer.finish(&mut collect)?;
+    /// assert_eq!(events, ["{\"type\":\"message_stop\"}"]);
+    /// # Ok::<_, SseError>(())
+    /// ```
+    pub fn finish<E>(
+        &mut self,
+        mut on_event: impl FnMut(SseEvent<'_>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<SseError>,
+    {
+        let line = std::mem::take(&mut self.partial);
+        if !line.is_empty() && std::str::from_utf8(&line).is_ok() {
+            self.read_line(&line, self.partial_offset, &mut on_event)?;
+        }
+        self.event.dispatch(&mut on_event)
     }
 
     /// The index in `chunk` just past the line end at `end`, remembering a `\r` whose `\n`

@@ -236,15 +236,27 @@ fn invalid_utf8_is_an_invalid_stream() {
 }
 
 #[test]
-fn message_stop_without_its_blank_line_ended_early() {
-    // The stream ends inside the `message_stop` event, which is therefore never read.
+fn message_stop_without_its_blank_line_ends_the_message() {
+    // The stream ends inside the `message_stop` event; it is whole, so it is read.
     let text = body(&hello_events());
-    let (result, events) = decode(text.trim_end_matches('\n'));
+    for ending in [text.trim_end_matches('\n'), &text[..text.len() - 1]] {
+        let (response, events) = decode_ok(ending);
+        assert_eq!(response, hello_response());
+        assert_eq!(events.len(), 2);
+    }
+}
+
+#[test]
+fn a_final_event_cut_inside_its_data_is_a_cut_stream() {
+    // Without a stop reason before it, a `message_delta` cut mid-JSON ends nothing.
+    let events = hello_events();
+    let text = body(&events[..events.len() - 1]);
+    let cut = text.trim_end_matches('\n');
+    let (result, _) = decode(&cut[..cut.len() - 10]);
     assert!(
         matches!(result, Err(ModelError::StreamEndedEarly)),
         "{result:?}"
     );
-    assert_eq!(events.len(), 2);
 }
 
 #[test]
@@ -678,9 +690,17 @@ fn a_tool_call_never_closed_is_completed_at_message_stop() {
 }
 
 #[test]
-fn a_stream_without_message_stop_ended_early() {
+fn a_stop_reason_then_the_end_of_the_stream_ends_the_message() {
     let events = hello_events();
-    let (result, events) = decode(&body(&events[..events.len() - 1]));
+    let (response, reported) = decode_ok(&body(&events[..events.len() - 1]));
+    assert_eq!(response, hello_response());
+    assert_eq!(reported.len(), 2);
+}
+
+#[test]
+fn a_stream_without_a_stop_reason_ended_early() {
+    let events = hello_events();
+    let (result, events) = decode(&body(&events[..events.len() - 2]));
     assert!(
         matches!(result, Err(ModelError::StreamEndedEarly)),
         "{result:?}"
@@ -781,4 +801,164 @@ fn the_delta_fast_path_agrees_with_the_derived_decoder() {
         }
     }
     assert_eq!(fast, 6, "the fast path should take the ordinary deltas");
+}
+
+// The end of a stream.
+
+/// Every kind of stream the tests decode, whole: the hand-written ones above and each kind of
+/// reply the scripted server sends.
+fn recorded_streams() -> Vec<(String, String)> {
+    use cairn_test_support::{Reply, ScriptedBlock};
+
+    let mut streams = vec![
+        ("hello".to_string(), body(&hello_events())),
+        (
+            "tool call never closed".to_string(),
+            body(&[
+                message_start(),
+                tool_start(0, "toolu_1", "Glob"),
+                json_delta(0, "{\"pattern\": \"*.rs\"}"),
+                message_delta("tool_use", 5),
+                message_stop(),
+            ]),
+        ),
+        (
+            "empty and malformed tool inputs".to_string(),
+            body(&[
+                message_start(),
+                tool_start(0, "toolu_1", "TodoRead"),
+                stop(0),
+                tool_start(1, "toolu_2", "Bash"),
+                json_delta(1, "{\"command\": \"ls"),
+                stop(1),
+                message_delta("tool_use", 5),
+                message_stop(),
+            ]),
+        ),
+        (
+            "unknown events".to_string(),
+            format!(
+                "event: sparkle\ndata: ✨\n\n: a comment\n{}",
+                body(&[
+                    message_start(),
+                    json!({"type": "message_sparkle", "glitter": true}),
+                    text_start(0),
+                    text_delta(0, "Done."),
+                    stop(0),
+                    message_delta("end_turn", 5),
+                    message_stop(),
+                ])
+            ),
+        ),
+    ];
+    let replies = [
+        ("scripted text", Reply::text("Hello from the script")),
+        (
+            "scripted multi-byte text",
+            Reply::text("héllo wörld — ✓ 🦀 ".repeat(5)),
+        ),
+        (
+            "scripted tool call",
+            Reply::tool_use("toolu_1", "Bash", json!({"command": "ls -la /tmp"})),
+        ),
+        (
+            "scripted thinking, text and tool call",
+            Reply::blocks(vec![
+                ScriptedBlock::Thinking {
+                    thinking: "Let me look at the file first.".to_string(),
+                    signature: "EqQBCgIYAh".to_string(),
+                },
+                ScriptedBlock::Text("Reading it.".to_string()),
+                ScriptedBlock::ToolUse {
+                    id: "toolu_2".to_string(),
+                    name: "Read".to_string(),
+                    input: json!({"file_path": "/tmp/a.txt"}),
+                },
+            ]),
+        ),
+        (
+            "scripted malformed tool input",
+            Reply::blocks(vec![ScriptedBlock::RawToolUse {
+                id: "toolu_3".to_string(),
+                name: "Edit".to_string(),
+                input_json: "{not json".to_string(),
+            }]),
+        ),
+        (
+            "scripted max_tokens",
+            Reply::text("cut short").with_stop_reason("max_tokens"),
+        ),
+    ];
+    for (name, reply) in replies {
+        let bytes = reply.body_bytes("claude-sonnet-4-5");
+        let text = String::from_utf8(bytes).unwrap();
+        streams.push((name.to_string(), text));
+    }
+    streams
+}
+
+/// Decodes `text` in chunks of `size` bytes.
+fn decode_in_chunks(
+    text: &str,
+    size: usize,
+) -> (Result<ModelResponse, ModelError>, Vec<ModelEvent>) {
+    decode_chunks(text.as_bytes().chunks(size))
+}
+
+#[test]
+fn every_stream_ends_normally_without_its_last_blank_line_or_message_stop() {
+    for (name, whole) in recorded_streams() {
+        let (expected, expected_events) = decode_ok(&whole);
+        let stop_at = whole.rfind("event: message_stop").unwrap();
+        let without_stop = &whole[..stop_at];
+        let endings = [
+            ("whole", whole.as_str()),
+            ("no closing blank line", &whole[..whole.len() - 1]),
+            ("data then the end", &whole[..whole.len() - 2]),
+            ("no message_stop", without_stop),
+            (
+                "message_delta without its blank line",
+                &without_stop[..without_stop.len() - 1],
+            ),
+            (
+                "message_delta data then the end",
+                &without_stop[..without_stop.len() - 2],
+            ),
+        ];
+        for (ending, text) in endings {
+            for size in [1, 2, 7, 64] {
+                let (result, events) = decode_in_chunks(text, size);
+                let response = result.unwrap_or_else(|error| {
+                    panic!("{name}, {ending}, {size}-byte chunks: {error}")
+                });
+                assert_eq!(response, expected, "{name}, {ending}, {size}-byte chunks");
+                assert_eq!(
+                    events, expected_events,
+                    "{name}, {ending}, {size}-byte chunks"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_stream_cut_before_its_stop_reason_ended_early() {
+    for (name, whole) in recorded_streams() {
+        let delta_at = whole.rfind("event: message_delta").unwrap();
+        let delta_data_at = delta_at + whole[delta_at..].find("data: ").unwrap();
+        let cuts = [
+            ("before message_delta", &whole[..delta_at]),
+            ("inside message_delta's name", &whole[..delta_at + 10]),
+            ("inside message_delta's data", &whole[..delta_data_at + 30]),
+        ];
+        for (cut, text) in cuts {
+            for size in [1, 2, 7, 64] {
+                let (result, _) = decode_in_chunks(text, size);
+                assert!(
+                    matches!(result, Err(ModelError::StreamEndedEarly)),
+                    "{name}, cut {cut}, {size}-byte chunks: {result:?}"
+                );
+            }
+        }
+    }
 }
