@@ -5,6 +5,7 @@
 //! of one message together stay under [`MESSAGE_BUDGET`] characters: the largest are spilled
 //! first until the rest fit.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use cairn_protocol::ToolResultContent;
@@ -93,11 +94,42 @@ pub fn apply_budget(results: &mut [SpillCandidate<'_>], dir: &Path) -> Vec<Spill
     spilled
 }
 
+/// Writes `text` to `path`, readable by the user alone (the directories made on the way too:
+/// a tool's output can hold anything the tool read). A write that fails part-way (a full
+/// disk) removes the partial file: the model is told saving failed, and a file cut short at
+/// that path would say otherwise to whoever reads it later.
 fn write_spill(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+        private_dir_builder().create(parent)?;
     }
-    std::fs::write(path, text)
+    let mut file = private_file_options().open(path)?;
+    // `sync_data`: a full disk may only show itself when the data is written back.
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_data());
+    if written.is_err() {
+        drop(file);
+        let _ = std::fs::remove_file(path);
+    }
+    written
+}
+
+/// Creates directories (and their missing parents) only the user can enter.
+fn private_dir_builder() -> std::fs::DirBuilder {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+}
+
+/// Opens a file for writing from the start, created readable by the user alone.
+fn private_file_options() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
 }
 
 /// Tool-use ids come from the model; keep only characters that are safe in a file name.
@@ -181,6 +213,30 @@ mod tests {
         assert_eq!(saved(&written), vec![dir.path().join("b.txt")]);
         let total: usize = contents.iter().map(|c| text(c).len()).sum();
         assert!(total <= MESSAGE_BUDGET, "{total}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn spilled_files_and_their_directories_are_the_users_alone() {
+        use std::os::unix::fs::PermissionsExt;
+
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("project").join("session");
+        let mut content = ToolResultContent::Text("s".repeat(60_000));
+        let written = apply_budget(
+            &mut [SpillCandidate {
+                tool_use_id: "toolu_secret",
+                content: &mut content,
+            }],
+            &dir,
+        );
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        let file = dir.join("toolu_secret.txt");
+        assert_eq!(saved(&written), vec![file.clone()]);
+        assert_eq!(
+            (mode(&home.path().join("project")), mode(&dir), mode(&file)),
+            (0o700, 0o700, 0o600)
+        );
     }
 
     #[test]
