@@ -6,11 +6,16 @@
 //! wire format, so a message read from a request or a transcript serialises back to the same
 //! JSON. Everything else (the model clients, the engine, the user interfaces) speaks in these
 //! types, which keeps provider details out of the engine.
+//!
+//! One rule sits here because every crate that starts a process needs it and this is the
+//! crate they all share: [`child_environment`], cairn's environment without its credentials.
 
+mod child_env;
 mod event;
 mod message;
 mod usage;
 
+pub use child_env::{child_environment, declare_credential_variables, is_credential_variable};
 pub use event::{
     AgentEvent, DecisionSource, Op, PermissionAnswer, PermissionDecision, RetryNotice, TodoItem,
     TodoStatus, TurnEnd, TurnSummary,

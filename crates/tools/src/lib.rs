@@ -30,7 +30,7 @@ use cairn_protocol::{TodoItem, ToolResultContent, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use bash::{BashOutputTool, BashTool, KillShellTool, ShellRegistry};
+pub use bash::{BashOutputTool, BashTool, KillShellTool, ShellRegistry, WorkspaceRoots};
 pub use edit::{EditTool, MultiEditTool};
 pub use file_state::{FileStamp, FileTracker, StaleRead};
 pub use notebook::NotebookEditTool;
@@ -115,6 +115,9 @@ pub struct ToolContext {
     /// When set, shell commands run inside this sandbox unless a call asks to leave it (and
     /// the permission gate agreed).
     pub sandbox: Option<Arc<CommandSandbox>>,
+    /// The directories the shell may stay in between commands; the project directory alone
+    /// unless set.
+    pub workspace_roots: WorkspaceRoots,
 }
 
 /// How shell commands are started inside a sandbox: `program prefix… shell -c …`. The
@@ -147,6 +150,7 @@ impl ToolContext {
             session: Arc::default(),
             env: Vec::new(),
             sandbox: None,
+            workspace_roots: WorkspaceRoots::default(),
         }
     }
 

@@ -1,9 +1,7 @@
 //! `Bash`: runs one shell command and waits for it, within a timeout, in the directory the
 //! previous command left the shell in.
 
-use std::ffi::OsString;
 use std::io;
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -18,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::ShellRegistry;
 use super::background::BackgroundShell;
 use super::capture::{CappedBuffer, Captured, MAX_OUTPUT_CHARS, cut_middle, join_streams};
+use super::exit_dir::ExitDir;
 use super::process::{KillOnDrop, ProcessGroup, describe_failure, pump, spawn_shell};
 use crate::{
     Access, CommandSandbox, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput,
@@ -34,12 +33,11 @@ const LINGER_AFTER_EXIT: Duration = Duration::from_millis(200);
 const DRAIN_AFTER_KILL: Duration = Duration::from_secs(1);
 
 /// Runs the user's command (`$2`) with `eval`, so that an `exit` in it or a syntax error
-/// still ends in the trap that writes the final working directory to the file `$1`. The
-/// shell exits with the command's status: an EXIT trap does not change it.
-const WRAPPER_SCRIPT: &str = r#"__cairn_cwd_file=$1
-__cairn_command=$2
+/// still ends in the EXIT trap `$1`, where cairn learns the final working directory (see
+/// [`ExitDir`]). The shell exits with the command's status: an EXIT trap does not change it.
+const WRAPPER_SCRIPT: &str = r#"__cairn_command=$2
+trap -- "$1" EXIT
 shift 2
-trap 'pwd -P >| "$__cairn_cwd_file" 2>/dev/null' EXIT
 eval "$__cairn_command""#;
 
 /// Runs a shell command.
@@ -137,15 +135,10 @@ impl Tool for BashTool {
         }
         let timeout_ms = effective_timeout(input.timeout, &mut notes);
 
-        // The wrapper writes the final working directory here.
-        let cwd_file = tempfile::Builder::new().prefix("cairn-cwd-").tempfile();
-        let cwd_file_path = match &cwd_file {
-            Ok(file) => file.path().as_os_str().to_owned(),
-            Err(_) => OsString::from("/dev/null"),
-        };
+        let exit_dir = ExitDir::prepare();
         let child = match spawn_shell(
             WRAPPER_SCRIPT,
-            &[&cwd_file_path, input.command.as_ref()],
+            &[&exit_dir.trap(), input.command.as_ref()],
             &cwd,
             &ctx.env,
             sandbox,
@@ -156,12 +149,9 @@ impl Tool for BashTool {
                 return ToolOutput::error(notes.join("\n"));
             }
         };
+        let exit_dir = exit_dir.watch(child.id());
         let run = wait_for(child, Duration::from_millis(timeout_ms), cancel).await;
-        if let Ok(file) = &cwd_file
-            && let Some(dir) = read_final_dir(file.path()).await
-        {
-            shells.set_working_dir(dir);
-        }
+        let cwd_note = settle_working_dir(exit_dir.finish().await, &cwd, &run.ending, ctx);
         let sandbox_note = match (sandbox, &run.ending) {
             (Some(sandbox), Ending::Exited(status)) if !status.success() => {
                 (sandbox.explain)(status.code(), &run.stderr.text())
@@ -169,11 +159,53 @@ impl Tool for BashTool {
             _ => None,
         };
         let mut output = report(run, timeout_ms, notes);
-        if let (Some(note), ToolResultContent::Text(text)) = (sandbox_note, &mut output.content) {
-            text.push_str("\n\n");
-            text.push_str(&note);
+        if let ToolResultContent::Text(text) = &mut output.content {
+            for note in [sandbox_note, cwd_note].into_iter().flatten() {
+                text.push_str("\n\n");
+                text.push_str(&note);
+            }
         }
         output
+    }
+}
+
+/// Records where the command left the shell for the next command, and says so when that is
+/// not where the command took it: a directory outside the workspace is left for the project
+/// directory, and an unknown one (the command never reached its exit trap) for the directory
+/// the command started in.
+fn settle_working_dir(
+    final_dir: Option<PathBuf>,
+    started_in: &Path,
+    ending: &Ending,
+    ctx: &ToolContext,
+) -> Option<String> {
+    let shells = &ctx.session.shells;
+    match final_dir {
+        Some(dir) => match ctx.workspace_roots.root_holding(&ctx.cwd, &dir) {
+            Some(inside) => {
+                shells.set_working_dir(inside);
+                None
+            }
+            None => {
+                shells.set_working_dir(ctx.cwd.clone());
+                Some(format!(
+                    "Shell cwd was reset to {}: the command left it in {}, which is outside the \
+                     project directory and the added directories.",
+                    ctx.cwd.display(),
+                    dir.display()
+                ))
+            }
+        },
+        None => match ending {
+            // The result already says the command was killed before it could end.
+            Ending::TimedOut | Ending::Cancelled => None,
+            Ending::Exited(_) | Ending::WaitFailed(_) => Some(format!(
+                "Shell cwd was reset to {}, where the command started: where it left the shell \
+                 could not be read (the command removed or replaced the shell's exit trap, \
+                 replaced the shell with exec, or killed it).",
+                started_in.display()
+            )),
+        },
     }
 }
 
@@ -233,16 +265,6 @@ fn cannot_start(cwd: &Path, err: &io::Error) -> String {
         super::process::shell_program().display(),
         cwd.display()
     )
-}
-
-/// The directory the wrapper wrote, if it did and the directory is there.
-async fn read_final_dir(file: &Path) -> Option<PathBuf> {
-    let mut bytes = tokio::fs::read(file).await.ok()?;
-    if bytes.last() == Some(&b'\n') {
-        bytes.pop();
-    }
-    let dir = PathBuf::from(OsString::from_vec(bytes));
-    (dir.is_absolute() && dir.is_dir()).then_some(dir)
 }
 
 /// How a foreground command ended.

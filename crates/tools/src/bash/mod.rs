@@ -4,14 +4,21 @@
 //! Every command runs in a process group of its own, so a timeout, a cancellation, KillShell
 //! or the end of the session kills it with everything it started. The working directory
 //! carries over from one command to the next, kept with the background shells in the
-//! session's [`ShellRegistry`].
+//! session's [`ShellRegistry`]: the shell's real directory as the kernel knows it, which no
+//! definition in a command can disguise, and only while it is inside the [`WorkspaceRoots`].
+//!
+//! Commands get cairn's environment without its credentials
+//! ([`cairn_protocol::child_environment`]), plus the settings' `env`.
 
 mod background;
 mod capture;
+mod exit_dir;
 mod foreground;
 mod process;
 mod shells;
+mod workspace;
 
 pub use background::{BashOutputTool, KillShellTool};
 pub use foreground::BashTool;
 pub use shells::ShellRegistry;
+pub use workspace::WorkspaceRoots;

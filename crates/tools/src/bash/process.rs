@@ -29,8 +29,9 @@ pub(super) fn shell_program() -> &'static Path {
 }
 
 /// Starts `shell -c script args…` in `cwd`, leading a new process group, with no input and
-/// both output streams piped, inside `sandbox` when one is given. `args` become `$1`, `$2`, … of the script; `env` (from the
-/// settings' `env`) is added to cairn's own environment.
+/// both output streams piped, inside `sandbox` when one is given. `args` become `$1`, `$2`,
+/// … of the script. The command gets cairn's environment without its credentials, with `env`
+/// (from the settings' `env`) added.
 pub(super) fn spawn_shell(
     script: &str,
     args: &[&std::ffi::OsStr],
@@ -53,6 +54,8 @@ pub(super) fn spawn_shell(
         .arg("bash")
         .args(args)
         .current_dir(cwd)
+        .env_clear()
+        .envs(cairn_protocol::child_environment())
         .envs(env.iter().map(|(name, value)| (name, value)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
