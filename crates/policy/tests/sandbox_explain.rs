@@ -11,6 +11,7 @@ fn policy(network: NetworkAccess) -> SandboxPolicy {
         writable: vec![PathBuf::from("/work/project"), PathBuf::from("/tmp")],
         deny_read: vec![PathBuf::from("/home/me/.ssh")],
         network,
+        protected_roots: vec![],
     }
 }
 

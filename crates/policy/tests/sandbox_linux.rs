@@ -107,6 +107,7 @@ fn writable_only(dir: &Path, network: NetworkAccess) -> SandboxPolicy {
         writable: vec![dir.to_path_buf(), PathBuf::from("/dev/null")],
         deny_read: vec![],
         network,
+        protected_roots: vec![],
     }
 }
 
@@ -331,4 +332,138 @@ fn network_allowed_permits_tcp_connections() {
     };
     assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
     assert_eq!(explain_failure(&policy, Some(0), &stderr(&output)), None);
+}
+
+/// A workspace with every kind of protected file, and the policy that protects them.
+fn protected_workspace() -> (tempfile::TempDir, SandboxPolicy) {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+    std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+    std::fs::write(root.join(".mcp.json"), "{}\n").unwrap();
+    std::fs::create_dir_all(root.join(".claude/commands")).unwrap();
+    std::fs::write(root.join(".claude/settings.json"), "{}\n").unwrap();
+    let policy = SandboxPolicy {
+        protected_roots: vec![root.to_path_buf()],
+        ..writable_only(root, NetworkAccess::Allowed)
+    };
+    (workspace, policy)
+}
+
+/// Every file below `root` with its contents, for "nothing changed" checks.
+fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.push((path.clone(), Vec::new()));
+                dirs.push(path);
+            } else {
+                files.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Whether this process may enter a mount namespace from a test binary, which runs tests on
+/// threads: only root can (a user namespace needs a single-threaded process). cairn's own
+/// wrapper is single-threaded; the end-to-end tests in crates/cli cover that path.
+fn can_test_mounts() -> bool {
+    let root = rustix::process::geteuid().is_root();
+    if !root {
+        eprintln!("skipped: a threaded test binary cannot enter a user namespace as non-root");
+    }
+    root
+}
+
+#[test]
+fn protected_files_stay_unchanged_by_every_kind_of_write() {
+    if landlock_abi().is_none() || !can_test_mounts() {
+        return;
+    }
+    let (workspace, policy) = protected_workspace();
+    let before = snapshot(workspace.path());
+    // Each attempt prints its name when it succeeds.
+    let attempts = [
+        (
+            "append to .git/config",
+            "echo '[core] fsmonitor = x' >> .git/config",
+        ),
+        ("hook", "printf '#!/bin/sh\\n' > .git/hooks/pre-commit"),
+        ("attributes", "echo '* filter=x' > .git/info/attributes"),
+        ("settings", "echo '{\"hooks\":{}}' > .claude/settings.json"),
+        ("local settings", "echo '{}' > .claude/settings.local.json"),
+        ("command", "echo x > .claude/commands/x.md"),
+        ("mcp", "echo '{\"mcpServers\":{}}' > .mcp.json"),
+        ("remove mcp", "rm -f .mcp.json"),
+        ("rename .claude", "mv .claude claude-old"),
+        ("rename .git", "mv .git git-old"),
+        ("rename config", "mv .git/config .git/config-old"),
+        ("truncate", ": > .git/config"),
+    ];
+    let script: String = attempts
+        .iter()
+        .map(|(name, command)| format!("( {command} ) 2>/dev/null && echo 'ESCAPED: {name}'\n"))
+        .collect();
+    let output = run_sh(
+        &policy,
+        &format!("cd \"$1\" || exit 9\n{script}touch allowed-file\necho ok > .git/objects/x\n"),
+        &[workspace.path()],
+    );
+    assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(&output));
+    assert!(!stdout(&output).contains("ESCAPED"), "{}", stdout(&output));
+    let mut after = snapshot(workspace.path());
+    let allowed = [
+        workspace.path().join("allowed-file"),
+        workspace.path().join(".git/objects/x"),
+    ];
+    assert!(
+        allowed.iter().all(|path| path.exists()),
+        "ordinary writes work"
+    );
+    after.retain(|(path, _)| !allowed.contains(path) && !path.ends_with(".git/info"));
+    let mut before = before;
+    before.retain(|(path, _)| !path.ends_with(".git/info"));
+    assert_eq!(after, before);
+}
+
+#[test]
+fn missing_protected_directories_are_created_and_protected() {
+    if landlock_abi().is_none() || !can_test_mounts() {
+        return;
+    }
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+    let policy = SandboxPolicy {
+        protected_roots: vec![root.to_path_buf()],
+        ..writable_only(root, NetworkAccess::Allowed)
+    };
+    let output = run_sh(
+        &policy,
+        "cd \"$1\" || exit 9\n\
+         (mkdir -p .claude && echo '{}' > .claude/settings.local.json) 2>/dev/null && echo ESCAPED\n\
+         (echo x > .git/hooks/post-checkout) 2>/dev/null && echo ESCAPED\n\
+         echo done",
+        &[root],
+    );
+    assert_eq!(
+        stdout(&output).lines().last(),
+        Some("done"),
+        "stderr: {}",
+        stderr(&output)
+    );
+    assert!(!stdout(&output).contains("ESCAPED"));
+    assert_eq!(
+        std::fs::read_dir(root.join(".claude")).unwrap().count(),
+        0,
+        "the mount point stays empty"
+    );
+    assert!(!root.join(".git/hooks/post-checkout").exists());
 }

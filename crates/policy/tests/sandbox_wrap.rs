@@ -20,6 +20,7 @@ fn wrap_command_puts_the_policy_before_the_command() {
         writable: vec![PathBuf::from("/work"), PathBuf::from("/tmp")],
         deny_read: vec![PathBuf::from("/home/me/.aws")],
         network: NetworkAccess::Denied,
+        protected_roots: vec![],
     };
     let (program, args) = wrap_command(
         Path::new("/usr/bin/cairn"),
@@ -71,6 +72,7 @@ fn the_default_policy_writes_to_the_workspace_and_scratch_places_only() {
             writable: expected,
             deny_read: vec![],
             network: NetworkAccess::Allowed,
+            protected_roots: vec![],
         }
     );
 }

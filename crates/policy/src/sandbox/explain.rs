@@ -28,6 +28,7 @@ const LOOK_BACK_LINES: usize = 3;
 ///     writable: vec![PathBuf::from("/work")],
 ///     deny_read: vec![],
 ///     network: NetworkAccess::Allowed,
+///     protected_roots: vec![],
 /// };
 /// let stderr = "touch: cannot touch '/etc/motd': Permission denied\n";
 /// let sentence = explain_failure(&policy, Some(1), stderr).unwrap_or_default();
@@ -237,6 +238,7 @@ mod tests {
             writable: vec![],
             deny_read: vec![],
             network: NetworkAccess::Allowed,
+            protected_roots: vec![],
         };
         let stderr = format!("cat: {}: Permission denied\n", locked.display());
         // As root nothing is unreadable, and the sandbox is the only suspect left.

@@ -8,7 +8,8 @@
 //!
 //! What a sandboxed command may do:
 //! - read and execute everything, except the contents of `deny_read` paths;
-//! - create, write, truncate, rename and remove only beneath `writable`;
+//! - create, write, truncate, rename and remove only beneath `writable`, and not the protected
+//!   files of `protected_roots`;
 //! - under [`NetworkAccess::Denied`], no TCP connect or bind (UDP too where the kernel can).
 //!
 //! If the kernel enforces nothing, the wrapper refuses to run the command (it fails closed):
@@ -27,8 +28,10 @@
 //!   while the command runs are unreadable to it.
 //! - Landlock does not govern `chmod`, `chown`, `utime`, extended attributes or `ioctl` on files
 //!   the user already owns, nor Unix-domain sockets or signals.
-//! - Writes inside the workspace can still prepare something that runs later outside the
-//!   sandbox, such as `.git/hooks`. That is why tool caches in the home directory are not
+//! - Writes inside the workspace can prepare something that runs later outside the sandbox:
+//!   the workspace's own such files (`.claude/`, `.git/config`, `.git/hooks/`, …, see
+//!   [`crate::protected`]) are mounted read-only in a mount namespace of the wrapper's own
+//!   (`mounts.rs` says what that covers), and tool caches in the home directory are not
 //!   writable by default (see [`default_policy`]).
 //! - Setuid programs (`sudo`) do not gain privileges inside the sandbox (`no_new_privs`).
 //!
@@ -38,6 +41,8 @@
 mod explain;
 #[cfg(target_os = "linux")]
 mod landlock_rules;
+#[cfg(target_os = "linux")]
+mod mounts;
 mod policy;
 #[cfg(target_os = "linux")]
 mod read_plan;

@@ -27,6 +27,10 @@ pub struct SandboxPolicy {
     pub deny_read: Vec<PathBuf>,
     /// Whether the command may use the network.
     pub network: NetworkAccess,
+    /// Workspace roots whose protected files (`.claude/`, `.mcp.json`, `.git/config`,
+    /// `.git/hooks/`, … — see [`crate::protected`]) the command may not change, although they lie
+    /// beneath `writable`: the wrapper mounts them read-only in a mount namespace of its own.
+    pub protected_roots: Vec<PathBuf>,
 }
 
 /// Scratch places every shell command may write besides the workspace.
@@ -48,8 +52,9 @@ const SCRATCH_PATHS: &[&str] = &[
 ];
 
 /// The default policy for a session: writes allowed beneath the workspace roots, the temp dir
-/// (`$TMPDIR`), `/tmp`, `/var/tmp`, `/dev/shm` and the `/dev/null`-like sinks; no path hidden
-/// (fill [`SandboxPolicy::deny_read`] from the settings' `Read(…)` deny rules).
+/// (`$TMPDIR`), `/tmp`, `/var/tmp`, `/dev/shm` and the `/dev/null`-like sinks, except the
+/// roots' protected files; no path hidden (fill [`SandboxPolicy::deny_read`] from the
+/// settings' `Read(…)` deny rules).
 ///
 /// Tool caches in the home directory are not writable: add them to `writable` from the settings
 /// if a user wants `cargo` or `npm` to download inside the sandbox.
@@ -80,6 +85,7 @@ pub fn default_policy(workspace_roots: &[PathBuf], network: NetworkAccess) -> Sa
         writable,
         deny_read: Vec::new(),
         network,
+        protected_roots: workspace_roots.to_vec(),
     }
 }
 

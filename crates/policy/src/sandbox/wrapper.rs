@@ -121,12 +121,21 @@ pub fn run_wrapper(args: Vec<OsString>) -> SandboxError {
 
 #[cfg(target_os = "linux")]
 fn confine(policy: &super::SandboxPolicy, program: &str) -> Result<(), SandboxError> {
-    let confinement = super::landlock_rules::confine_current_thread(policy).map_err(|detail| {
-        SandboxError::Setup {
-            program: program.to_owned(),
-            detail,
-        }
-    })?;
+    // Mounts first: Landlock forbids mounting once it is in place.
+    let mounted = super::mounts::mount_protected_read_only(&policy.protected_roots);
+    let mut confinement =
+        super::landlock_rules::confine_current_thread(policy).map_err(|detail| {
+            SandboxError::Setup {
+                program: program.to_owned(),
+                detail,
+            }
+        })?;
+    if let Err(reason) = mounted {
+        confinement.notes.push(format!(
+            "the project's protected files (.claude/, .git/config, .git/hooks/) stay writable: \
+             {reason}"
+        ));
+    }
     carry_out(decide(confinement.enforcement, &confinement.notes), program)
 }
 

@@ -1,6 +1,7 @@
 //! The wrapper's command line: written by [`wrap_command`], read back by [`parse_wrapper_argv`].
 //!
-//! `cairn __sandbox [--write PATH]... [--deny-read PATH]... [--no-network] -- PROGRAM [ARG]...`
+//! `cairn __sandbox [--write PATH]... [--deny-read PATH]... [--protect ROOT]... [--no-network]
+//! -- PROGRAM [ARG]...`
 //! with one path per flag, so that any path (even one starting with `--`) survives the trip.
 
 use std::ffi::{OsStr, OsString};
@@ -14,12 +15,13 @@ pub const WRAPPER_SUBCOMMAND: &str = "__sandbox";
 
 const WRITE_FLAG: &str = "--write";
 const DENY_READ_FLAG: &str = "--deny-read";
+const PROTECT_FLAG: &str = "--protect";
 const NO_NETWORK_FLAG: &str = "--no-network";
 const END_OF_OPTIONS: &str = "--";
 
 /// The wrapper's usage line, for error messages.
 pub(crate) const USAGE: &str = "cairn __sandbox [--write PATH]... [--deny-read PATH]... \
-                                [--no-network] -- PROGRAM [ARG]...";
+                                [--protect ROOT]... [--no-network] -- PROGRAM [ARG]...";
 
 /// The program and arguments that run `program args` under `policy`, through the wrapper
 /// `cairn_exe` (the caller's [`std::env::current_exe`]).
@@ -33,6 +35,7 @@ pub(crate) const USAGE: &str = "cairn __sandbox [--write PATH]... [--deny-read P
 ///     writable: vec![PathBuf::from("/work")],
 ///     deny_read: vec![],
 ///     network: NetworkAccess::Denied,
+///     protected_roots: vec![],
 /// };
 /// let (program, args) =
 ///     wrap_command(Path::new("/bin/cairn"), &policy, OsStr::new("sh"), &["-c".into(), "make".into()]);
@@ -56,6 +59,10 @@ pub fn wrap_command(
     for path in &policy.deny_read {
         argv.push(DENY_READ_FLAG.into());
         argv.push(path.into());
+    }
+    for root in &policy.protected_roots {
+        argv.push(PROTECT_FLAG.into());
+        argv.push(root.into());
     }
     match policy.network {
         NetworkAccess::Allowed => {}
@@ -82,6 +89,7 @@ pub(crate) fn parse_wrapper_argv(argv: Vec<OsString>) -> Result<WrapperArgv, San
         writable: Vec::new(),
         deny_read: Vec::new(),
         network: NetworkAccess::Allowed,
+        protected_roots: vec![],
     };
     let mut argv = argv.into_iter();
     loop {
@@ -95,6 +103,9 @@ pub(crate) fn parse_wrapper_argv(argv: Vec<OsString>) -> Result<WrapperArgv, San
             Some(DENY_READ_FLAG) => policy
                 .deny_read
                 .push(flag_value(&mut argv, DENY_READ_FLAG)?),
+            Some(PROTECT_FLAG) => policy
+                .protected_roots
+                .push(flag_value(&mut argv, PROTECT_FLAG)?),
             Some(NO_NETWORK_FLAG) => policy.network = NetworkAccess::Denied,
             Some(END_OF_OPTIONS) => break,
             _ => {
@@ -141,6 +152,7 @@ mod tests {
             writable: vec![PathBuf::from("/w"), PathBuf::from("--odd dir")],
             deny_read: vec![PathBuf::from("/home/me/.ssh")],
             network: NetworkAccess::Denied,
+            protected_roots: vec![PathBuf::from("/w")],
         };
         let (_, argv) = wrap_command(
             Path::new("/bin/cairn"),
@@ -167,6 +179,7 @@ mod tests {
                     writable: vec![],
                     deny_read: vec![],
                     network: NetworkAccess::Allowed,
+                    protected_roots: vec![],
                 },
                 program: "true".into(),
                 args: vec![],
