@@ -72,7 +72,7 @@ fn the_default_policy_writes_to_the_workspace_and_scratch_places_only() {
             writable: expected,
             deny_read: vec![],
             network: NetworkAccess::Allowed,
-            protected_roots: vec![],
+            protected_roots: vec![PathBuf::from("/work")],
         }
     );
 }
@@ -85,6 +85,6 @@ fn a_malformed_wrapper_command_line_is_refused_before_anything_is_restricted() {
     assert_eq!(
         error.to_string(),
         "cairn __sandbox: unexpected argument `bash`; usage: cairn __sandbox [--write PATH]... \
-         [--deny-read PATH]... [--no-network] -- PROGRAM [ARG]..."
+         [--deny-read PATH]... [--protect ROOT]... [--no-network] -- PROGRAM [ARG]..."
     );
 }

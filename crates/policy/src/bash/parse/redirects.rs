@@ -7,6 +7,8 @@ use super::{Direction, Redirect, Stdin, Walker, children_with_fields};
 
 impl Walker<'_> {
     pub(super) fn walk_redirected(&mut self, node: Node<'_>) {
+        let own_redirects = self.script.redirects.len();
+        let dir_before = self.dir.len();
         let mut body = None;
         let mut stdin = None;
         let mut heredoc_pipe = None;
@@ -45,6 +47,20 @@ impl Walker<'_> {
                 self.stdin = saved;
             }
             (None, _) => {}
+        }
+        // tree-sitter-bash hangs the redirection of `cd x && echo y > f` on the whole list,
+        // where bash gives it to the last command, after the `cd`: judge it from both
+        // directories.
+        if self.dir.len() != dir_before {
+            let moved: Vec<Redirect> = self.script.redirects[own_redirects..]
+                .iter()
+                .map(|redirect| Redirect {
+                    direction: redirect.direction,
+                    target: redirect.target.clone(),
+                    dir: self.dir.clone(),
+                })
+                .collect();
+            self.script.redirects.extend(moved);
         }
         for statement in after {
             self.walk_statement(statement);
@@ -151,7 +167,24 @@ impl Walker<'_> {
             }
             _ => return None,
         };
-        let target = self.word(destination?);
+        let destination = destination?;
+        let target = self.word(destination);
+        // tree-sitter-bash does not know `<>` (open for reading and writing) and parses it
+        // as `<` or `>` beside an error: the file is both read and written.
+        let before = self
+            .src
+            .get(node.start_byte().saturating_sub(1)..destination.start_byte())
+            .unwrap_or_default();
+        if before.contains("<>") {
+            for direction in [Direction::Read, Direction::Write] {
+                self.script.redirects.push(Redirect {
+                    direction,
+                    target: target.clone(),
+                    dir: self.dir.clone(),
+                });
+            }
+            return matches!(descriptor, None | Some(0)).then_some(Stdin::File(target));
+        }
         self.script.redirects.push(Redirect {
             direction,
             target: target.clone(),
