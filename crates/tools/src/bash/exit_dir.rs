@@ -7,8 +7,13 @@
 //! text, not read from variables the command could reassign. Opening `fifo_a` for reading
 //! blocks the shell until cairn opens it for writing; opening `fifo_b` for writing then blocks
 //! it until cairn opens that for reading. In between, the shell is parked inside its own trap
-//! and cairn reads `/proc/<pid>/cwd`. A command that removes or replaces the trap, `exec`s
-//! another program or is killed never gets there: where it left the shell is unknown.
+//! (bash performs the redirections in a child it waits for; dash in the shell itself) and
+//! cairn reads `/proc/<pid>/cwd` of the shell. A command that removes or replaces the trap,
+//! `exec`s another program or is killed never gets there: where it left the shell is unknown.
+//!
+//! What this does not tell apart: a process the command starts can open the FIFOs itself
+//! before the shell ends. cairn then reads the shell's directory at that moment: still a
+//! directory the shell really was in, and the one the next command really starts in.
 //!
 //! Without `/proc` (macOS, or a Linux without it mounted) the trap runs `pwd -P` into a file
 //! instead. That does not hold against a command that defines a `pwd` function or replaces
@@ -111,7 +116,9 @@ impl ExitDir {
     /// before anything can reap the shell.
     pub(super) fn watch(self, pid: Option<u32>) -> ExitDirWatch {
         match (self, pid) {
-            (ExitDir::Kernel(fifos), Some(pid)) => ExitDirWatch::Kernel(Handshake::start(fifos, pid)),
+            (ExitDir::Kernel(fifos), Some(pid)) => {
+                ExitDirWatch::Kernel(Handshake::start(fifos, pid))
+            }
             (ExitDir::Printed(file), _) => ExitDirWatch::Printed(file),
             (ExitDir::Kernel(_) | ExitDir::Untracked, _) => ExitDirWatch::Untracked,
         }
@@ -173,7 +180,12 @@ fn make_fifos() -> io::Result<Fifos> {
     let make = |name: &str| -> io::Result<OwnedFd> {
         let path = dir.path().join(name);
         mkfifoat(CWD, &path, Mode::RUSR | Mode::WUSR)?;
-        Ok(openat(CWD, &path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty())?)
+        Ok(openat(
+            CWD,
+            &path,
+            OFlags::PATH | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?)
     };
     let (a, b) = (make("a")?, make("b")?);
     Ok(Fifos { dir, a, b })
@@ -187,6 +199,10 @@ fn make_fifos() -> io::Result<Fifos> {
 
 /// cairn's side of the trap's handshake, run on a thread of its own because opening a FIFO
 /// blocks until the other side opens it.
+///
+/// One handshake is met. After it, or once the shell has ended, the FIFOs are held open
+/// read-write, which never blocks and counts as both sides: from then on no opening of any,
+/// by the thread or by anything the command left behind, waits for anyone.
 #[derive(Debug)]
 pub(super) struct Handshake {
     shared: Arc<Shared>,
@@ -196,23 +212,31 @@ pub(super) struct Handshake {
 #[derive(Debug)]
 struct Shared {
     fifos: Fifos,
-    state: Mutex<HandshakeState>,
-}
-
-#[derive(Debug, Default)]
-struct HandshakeState {
-    /// The shell is over: a FIFO opening now is the release below, not the trap.
-    released: bool,
-    /// The thread has finished with the FIFOs.
-    done: bool,
-    /// Both FIFOs opened read-write, which never blocks and completes any opening the thread
-    /// is in or about to make; held until the thread is done.
-    release: Vec<File>,
+    /// The FIFOs opened read-write, once the handshake is over or abandoned.
+    held_open: Mutex<Option<Vec<File>>>,
 }
 
 impl Shared {
-    fn state(&self) -> MutexGuard<'_, HandshakeState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    fn held_open(&self) -> MutexGuard<'_, Option<Vec<File>>> {
+        self.held_open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn is_over(&self) -> bool {
+        self.held_open().is_some()
+    }
+
+    /// Ends the handshake: whatever opening of a FIFO waits now, or comes later, completes.
+    fn hold_open(&self) {
+        let mut held = self.held_open();
+        if held.is_none() {
+            let open = |fifo| {
+                let handle = self.fifos.handle(fifo);
+                OpenOptions::new().read(true).write(true).open(handle).ok()
+            };
+            *held = Some([Fifo::A, Fifo::B].into_iter().filter_map(open).collect());
+        }
     }
 }
 
@@ -220,74 +244,57 @@ impl Handshake {
     fn start(fifos: Fifos, pid: u32) -> Handshake {
         // Opened now, while the shell cannot have been reaped: once it has been, reading
         // through this handle fails rather than finding another process that reuses the pid.
-        let process = File::open(format!("/proc/{pid}"));
+        let shell = File::open(format!("/proc/{pid}"));
         let shared = Arc::new(Shared {
             fifos,
-            state: Mutex::default(),
+            held_open: Mutex::default(),
         });
         let (send, result) = oneshot::channel();
         let thread_shared = Arc::clone(&shared);
         let spawned = std::thread::Builder::new()
             .name("cairn-exit-dir".into())
             .spawn(move || {
-                let dir = meet_the_trap(&thread_shared, process);
-                let mut state = thread_shared.state();
-                state.done = true;
-                state.release.clear();
-                drop(state);
-                let _ = send.send(dir);
+                let _ = send.send(meet_the_trap(&thread_shared, shell));
             });
-        let handshake = Handshake {
-            shared,
-            result: spawned.is_ok().then_some(result),
-        };
-        if handshake.result.is_none() {
+        if spawned.is_err() {
             // Nobody will meet the trap: let it through at once rather than leave the shell
             // blocked on a FIFO until its timeout.
-            handshake.release();
+            shared.hold_open();
         }
-        handshake
+        Handshake {
+            shared,
+            result: spawned.is_ok().then_some(result),
+        }
     }
 
     async fn finish(mut self) -> Option<PathBuf> {
-        self.release();
+        self.shared.hold_open();
         self.result.take()?.await.ok().flatten()
-    }
-
-    /// Lets the thread go: the shell has ended, or nobody waits for it any more.
-    fn release(&self) {
-        let mut state = self.shared.state();
-        if state.done || state.released {
-            return;
-        }
-        state.released = true;
-        for fifo in [Fifo::A, Fifo::B] {
-            let handle = self.shared.fifos.handle(fifo);
-            if let Ok(file) = OpenOptions::new().read(true).write(true).open(handle) {
-                state.release.push(file);
-            }
-        }
     }
 }
 
 impl Drop for Handshake {
     fn drop(&mut self) {
-        self.release();
+        // The shell has ended, or nobody waits for it any more: the thread must not wait on.
+        self.shared.hold_open();
     }
 }
 
-/// Waits for the shell to open `fifo_a`, reads its directory while it waits on `fifo_b`, then
-/// lets it finish. `process` is the shell's `/proc/<pid>` directory, held open since the start.
-fn meet_the_trap(shared: &Shared, process: io::Result<File>) -> Option<PathBuf> {
-    let _writer = OpenOptions::new().write(true).open(shared.fifos.handle(Fifo::A)).ok()?;
-    let dir = match (shared.state().released, process) {
-        (false, Ok(process)) => {
-            std::fs::read_link(format!("/proc/self/fd/{}/cwd", process.as_raw_fd())).ok()
+/// Meets the shell in its trap: once it has opened `fifo_a`, reads its directory while it
+/// waits on `fifo_b`, then lets it go. `shell` is the shell's `/proc/<pid>` directory, held
+/// open since it started.
+fn meet_the_trap(shared: &Shared, shell: io::Result<File>) -> Option<PathBuf> {
+    let a = OpenOptions::new()
+        .write(true)
+        .open(shared.fifos.handle(Fifo::A));
+    let dir = match (a, shell) {
+        // Not when the opening was the handshake's end: the shell is gone then.
+        (Ok(_), Ok(shell)) if !shared.is_over() => {
+            std::fs::read_link(format!("/proc/self/fd/{}/cwd", shell.as_raw_fd())).ok()
         }
-        // The opening above was the release, or the shell's record could not be kept.
-        (true, _) | (false, Err(_)) => None,
+        _ => None,
     };
-    // Whatever was read, the shell must not stay blocked on its second FIFO.
-    let _reader = File::open(shared.fifos.handle(Fifo::B));
+    // Opens `fifo_b` for the shell, which then finishes its trap.
+    shared.hold_open();
     dir
 }
