@@ -45,7 +45,13 @@ const DANGEROUS_VARIABLES: &[&str] = &[
 
 /// Whether setting the variable changes which programs run or how.
 pub(crate) fn is_dangerous_variable(name: &str) -> bool {
-    DANGEROUS_VARIABLES.contains(&name) || name.starts_with("LD_") || name.starts_with("DYLD_")
+    DANGEROUS_VARIABLES.contains(&name)
+        || name.starts_with("LD_")
+        || name.starts_with("DYLD_")
+        // `GIT_CONFIG_COUNT`/`_KEY_n`/`_VALUE_n` are `git -c`; `npm_config_script_shell` is
+        // `--script-shell`.
+        || name.starts_with("GIT_CONFIG")
+        || name.to_ascii_lowercase().starts_with("npm_config_")
 }
 
 pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
@@ -105,6 +111,16 @@ impl Analyzer {
         self.flag(BashVerdict::Unanalysable, reason.into());
     }
 
+    /// Judges one command run by another (`find -exec`, `xargs`) and returns its verdict
+    /// alone; the analysis as a whole takes it in as usual.
+    pub(crate) fn judge_part(&mut self, words: &[Word], site: Site<'_>) -> BashVerdict {
+        let before = std::mem::replace(&mut self.analysis.verdict, BashVerdict::ReadOnly);
+        self.judge_argv(words, site);
+        let part = self.analysis.verdict;
+        self.analysis.verdict = before.max(part);
+        part
+    }
+
     fn flag(&mut self, verdict: BashVerdict, reason: String) {
         self.analysis.verdict = self.analysis.verdict.max(verdict);
         if !self.analysis.reasons.contains(&reason) {
@@ -136,12 +152,19 @@ impl Analyzer {
         self.analysis.commands.push(SimpleCommand::new(argv));
     }
 
-    /// A file the command reads.
+    /// A file the command reads. A glob is expanded and each match judged; a path known only
+    /// at run time may be anywhere (`~/.ssh/id_rsa`), so no rule can vouch for it.
     pub(crate) fn read_path(&mut self, word: &Word, site: Site<'_>) {
+        if let Some(matches) = super::globs::matches(self, word, site) {
+            for path in &matches {
+                self.read_path(path, site);
+            }
+            return;
+        }
         match self.places.resolve(word, site.cwd) {
             Resolved::Stream => {}
             Resolved::Unknown(unknown) => {
-                self.needs_approval(format!("reads a path not known until run time ({unknown})"));
+                self.unanalysable(format!("reads a path not known until run time ({unknown})"));
             }
             Resolved::Path(path) => {
                 if is_harmless_device(&path) {
@@ -163,11 +186,18 @@ impl Analyzer {
     }
 
     /// A file the command changes in the way `verb` says ("removes", "changes the mode of").
+    /// Globs and paths known only at run time are judged as in [`Analyzer::read_path`].
     pub(crate) fn write_path_as(&mut self, word: &Word, site: Site<'_>, verb: &str) {
+        if let Some(matches) = super::globs::matches(self, word, site) {
+            for path in &matches {
+                self.write_path_as(path, site, verb);
+            }
+            return;
+        }
         match self.places.resolve(word, site.cwd) {
             Resolved::Stream => {}
             Resolved::Unknown(unknown) => {
-                self.needs_approval(format!(
+                self.unanalysable(format!(
                     "{verb} a path not known until run time ({unknown})"
                 ));
             }

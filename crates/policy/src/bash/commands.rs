@@ -171,6 +171,11 @@ fn copy(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
     for source in sources {
         an.read_path(source, site);
     }
+    if parsed.has(&["-L", "--dereference"])
+        && parsed.has(&["-r", "-R", "--recursive", "-a", "--archive"])
+    {
+        super::links::follow(an, "cp -L", sources, site, super::links::Access::Reads);
+    }
     match destination {
         Some(destination) => an.write_path(destination, site),
         None => an.not_read_only(name),

@@ -5,6 +5,7 @@
 //! [`BashVerdict::Destructive`]: super::BashVerdict::Destructive
 
 use super::classify::{Analyzer, Site};
+use super::links::{self, Access};
 use super::options::{OptionSpec, parse_args};
 use super::paths::{Resolved, is_block_device, is_harmless_device};
 use super::word::Word;
@@ -107,6 +108,11 @@ pub(crate) fn change_owner_or_mode(an: &mut Analyzer, name: &str, args: &[Word],
     }
     if parsed.operands.len() <= skip {
         an.needs_approval(format!("`{name}` {verb} files named only at run time"));
+    }
+    // `-R -L` changes whatever every link met leads to.
+    if recursive && parsed.has(&["-L"]) {
+        let targets = parsed.operands.get(skip..).unwrap_or_default();
+        links::follow(an, &format!("{name} -RL"), targets, site, Access::Writes);
     }
 }
 

@@ -1,7 +1,9 @@
 //! `find`: its start paths are read; `-exec` and friends run commands, `-delete` removes
 //! what it finds (everything, when nothing filters it), `-fprint` writes a file.
 
+use super::BashVerdict;
 use super::classify::{Analyzer, Site};
+use super::links::{self, Access};
 use super::paths::Resolved;
 use super::runners::NO_STDIN;
 use super::word::Word;
@@ -69,9 +71,14 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         "-newerat",
     ];
     let mut index = 0;
+    // The last of `-H`, `-L` and `-P` wins; `-L` (or `-follow`) follows every link met.
+    let mut follows = false;
     while let Some(text) = args.get(index).and_then(Word::literal) {
         match text.as_str() {
-            "-H" | "-L" | "-P" => index += 1,
+            "-H" | "-L" | "-P" => {
+                follows = text == "-L";
+                index += 1;
+            }
             "-D" => index += 2,
             _ if text.starts_with("-O") => index += 1,
             _ => break,
@@ -107,7 +114,7 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
                 let shown = inner.first().map(Word::display).unwrap_or_default();
                 an.needs_approval(format!("find {text} runs `{shown}` on each file found"));
                 an.record(&inner);
-                an.judge_argv(
+                let part = an.judge_part(
                     &inner,
                     Site {
                         stdin: &NO_STDIN,
@@ -115,13 +122,32 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
                         ..site
                     },
                 );
+                // Whatever is more than reading, done to every file found (or to files the
+                // names found point to), is beyond what a rule for `find` can vouch for.
+                if part > BashVerdict::ReadOnly {
+                    an.destructive(format!(
+                        "find {text} runs `{shown}`, which is not read-only, on every file found"
+                    ));
+                }
             }
             "-delete" => deletes = true,
+            "-follow" => follows = true,
             "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                 if let Some(file) = args.get(index) {
+                    an.destructive(format!(
+                        "find {text} writes the list of files found to {}",
+                        file.display()
+                    ));
                     an.write_path(file, site);
                 }
                 index += if text == "-fprintf" { 2 } else { 1 };
+            }
+            "-newer" | "-anewer" | "-cnewer" | "-samefile" => {
+                if let Some(file) = args.get(index) {
+                    an.read_path(file, site);
+                }
+                filtered = true;
+                index += 1;
             }
             _ if WITH_VALUE.contains(&text.as_str()) || text.starts_with("-newer") => {
                 if text != "-maxdepth"
@@ -151,8 +177,19 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
                 "find -delete with no filter removes everything in {}",
                 protected.describe()
             )),
-            _ => an.needs_approval("find -delete removes the files it finds"),
+            _ => an.destructive(format!(
+                "find -delete removes every file it matches under {}",
+                start.display()
+            )),
         }
         an.write_path_as(start, site, "deletes files in");
+    }
+    if follows {
+        let access = if deletes {
+            Access::Writes
+        } else {
+            Access::Reads
+        };
+        links::follow(an, "find -L", &starts, site, access);
     }
 }

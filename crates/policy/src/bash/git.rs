@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::classify::{Analyzer, Site};
+use super::globs::quoted_path;
 use super::options::{Args, OptionSpec, parse_args};
 use super::word::Word;
 
@@ -56,21 +57,85 @@ const NETWORK: &[&str] = &[
     "archive",
 ];
 
-/// `-c key=value` settings that cannot make git run another program.
-const SAFE_CONFIG_PREFIXES: &[&str] = &[
-    "color.",
+/// Configuration sections whose keys only change how git shows things (`color.ui`,
+/// `advice.detachedHead`): no key in them names a program or a file git reads.
+const HARMLESS_SECTIONS: &[&str] = &["color", "advice", "column", "i18n"];
+
+/// Single configuration keys that only change how git shows things or what it records.
+const HARMLESS_KEYS: &[&str] = &[
     "core.quotepath",
-    "log.",
+    "core.abbrev",
     "diff.noprefix",
     "diff.renames",
     "diff.mnemonicprefix",
-    "advice.",
-    "core.abbrev",
-    "i18n.",
+    "diff.relative",
+    "log.date",
+    "log.decorate",
+    "log.abbrevcommit",
+    "log.follow",
+    "status.short",
+    "status.branch",
     "user.name",
     "user.email",
-    "column.",
+    "init.defaultbranch",
 ];
+
+/// Whether a configuration key (lower-cased) can make git run a program of the setter's
+/// choosing: at once (`core.pager`, `alias.x=!cmd`) or at the next git command in this
+/// repository (`core.fsmonitor`, `core.hooksPath`), cairn's own included.
+fn runs_a_program(key: &str) -> bool {
+    const KEYS: &[&str] = &[
+        "core.pager",
+        "core.editor",
+        "core.sshcommand",
+        "core.fsmonitor",
+        "core.hookspath",
+        "core.askpass",
+        "core.gitproxy",
+        "core.worktree",
+        "diff.external",
+        "sequence.editor",
+        "gpg.program",
+        "credential.helper",
+        "uploadpack.packobjectshook",
+        "interactive.difffilter",
+        "include.path",
+        "init.templatedir",
+        "web.browser",
+        "ssh.variant",
+    ];
+    const SECTIONS: &[&str] = &[
+        "alias.",
+        "filter.",
+        "pager.",
+        "includeif.",
+        "protocol.",
+        "mergetool.",
+        "difftool.",
+        "merge.",
+        "browser.",
+        "man.",
+        "sendemail.",
+        "url.",
+        "remote.",
+        "submodule.",
+        "tar.",
+        "gpg.",
+        "credential.",
+    ];
+    const SUFFIXES: &[&str] = &[".textconv", ".command", ".driver", ".cmd", ".program"];
+    KEYS.contains(&key)
+        || SECTIONS.iter().any(|section| key.starts_with(section))
+        || SUFFIXES.iter().any(|suffix| key.ends_with(suffix))
+}
+
+/// Whether a configuration key (lower-cased) is known to be harmless to set.
+fn is_harmless(key: &str) -> bool {
+    HARMLESS_KEYS.contains(&key)
+        || key
+            .split_once('.')
+            .is_some_and(|(section, rest)| HARMLESS_SECTIONS.contains(&section) && !rest.is_empty())
+}
 
 pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
     let mut index = 0;
@@ -90,9 +155,21 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
             }
             "-c" => {
                 if let Some(setting) = args.get(index + 1) {
-                    config_override(an, setting);
+                    config_override(an, "-c", setting);
                 }
                 index += 2;
+            }
+            "--config-env" => {
+                if let Some(setting) = args.get(index + 1) {
+                    config_override(an, "--config-env", setting);
+                }
+                index += 2;
+            }
+            _ if text.starts_with("--config-env=") => {
+                if let Some(setting) = word.without_prefix("--config-env=".len()) {
+                    config_override(an, "--config-env", &setting);
+                }
+                index += 1;
             }
             "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix" => {
                 if let Some(target) = args.get(index + 1) {
@@ -108,8 +185,8 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
                 }
                 index += 1;
             }
-            _ if text.starts_with("--exec-path=") || text.starts_with("--config-env") => {
-                an.needs_approval(format!("`git {text}` changes which programs git runs"));
+            _ if text.starts_with("--exec-path=") => {
+                an.unanalysable(format!("`git {text}` changes which programs git runs"));
                 index += 1;
             }
             _ if text.starts_with('-') => index += 1,
@@ -155,8 +232,26 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
             if parsed.has(&["-n", "--dry-run"]) {
                 return;
             }
-            if parsed.has(&["-f", "--force"]) {
-                an.destructive("git clean -f deletes untracked files");
+            // Without `-f` it deletes too when `clean.requireForce` is false.
+            an.destructive("git clean deletes untracked files");
+        }
+        "checkout" => checkout(an, rest, site),
+        "restore" => {
+            let parsed = parse(rest, &["-s", "--source", "--pathspec-from-file"]);
+            let worktree = parsed.has(&["-W", "--worktree"]) || !parsed.has(&["-S", "--staged"]);
+            if worktree {
+                an.destructive("git restore discards uncommitted changes to the files");
+            } else {
+                changes(an, sub);
+            }
+        }
+        "switch" => {
+            let parsed = parse(
+                rest,
+                &["-c", "-C", "--create", "--force-create", "--orphan"],
+            );
+            if parsed.has(&["-f", "--force", "--discard-changes"]) {
+                an.destructive("git switch --discard-changes throws away uncommitted changes");
             } else {
                 changes(an, sub);
             }
@@ -165,7 +260,12 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         "tag" => tag(an, rest),
         "remote" => remote(an, rest),
         "config" => config(an, rest, site),
-        "stash" => list_or_show(an, sub, rest, &["list", "show"]),
+        "stash" => match first_operand(rest).as_deref() {
+            Some(action @ ("drop" | "clear")) => {
+                an.destructive(format!("git stash {action} throws away stashed changes"));
+            }
+            _ => list_or_show(an, sub, rest, &["list", "show"]),
+        },
         "worktree" => list_or_show(an, sub, rest, &["list"]),
         "notes" => list_or_show(an, sub, rest, &["list", "show"]),
         "submodule" => submodule(an, rest),
@@ -209,19 +309,29 @@ fn changes(an: &mut Analyzer, sub: &str) {
     ));
 }
 
-fn config_override(an: &mut Analyzer, setting: &Word) {
-    let text = setting.literal().unwrap_or_else(|| setting.display());
+/// `git -c key=value` or `git --config-env key=VARIABLE`: a key that runs a program is a
+/// disaster waiting (`-c core.pager='sh -c …'`); any other key not known to be harmless is
+/// beyond judging.
+fn config_override(an: &mut Analyzer, option: &str, setting: &Word) {
+    let Some(text) = setting.literal() else {
+        an.unanalysable(format!(
+            "git {option} {} sets configuration not known until run time",
+            setting.display()
+        ));
+        return;
+    };
     let key = text
         .split('=')
         .next()
         .unwrap_or_default()
         .to_ascii_lowercase();
-    if !SAFE_CONFIG_PREFIXES
-        .iter()
-        .any(|prefix| key.starts_with(prefix))
-    {
-        an.needs_approval(format!(
-            "git -c {key} changes git's configuration for this command"
+    if runs_a_program(&key) {
+        an.destructive(format!(
+            "git {option} {key} makes git run a program given on the command line"
+        ));
+    } else if !is_harmless(&key) {
+        an.unanalysable(format!(
+            "git {option} {key} changes git's configuration in a way cairn cannot judge"
         ));
     }
 }
@@ -260,7 +370,10 @@ fn push(an: &mut Analyzer, args: &[Word]) {
     if parsed.has(&["--receive-pack", "--exec"]) {
         an.needs_approval("git push --receive-pack runs a program on the remote");
     }
-    if parsed.has(&["-d", "--delete", "--mirror", "--prune"])
+    if parsed.has(&["--mirror"]) {
+        an.destructive("git push --mirror overwrites and deletes every ref on the remote");
+    }
+    if parsed.has(&["-d", "--delete", "--prune"])
         || parsed
             .operands
             .iter()
@@ -268,7 +381,29 @@ fn push(an: &mut Analyzer, args: &[Word]) {
             .filter_map(Word::literal)
             .any(|refspec| refspec.starts_with(':'))
     {
-        an.needs_approval("git push deletes branches on the remote");
+        an.destructive("git push deletes branches on the remote");
+    }
+}
+
+/// `git checkout` of files (`-- paths`, `.`, a path that exists, `-f`) overwrites their
+/// uncommitted changes; of a branch it only moves HEAD.
+fn checkout(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
+    let parsed = parse(args, &["-b", "-B", "--orphan", "--pathspec-from-file"]);
+    let has_separator = args
+        .iter()
+        .any(|arg| arg.literal().as_deref() == Some("--"));
+    let names_a_file = parsed.operands.iter().any(|operand| {
+        operand
+            .literal()
+            .is_none_or(|text| text == "." || site.cwd.is_some_and(|cwd| cwd.join(&text).exists()))
+    });
+    if has_separator
+        || names_a_file
+        || parsed.has(&["-f", "--force", "--pathspec-from-file", "-p", "--patch"])
+    {
+        an.destructive("git checkout of files discards their uncommitted changes");
+    } else {
+        changes(an, "checkout");
     }
 }
 
@@ -420,8 +555,52 @@ fn config(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         _ if parsed.has(READS) => true,
         _ => parsed.operands.len() == 1,
     };
-    if !reads {
-        an.needs_approval("`git config` changes git's configuration");
+    if reads {
+        return;
+    }
+    an.needs_approval("`git config` changes git's configuration");
+    let subcommand = matches!(
+        first.as_deref(),
+        Some("set" | "unset" | "rename-section" | "remove-section" | "edit")
+    );
+    let key = parsed
+        .operands
+        .get(usize::from(subcommand))
+        .and_then(Word::literal)
+        .map(|key| key.to_ascii_lowercase());
+    if let Some(key) = key.filter(|key| runs_a_program(key)) {
+        an.destructive(format!(
+            "git config {key} makes every later git command in the repository run a program, \
+             cairn's own included"
+        ));
+    }
+    // The file the setting goes to, so that protected files (`.git/config`) are seen.
+    let file = if parsed.has(&["-f", "--file"]) {
+        for file in parsed.values(&["-f", "--file"]) {
+            an.write_path(file, site);
+        }
+        return;
+    } else if parsed.has(&["--global"]) {
+        Some(an.places.home.join(".gitconfig"))
+    } else if parsed.has(&["--system"]) {
+        Some(PathBuf::from("/etc/gitconfig"))
+    } else {
+        site.cwd.map(|cwd| {
+            let top = cwd
+                .ancestors()
+                .find(|dir| dir.join(".git").exists())
+                .unwrap_or(cwd);
+            let name = if parsed.has(&["--worktree"]) {
+                "config.worktree"
+            } else {
+                "config"
+            };
+            top.join(".git").join(name)
+        })
+    };
+    match file {
+        Some(file) => an.write_path(&quoted_path(&file.to_string_lossy()), site),
+        None => an.unanalysable("`git config` writes to a repository not known until run time"),
     }
 }
 

@@ -34,6 +34,8 @@ mod commands;
 mod destructive;
 mod find;
 mod git;
+mod globs;
+mod links;
 mod network;
 mod options;
 mod parse;

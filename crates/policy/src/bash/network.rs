@@ -2,6 +2,7 @@
 //! subcommands), and what `curl`, `wget`, `scp` and `rsync` read and write locally.
 
 use super::classify::{Analyzer, Site};
+use super::links::{self, Access};
 use super::options::{Args, OptionSpec, parse_args};
 use super::word::Word;
 
@@ -252,12 +253,40 @@ fn transfer(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
         an.needs_approval(format!("`{name} -e` runs another program"));
     }
     an.not_read_only(name);
+    let removes = parsed.options.iter().find(|option| {
+        option.name.starts_with("--delete") || option.name == "--remove-source-files"
+    });
+    if let Some(option) = removes
+        && name == "rsync"
+    {
+        an.destructive(format!(
+            "rsync {} removes files the copy does not keep",
+            option.name
+        ));
+    }
     if let Some((destination, sources)) = parsed.operands.split_last() {
-        for source in sources.iter().filter(|word| !is_remote(word)) {
+        let local: Vec<Word> = sources
+            .iter()
+            .filter(|word| !is_remote(word))
+            .cloned()
+            .collect();
+        for source in &local {
             an.read_path(source, site);
         }
         if !is_remote(destination) {
             an.write_path(destination, site);
+        }
+        let follows = parsed.has(&["-L", "--copy-links"])
+            || (name == "rsync" && parsed.has(&["-k", "--copy-dirlinks"]))
+            || (name == "scp" && parsed.has(&["-r"]));
+        if follows {
+            links::follow(
+                an,
+                &format!("{name} (following links)"),
+                &local,
+                site,
+                Access::Reads,
+            );
         }
     }
 }

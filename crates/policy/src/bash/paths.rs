@@ -11,6 +11,11 @@ use super::word::{Piece, Word};
 
 /// The directories that decide whether a path is inside the workspace, canonicalised once per
 /// analysis.
+///
+/// Only the workspace roots are inside. `/tmp`, `/var/tmp` and `$TMPDIR` are outside like any
+/// other directory, although the sandbox lets commands write there: the analysis must stand on
+/// its own when there is no sandbox, and a temp directory is shared with every other program
+/// (a file planted there, or a symlink in it, reaches anything).
 #[derive(Debug)]
 pub(crate) struct Places {
     pub(crate) home: PathBuf,
@@ -26,6 +31,13 @@ pub(crate) enum Resolved {
     Stream,
     /// Known only at run time; the text says what is unknown.
     Unknown(String),
+}
+
+/// Whether a word's quoted text stays as it is or is escaped for glob matching.
+#[derive(Debug, Clone, Copy)]
+enum Quoting {
+    Removed,
+    Escaped,
 }
 
 /// Why removing or rewriting a path wholesale would be a disaster.
@@ -92,30 +104,63 @@ impl Places {
         }
     }
 
+    /// The absolute glob pattern a word is, when it has an unquoted `*`, `?` or `[`: the
+    /// word expanded as for [`Places::resolve`], relative to `cwd`, with its quoted text
+    /// backslash-escaped so that only what Bash would treat as a pattern is one.
+    pub(crate) fn glob_pattern(&self, word: &Word, cwd: Option<&Path>) -> Option<String> {
+        let globs = word.pieces().iter().any(|piece| {
+            matches!(piece, Piece::Text { text, quoted: false } if text.contains(['*', '?', '[']))
+        });
+        if !globs || word.is_process_substitution() {
+            return None;
+        }
+        let pattern = self.expand_as(word, cwd, Quoting::Escaped)?;
+        if pattern.starts_with('/') {
+            return Some(pattern);
+        }
+        let base = crate::bash::globs::escape(&cwd?.to_string_lossy());
+        Some(format!("{base}/{pattern}"))
+    }
+
     /// The word's text with tilde and `$HOME`/`$PWD` expanded; `None` when it depends on
     /// anything else known only at run time.
     fn expand(&self, word: &Word, cwd: Option<&Path>) -> Option<String> {
+        self.expand_as(word, cwd, Quoting::Removed)
+    }
+
+    fn expand_as(&self, word: &Word, cwd: Option<&Path>, quoting: Quoting) -> Option<String> {
+        let escape = |text: &str| match quoting {
+            Quoting::Removed => text.to_owned(),
+            Quoting::Escaped => crate::bash::globs::escape(text),
+        };
         let mut out = String::new();
         for (index, piece) in word.pieces().iter().enumerate() {
             match piece {
                 Piece::Text { text, quoted } => {
                     if index == 0 && !quoted && text.starts_with('~') {
-                        out.push_str(&self.expand_tilde(text, cwd)?);
+                        let (base, rest) = self.expand_tilde(text, cwd)?;
+                        out.push_str(&escape(&base.to_string_lossy()));
+                        out.push_str(rest);
+                    } else if *quoted {
+                        out.push_str(&escape(text));
                     } else {
                         out.push_str(text);
                     }
                 }
                 Piece::Variable(name) if name == "HOME" => {
-                    out.push_str(&self.home.to_string_lossy())
+                    out.push_str(&escape(&self.home.to_string_lossy()));
                 }
-                Piece::Variable(name) if name == "PWD" => out.push_str(&cwd?.to_string_lossy()),
+                Piece::Variable(name) if name == "PWD" => {
+                    out.push_str(&escape(&cwd?.to_string_lossy()));
+                }
                 Piece::Variable(_) | Piece::Substitution { .. } => return None,
             }
         }
         Some(out)
     }
 
-    fn expand_tilde(&self, text: &str, cwd: Option<&Path>) -> Option<String> {
+    /// `~`, `~+` or `~user` at the start of `text`: the directory it names, and the rest.
+    fn expand_tilde<'t>(&self, text: &'t str, cwd: Option<&Path>) -> Option<(PathBuf, &'t str)> {
         let (user, rest) = match text.find('/') {
             Some(slash) => (text.get(1..slash)?, text.get(slash..)?),
             None => (text.get(1..)?, ""),
@@ -128,7 +173,7 @@ impl Places {
             // either way.
             other => self.home.parent().unwrap_or(Path::new("/")).join(other),
         };
-        Some(format!("{}{rest}", base.display()))
+        Some((base, rest))
     }
 
     /// Resolves a `cd` target.

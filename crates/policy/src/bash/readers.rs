@@ -2,6 +2,7 @@
 //! arguments are files they read, and which options make them write files or run programs.
 
 use super::classify::{Analyzer, Site};
+use super::links::{self, Access};
 use super::options::{OptionSpec, parse_args};
 use super::word::Word;
 
@@ -104,6 +105,12 @@ struct Reader<'a> {
     writes: &'a [&'a str],
     /// Options that make the command run another program.
     runs: &'a [&'a str],
+    /// Options that make it follow the symbolic links it meets while walking a directory
+    /// tree (`grep -R`, `rg -L`).
+    follows: &'a [&'a str],
+    /// For commands that walk trees only when asked (`ls -R`), the options that ask; empty
+    /// for those that always do (`du`, `rg`) or whose following option implies it (`grep -R`).
+    walks: &'a [&'a str],
 }
 
 fn option_spec<'a>(reader: &Reader<'a>) -> OptionSpec<'a> {
@@ -181,7 +188,27 @@ fn reader(name: &str) -> Option<Reader<'static>> {
             ],
             ..Reader::default()
         },
-        "ls" | "dir" | "vdir" | "exa" | "eza" | "lsd" => Reader {
+        // GNU `ls -L` dereferences links (with `-R`, every link met); eza's `-L` is a depth.
+        "ls" | "dir" | "vdir" => Reader {
+            with_value: &[
+                "-I",
+                "--ignore",
+                "-w",
+                "--width",
+                "-T",
+                "--tabsize",
+                "--hide",
+                "--sort",
+                "--format",
+                "--time",
+                "--time-style",
+                "--block-size",
+            ],
+            follows: &["-L", "--dereference"],
+            walks: &["-R", "--recursive"],
+            ..Reader::default()
+        },
+        "exa" | "eza" | "lsd" => Reader {
             with_value: &[
                 "-I",
                 "--ignore",
@@ -215,6 +242,7 @@ fn reader(name: &str) -> Option<Reader<'static>> {
                 "--time-style",
             ],
             reads: &["-X", "--exclude-from", "--files0-from"],
+            follows: &["-L", "--dereference"],
             ..Reader::default()
         },
         "tree" => Reader {
@@ -231,6 +259,7 @@ fn reader(name: &str) -> Option<Reader<'static>> {
                 "--fromfile",
             ],
             writes: &["-o"],
+            follows: &["-l"],
             ..Reader::default()
         },
         "sort" => Reader {
@@ -333,6 +362,9 @@ fn reader(name: &str) -> Option<Reader<'static>> {
             pattern_first: true,
             pattern_options: GREP_PATTERNS,
             reads: &["-f", "--file", "--exclude-from"],
+            // `-r` follows only the links named on the command line, which are resolved as
+            // operands anyway; `-R` follows every link it meets.
+            follows: &["-R", "--dereference-recursive"],
             ..Reader::default()
         },
         "rg" => Reader {
@@ -386,6 +418,7 @@ fn reader(name: &str) -> Option<Reader<'static>> {
             pattern_options: &["-e", "--regexp", "-f", "--file", "--files", "--type-list"],
             reads: &["-f", "--file", "--ignore-file"],
             runs: &["--pre"],
+            follows: &["-L", "--follow"],
             ..Reader::default()
         },
         "ag" | "ack" => Reader {
@@ -403,6 +436,7 @@ fn reader(name: &str) -> Option<Reader<'static>> {
             ],
             pattern_first: true,
             runs: &["--pager"],
+            follows: &["-f", "--follow"],
             ..Reader::default()
         },
         _ => return None,
@@ -425,8 +459,21 @@ fn read_files(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>, read
         an.write_path(file, site);
     }
     let skip = usize::from(reader.pattern_first && !parsed.has(reader.pattern_options));
-    for operand in parsed.operands.iter().skip(skip) {
+    let files = parsed.operands.get(skip..).unwrap_or_default();
+    for operand in files {
         an.read_path(operand, site);
+    }
+    let following = parsed
+        .options
+        .iter()
+        .find(|option| reader.follows.contains(&option.name.as_str()));
+    if let Some(option) = following
+        && (reader.walks.is_empty() || parsed.has(reader.walks))
+    {
+        let here = [Word::unquoted(".")];
+        let starts = if files.is_empty() { &here[..] } else { files };
+        let shown = format!("{name} {}", option.name);
+        links::follow(an, &shown, starts, site, Access::Reads);
     }
 }
 

@@ -6,7 +6,9 @@
 
 use std::path::PathBuf;
 
+use super::BashVerdict;
 use super::classify::{Analyzer, Site, is_dangerous_variable};
+use super::links::{self, Access};
 use super::options::{OptionSpec, parse_args};
 use super::parse::Stdin;
 use super::word::Word;
@@ -110,9 +112,106 @@ pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>
         "watch" => watch(an, args, site),
         _ if SHELLS.contains(&name) => shell(an, name, args, site),
         _ if is_interpreter(name) => interpreter(an, name, args, site),
+        // Judged further as commands this analysis does not know.
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            package_scripts(an, name, args);
+            return false;
+        }
+        "tar" | "gtar" | "bsdtar" => {
+            tar(an, name, args, site);
+            return false;
+        }
         _ => return false,
     }
     true
+}
+
+/// A package manager told which shell runs its scripts, or told to remember one, runs a
+/// program of the caller's choosing for `npm test` and every script after it.
+fn package_scripts(an: &mut Analyzer, name: &str, args: &[Word]) {
+    /// Settings that name a program, or a file of settings or code, the package manager runs.
+    const RUNS: &[&str] = &[
+        "script-shell",
+        "shell",
+        "node-options",
+        "userconfig",
+        "globalconfig",
+        "onload-script",
+        "init-module",
+        "editor",
+        "git",
+        "browser",
+        "viewer",
+        "prefix",
+    ];
+    for arg in args {
+        let text = arg.literal_prefix();
+        let Some(setting) = text.strip_prefix("--") else {
+            continue;
+        };
+        let key = setting.split('=').next().unwrap_or_default();
+        if RUNS.contains(&key) {
+            an.destructive(format!(
+                "{name} --{key} makes {name} run a program of the command's choosing"
+            ));
+        }
+    }
+    let words: Vec<String> = args.iter().map(Word::display).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let setting = match words.as_slice() {
+        ["config", "set", setting, ..] | ["set", setting, ..] => Some(*setting),
+        _ => None,
+    };
+    let key = setting.map(|setting| setting.split('=').next().unwrap_or_default());
+    if let Some(key) = key.filter(|key| RUNS.contains(key)) {
+        an.destructive(format!(
+            "{name} config set {key} makes every later {name} script run a program of the \
+             command's choosing"
+        ));
+    }
+}
+
+/// `tar`: options that run a program for each file, or on the archive; `-h` follows links.
+fn tar(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
+    const RUNS: &[&str] = &[
+        "--to-command",
+        "--use-compress-program",
+        "--info-script",
+        "--new-volume-script",
+        "--rsh-command",
+        "--rmt-command",
+    ];
+    let mut follows = false;
+    for (index, arg) in args.iter().enumerate() {
+        let text = arg.literal_prefix();
+        let option = text.split('=').next().unwrap_or_default();
+        if RUNS.contains(&option) || matches!(option, "-I" | "-F") {
+            an.destructive(format!("{name} {option} runs another program"));
+        }
+        if option == "--checkpoint-action" && text.contains("exec") {
+            an.destructive(format!(
+                "{name} --checkpoint-action=exec runs another program"
+            ));
+        }
+        // `tar chf out.tar dir`: the first word may be letters without a dash.
+        let short = text.strip_prefix('-').filter(|rest| !rest.starts_with('-'));
+        let bundled = (index == 0).then_some(text.as_str()).filter(|first| {
+            !first.starts_with('-') && first.chars().all(|c| c.is_ascii_alphabetic())
+        });
+        follows |= option == "--dereference"
+            || short
+                .or(bundled)
+                .is_some_and(|letters| letters.contains('h'));
+    }
+    if follows {
+        let starts: Vec<Word> = args
+            .iter()
+            .skip(1)
+            .filter(|arg| !arg.literal_prefix().starts_with('-'))
+            .cloned()
+            .collect();
+        links::follow(an, &format!("{name} -h"), &starts, site, Access::Reads);
+    }
 }
 
 fn stop_at_operand<'a>(with_value: &'a [&'a str]) -> OptionSpec<'a> {
@@ -272,12 +371,12 @@ fn xargs(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         Some(inner) if !inner.is_empty() => inner,
         _ => &echo[..],
     };
+    let shown = inner.first().map(Word::display).unwrap_or_default();
     an.needs_approval(format!(
-        "xargs runs `{}` with arguments read from its input",
-        inner.first().map(Word::display).unwrap_or_default()
+        "xargs runs `{shown}` with arguments read from its input"
     ));
     an.record(inner);
-    an.judge_argv(
+    let part = an.judge_part(
         inner,
         Site {
             stdin: &NO_STDIN,
@@ -285,6 +384,12 @@ fn xargs(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
             ..site
         },
     );
+    // The files it changes are named only by its input, which nothing here can see.
+    if part > BashVerdict::ReadOnly {
+        an.destructive(format!(
+            "xargs runs `{shown}`, which is not read-only, on whatever its input names"
+        ));
+    }
 }
 
 fn eval(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
