@@ -27,6 +27,14 @@ pub enum SessionError {
     #[error("the session file {} already exists", path.display())]
     AlreadyExists { path: PathBuf },
 
+    /// Another process is writing the session (a second `cairn -c` in the same project):
+    /// appending too would interleave the two conversations in one file.
+    #[error(
+        "the session {} is in use by another cairn; fork it (--fork-session) to continue it here",
+        path.display()
+    )]
+    Locked { path: PathBuf },
+
     /// The file was written by a newer cairn; reading it could mis-read it, so it is refused.
     #[error(
         "{} was written in session format version {found}, newer than this cairn reads \
@@ -54,20 +62,6 @@ pub enum SessionError {
 
     #[error("{}: line 1 is not a valid session header: {reason}", path.display())]
     InvalidHeader { path: PathBuf, reason: String },
-
-    /// A damaged line that a crash cannot explain (one in the middle of the file that is
-    /// complete JSON of the wrong shape, or garbage that is not a cut-short entry).
-    #[error(
-        "{} line {line}, column {column}: {message}; the file is damaged there (repair or \
-         delete that line to load the rest)",
-        path.display()
-    )]
-    Corrupt {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
 
     #[error(transparent)]
     InvalidId(#[from] InvalidSessionId),
@@ -100,6 +94,20 @@ pub enum LoadWarningKind {
     /// An entry cut short, most likely by a crash while it was written.
     #[error("skipped an incomplete entry (the session was probably interrupted while writing it)")]
     TornLine,
+    /// A line no crash explains (complete JSON of the wrong shape, or garbage): skipped, so
+    /// the conversation there is missing.
+    #[error(
+        "skipped a damaged entry (column {column}: {message}); the conversation is missing \
+         whatever it held"
+    )]
+    DamagedLine { column: usize, message: String },
+    /// The first messages were lost (their lines were damaged), so what is left began with
+    /// the assistant; a short user message saying so stands in front of it.
+    #[error(
+        "the conversation's first prompt could not be read; a note that it was lost stands in \
+         its place"
+    )]
+    LostStart,
     /// An entry type this build does not know, from a newer cairn of the same format version.
     #[error("skipped an entry of unknown type `{entry_type}` (written by a newer cairn?)")]
     UnknownEntryType { entry_type: String },

@@ -11,7 +11,9 @@
 //! - tool results that answer no pending call (unknown id, duplicate, or no preceding call)
 //!   are dropped with a warning: sending them would make the API refuse the whole history;
 //! - results split over several `tool_results` entries are merged into one message;
-//! - consecutive user messages are kept as they are: the API accepts them (it joins them).
+//! - consecutive user messages are kept as they are: the API accepts them (it joins them);
+//! - a history that begins with the assistant (its first prompt's line was damaged) gets the
+//!   user message [`LOST_START`] in front: the API takes only a user message first.
 
 use std::path::PathBuf;
 
@@ -23,12 +25,19 @@ use crate::{LoadWarning, LoadWarningKind};
 pub const INTERRUPTED_TOOL_RESULT: &str =
     "The tool call was interrupted and did not complete; its result is unknown.";
 
+/// The user message put first when the history's first prompt was lost: the API takes only
+/// a user message first.
+pub const LOST_START: &str =
+    "(The start of this conversation could not be read back from the session file.)";
+
 #[derive(Debug)]
 pub(crate) struct History {
     path: PathBuf,
     messages: Vec<Message>,
     pending: Option<PendingCalls>,
     warnings: Vec<LoadWarning>,
+    /// Set when the history begins with an assistant message: the line it came from.
+    first_assistant_line: Option<usize>,
 }
 
 /// The tool calls of the last assistant message that still wait for results.
@@ -48,6 +57,7 @@ impl History {
             messages: Vec::new(),
             pending: None,
             warnings: Vec::new(),
+            first_assistant_line: None,
         }
     }
 
@@ -58,6 +68,9 @@ impl History {
 
     pub(crate) fn push_assistant(&mut self, message: Message, line: usize) {
         self.close_pending();
+        if self.messages.is_empty() {
+            self.first_assistant_line = Some(line);
+        }
         let unanswered: Vec<String> = message
             .tool_uses()
             .map(|(id, _, _)| id.to_owned())
@@ -127,6 +140,7 @@ impl History {
     /// A compaction boundary: the history restarts from its summary.
     pub(crate) fn restart_from_summary(&mut self, summary: &str) {
         self.pending = None;
+        self.first_assistant_line = None;
         self.messages.clear();
         self.messages.push(Message::user_text(summary));
     }
@@ -134,6 +148,10 @@ impl History {
     /// The messages, the repair appended at the end (if any), and the warnings.
     pub(crate) fn finish(mut self) -> (Vec<Message>, Option<Message>, Vec<LoadWarning>) {
         let repair = self.close_pending();
+        if let Some(line) = self.first_assistant_line {
+            self.messages.insert(0, Message::user_text(LOST_START));
+            self.warn(line, LoadWarningKind::LostStart);
+        }
         (self.messages, repair, self.warnings)
     }
 

@@ -9,8 +9,10 @@
 //!
 //! # The file format (version 1)
 //!
-//! One JSONL file per session, `<cairn_home>/projects/<project-slug>/<session-id>.jsonl`
-//! ([`project_slug`], [`SessionId`]). Line 1 is a [`SessionHeader`]; each later line is an
+//! One JSONL file per session, `<cairn_home>/projects/<project-key>/<session-id>.jsonl`
+//! ([`project_key`], [`SessionId`]). Files are created readable by the user alone (0600),
+//! directories 0700, and a session is written by one process at a time ([`SessionWriter`]
+//! holds a lock on its file). Line 1 is a [`SessionHeader`]; each later line is an
 //! [`Entry`], with `"type"` first and a `"timestamp"`:
 //!
 //! ```text
@@ -48,6 +50,7 @@ mod id;
 mod load;
 mod log;
 mod migrate;
+mod project;
 mod recorder;
 mod store;
 mod summary;
@@ -58,11 +61,12 @@ pub use entry::{
     PermissionDecision, PermissionEntry, SessionHeader, TodosEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};
-pub use history::INTERRUPTED_TOOL_RESULT;
+pub use history::{INTERRUPTED_TOOL_RESULT, LOST_START};
 pub use id::{InvalidSessionId, SessionId};
 pub use load::{LoadedSession, Transcript, load_file, read_entries};
 pub use log::{LogWarning, Persistence, SessionLog};
+pub use project::project_key;
 pub use recorder::entry_for;
-pub use store::{CleanupScope, NewSession, SessionStore, project_slug};
+pub use store::{CleanupScope, NewSession, SessionStore};
 pub use summary::SessionSummary;
 pub use writer::SessionWriter;

@@ -7,9 +7,11 @@
 //!   too: that is a torn write from an earlier crash, which ends up in the middle of the file
 //!   once the session is resumed and appended to;
 //! - any other bad line (complete JSON of the wrong shape, or garbage in the middle) is damage
-//!   no crash explains, and loading fails with [`SessionError::Corrupt`] naming the file, line
-//!   and column. Skipping it could silently drop part of the conversation the model is then
-//!   shown; refusing leaves the file untouched for the user to repair;
+//!   no crash explains; it is skipped too, with a warning naming the file, line, column and
+//!   what was wrong, so that the user knows part of the conversation is missing. Refusing
+//!   the whole file would strand every turn around the damage;
+//! - if what is left starts with the assistant (the first prompt's line was lost), a short
+//!   user message says so ahead of it, since the API takes only a user message first;
 //! - entry types this build does not know are skipped with a warning;
 //! - a file whose header has a newer format version is refused ([`SessionError::NewerFormat`]).
 
@@ -198,14 +200,14 @@ pub(crate) fn scan_lines(
                     kind: LoadWarningKind::TornLine,
                 });
             }
-            Err(error) => {
-                return Err(SessionError::Corrupt {
-                    path: path.to_owned(),
-                    line: number,
+            Err(error) => warnings.push(LoadWarning {
+                path: path.to_owned(),
+                line: number,
+                kind: LoadWarningKind::DamagedLine {
                     column: error.column(),
                     message: error_message(&error),
-                });
-            }
+                },
+            }),
         }
     }
     Ok((header, warnings))

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use crate::load::{read_file, scan_lines};
+use crate::project::{belongs_to, legacy_names, project_key};
 use crate::summary::summarize;
 use crate::{
     FORMAT_VERSION, LoadedSession, SessionError, SessionHeader, SessionId, SessionSummary,
@@ -16,10 +17,8 @@ use crate::{
 /// The cairn version written into new headers (the workspace shares one version).
 const CAIRN_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Slugs longer than this are cut and given a hash, to stay under file-name limits.
-const MAX_SLUG_LEN: usize = 200;
-
-/// The session files of every project, under `<cairn_home>/projects/<project-slug>/`.
+/// The session files of every project, under `<cairn_home>/projects/<project-key>/`
+/// ([`project_key`]; sessions an older cairn filed under the bare slug are still found).
 ///
 /// All operations are blocking file I/O; call them from `spawn_blocking` in async code.
 ///
@@ -37,7 +36,9 @@ const MAX_SLUG_LEN: usize = 200;
 /// writer.append(&Entry::user(Message::user_text("hello"))).unwrap();
 /// writer.sync().unwrap();
 ///
-/// assert!(store.path(cwd, &id).starts_with(home.path().join("projects/-work-my-app")));
+/// let dir = store.project_dir(cwd);
+/// assert!(dir.to_string_lossy().contains("/projects/-work-my-app-"));
+/// assert_eq!(store.path(cwd, &id), dir.join(format!("{id}.jsonl")));
 /// assert_eq!(store.load(cwd, &id).unwrap().messages, vec![Message::user_text("hello")]);
 /// assert_eq!(store.latest(cwd).unwrap(), Some(id));
 /// ```
@@ -70,14 +71,32 @@ impl SessionStore {
         }
     }
 
-    /// The directory holding the sessions of the project in `cwd`.
+    /// The directory holding the sessions of the project in `cwd` (new ones, and those of
+    /// cairns since project keys: see [`project_key`]).
     pub fn project_dir(&self, cwd: &Path) -> PathBuf {
-        self.projects_dir().join(project_slug(cwd))
+        self.projects_dir().join(project_key(cwd))
     }
 
-    /// The file of session `id` of the project in `cwd` (whether it exists or not).
+    /// The file of session `id` of the project in `cwd`: where it is, or where a new one goes.
+    /// A session an older cairn filed under the project's bare slug is found there if its
+    /// header says it was started in `cwd`.
     pub fn path(&self, cwd: &Path, id: &SessionId) -> PathBuf {
-        self.project_dir(cwd).join(format!("{id}.jsonl"))
+        let name = format!("{id}.jsonl");
+        let path = self.project_dir(cwd).join(&name);
+        if path.exists() {
+            return path;
+        }
+        self.legacy_dirs(cwd)
+            .into_iter()
+            .map(|dir| dir.join(&name))
+            .find(|legacy| legacy.is_file() && belongs_to(legacy, cwd))
+            .unwrap_or(path)
+    }
+
+    /// The directory for the files of session `id` besides its transcript (spilled tool
+    /// results): `<session-id>/` beside its file.
+    pub fn session_dir(&self, cwd: &Path, id: &SessionId) -> PathBuf {
+        self.path(cwd, id).with_extension("")
     }
 
     /// Starts a new session file, header written, directories created as needed.
@@ -115,7 +134,7 @@ impl SessionStore {
 
     /// The project's most recently modified session.
     pub fn latest(&self, cwd: &Path) -> Result<Option<SessionId>, SessionError> {
-        let files = session_files(&self.project_dir(cwd))?;
+        let files = self.project_files(cwd)?;
         Ok(files
             .into_iter()
             .max_by(|a, b| a.modified.cmp(&b.modified).then(a.id.cmp(&b.id)))
@@ -126,7 +145,7 @@ impl SessionStore {
     /// read (empty, damaged, or of a newer format) are left out.
     pub fn list(&self, cwd: &Path) -> Result<Vec<SessionSummary>, SessionError> {
         let mut summaries = Vec::new();
-        for file in session_files(&self.project_dir(cwd))? {
+        for file in self.project_files(cwd)? {
             let Ok(bytes) = read_file(&file.path) else {
                 continue;
             };
@@ -186,23 +205,27 @@ impl SessionStore {
         let Some(cutoff) = SystemTime::now().checked_sub(older_than) else {
             return Ok(0);
         };
-        let project_dirs = match scope {
-            CleanupScope::Project(cwd) => vec![self.project_dir(cwd)],
-            CleanupScope::AllProjects => project_dirs(&self.projects_dir())?,
+        let files = match scope {
+            CleanupScope::Project(cwd) => self.project_files(cwd)?,
+            CleanupScope::AllProjects => {
+                let mut files = Vec::new();
+                for dir in project_dirs(&self.projects_dir())? {
+                    files.extend(session_files(&dir)?);
+                }
+                files
+            }
         };
         let mut removed = 0;
-        for dir in project_dirs {
-            for file in session_files(&dir)? {
-                if file.id == *keep || file.modified >= cutoff {
-                    continue;
-                }
-                remove(&file.path, |path| fs::remove_file(path))?;
-                let spilled = dir.join(file.id.to_string());
-                if spilled.is_dir() {
-                    remove(&spilled, |path| fs::remove_dir_all(path))?;
-                }
-                removed += 1;
+        for file in files {
+            if file.id == *keep || file.modified >= cutoff {
+                continue;
             }
+            remove(&file.path, |path| fs::remove_file(path))?;
+            let spilled = file.path.with_extension("");
+            if spilled.is_dir() {
+                remove(&spilled, |path| fs::remove_dir_all(path))?;
+            }
+            removed += 1;
         }
         Ok(removed)
     }
@@ -210,29 +233,31 @@ impl SessionStore {
     fn projects_dir(&self) -> PathBuf {
         self.home.join("projects")
     }
-}
 
-/// The directory name for a working directory: every character that is not an ASCII letter
-/// or digit becomes `-` (`/work/my app` → `-work-my-app`). Different paths can share a slug;
-/// each header records its real `cwd`. A slug over 200 characters is cut, and a hash of the
-/// whole path (FNV-1a, stable across Rust versions) keeps it distinct.
-pub fn project_slug(cwd: &Path) -> String {
-    let path = cwd.to_string_lossy();
-    let slug: String = path
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    if slug.len() <= MAX_SLUG_LEN {
-        return slug;
+    /// The directories older cairns filed this project's sessions in (shared, perhaps, with
+    /// other working directories whose slug is the same).
+    fn legacy_dirs(&self, cwd: &Path) -> Vec<PathBuf> {
+        let projects = self.projects_dir();
+        legacy_names(cwd)
+            .into_iter()
+            .map(|name| projects.join(name))
+            .filter(|dir| dir.is_dir())
+            .collect()
     }
-    // The slug is ASCII, so any byte index is a character boundary.
-    format!("{}-{:016x}", &slug[..MAX_SLUG_LEN], fnv1a(path.as_bytes()))
-}
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    /// The session files of the project in `cwd`: those in its directory, and those in the
+    /// directories older cairns used whose header names `cwd`.
+    fn project_files(&self, cwd: &Path) -> Result<Vec<SessionFile>, SessionError> {
+        let mut files = session_files(&self.project_dir(cwd))?;
+        for dir in self.legacy_dirs(cwd) {
+            for file in session_files(&dir)? {
+                if !files.iter().any(|known| known.id == file.id) && belongs_to(&file.path, cwd) {
+                    files.push(file);
+                }
+            }
+        }
+        Ok(files)
+    }
 }
 
 /// A read error about a missing file becomes [`SessionError::NotFound`] for `id`.
@@ -318,29 +343,5 @@ fn project_dirs(projects: &Path) -> Result<Vec<PathBuf>, SessionError> {
             path: projects.to_owned(),
             source,
         }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn slug_replaces_everything_but_ascii_letters_and_digits() {
-        assert_eq!(project_slug(Path::new("/work/my app")), "-work-my-app");
-        assert_eq!(
-            project_slug(Path::new("/home/zoë/src_1.x")),
-            "-home-zo--src-1-x"
-        );
-    }
-
-    #[test]
-    fn long_slugs_are_cut_and_hashed() {
-        let deep = format!("/{}", "a".repeat(300));
-        let slug = project_slug(Path::new(&deep));
-        assert_eq!(slug.len(), MAX_SLUG_LEN + 17);
-        assert_eq!(&slug[..MAX_SLUG_LEN], project_slug(Path::new(&deep[..200])));
-        assert_ne!(slug, project_slug(Path::new(&format!("{deep}b"))));
     }
 }

@@ -35,20 +35,30 @@ pub struct SessionWriter {
 
 impl SessionWriter {
     /// Creates the file (and its directories) and writes the header. Refuses to overwrite.
+    ///
+    /// The file is created readable by the user alone (0600), and directories made on the
+    /// way only the user may enter (0700): a transcript holds whatever the tools read.
     pub(crate) fn create(path: PathBuf, header: &SessionHeader) -> Result<Self, SessionError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| SessionError::CreateDir {
-                path: dir.to_owned(),
-                source,
-            })?;
+            private_dir_builder()
+                .create(dir)
+                .map_err(|source| SessionError::CreateDir {
+                    path: dir.to_owned(),
+                    source,
+                })?;
         }
-        let file = match OpenOptions::new().append(true).create_new(true).open(&path) {
+        let mut options = OpenOptions::new();
+        options.append(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = match options.open(&path) {
             Ok(file) => file,
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
                 return Err(SessionError::AlreadyExists { path });
             }
             Err(source) => return Err(SessionError::Write { path, source }),
         };
+        lock(&file, &path)?;
         let mut writer = SessionWriter {
             path,
             file,
@@ -71,6 +81,7 @@ impl SessionWriter {
             .append(true)
             .open(&path)
             .map_err(read_error)?;
+        lock(&file, &path)?;
         let mut first_line = Vec::new();
         BufReader::new((&file).take(MAX_HEADER_BYTES))
             .read_until(b'\n', &mut first_line)
@@ -168,6 +179,40 @@ impl SessionWriter {
             dir_synced: true,
         }
     }
+}
+
+/// Takes the advisory lock that makes this process the file's one writer, held until the
+/// file is closed (the writer dropped, or the process gone, however it ended). A file
+/// another writer holds is [`SessionError::Locked`]; a file system without locks is written
+/// unlocked, as before locks.
+///
+/// `flock` through rustix rather than std's `File::try_lock`, which needs Rust 1.89 and the
+/// workspace supports 1.88; both take the same lock on Linux.
+#[cfg(unix)]
+fn lock(file: &File, path: &Path) -> Result<(), SessionError> {
+    use rustix::fs::{FlockOperation, flock};
+
+    match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Err(error) if error == rustix::io::Errno::WOULDBLOCK => Err(SessionError::Locked {
+            path: path.to_owned(),
+        }),
+        Ok(()) | Err(_) => Ok(()),
+    }
+}
+
+/// Without `flock`, sessions are written unlocked.
+#[cfg(not(unix))]
+fn lock(_file: &File, _path: &Path) -> Result<(), SessionError> {
+    Ok(())
+}
+
+/// Creates directories (and their missing parents) only the user can enter.
+pub(crate) fn private_dir_builder() -> std::fs::DirBuilder {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
 }
 
 /// Whether the file is empty or ends with `\n`.

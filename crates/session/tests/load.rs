@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 
 use cairn_protocol::{ContentBlock, Message, Role, TodoItem, TodoStatus, Usage};
 use cairn_session::{
-    AssistantEntry, CompactionEntry, Entry, INTERRUPTED_TOOL_RESULT, LoadWarning, LoadWarningKind,
-    LoadedSession, MessageEntry, ModelChangeEntry, NewSession, PermissionDecision, PermissionEntry,
-    SessionError, SessionId, SessionStore, TodosEntry, Transcript, load_file, now_ms, read_entries,
+    AssistantEntry, CompactionEntry, Entry, INTERRUPTED_TOOL_RESULT, LOST_START, LoadWarning,
+    LoadWarningKind, LoadedSession, MessageEntry, ModelChangeEntry, NewSession, PermissionDecision,
+    PermissionEntry, SessionError, SessionId, SessionStore, TodosEntry, Transcript, load_file,
+    now_ms, read_entries,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -312,34 +313,87 @@ fn a_file_cut_at_every_byte_of_its_last_line_keeps_everything_before_it() {
 }
 
 #[test]
-fn a_damaged_line_in_the_middle_is_an_error_naming_file_and_line() {
+fn a_damaged_line_in_the_middle_is_skipped_with_a_warning_naming_file_and_line() {
     let session = new_session(&[Entry::user(Message::user_text("one"))]);
     session.append_raw(b"{\"type\":\"user\",\"timestamp\":oops}\n");
     session.append_raw(b"{\"type\":\"user\",\"timestamp\":3,\"message\":{\"role\":\"user\",\"content\":\"three\"}}\n");
 
-    let error = session.load().unwrap_err();
+    let loaded = session.load().unwrap();
+    let warning = session.warning(
+        3,
+        LoadWarningKind::DamagedLine {
+            column: 28,
+            message: "expected value".to_owned(),
+        },
+    );
     assert_eq!(
-        error.to_string(),
+        warning.to_string(),
         format!(
-            "{} line 3, column 28: expected value; the file is damaged there (repair or delete \
-             that line to load the rest)",
+            "{} line 3: skipped a damaged entry (column 28: expected value); the conversation \
+             is missing whatever it held",
             session.path.display()
+        )
+    );
+    assert_eq!(
+        (loaded.messages, loaded.warnings),
+        (
+            vec![Message::user_text("one"), Message::user_text("three")],
+            vec![warning]
         )
     );
 }
 
 #[test]
-fn a_complete_line_of_the_wrong_shape_is_an_error_even_at_the_end() {
+fn a_complete_line_of_the_wrong_shape_is_skipped_even_at_the_end() {
     let session = new_session(&[Entry::user(Message::user_text("one"))]);
     session.append_raw(b"{\"type\":\"assistant\",\"timestamp\":2,\"message\":{\"role\":\"assistant\",\"content\":[]}}\n");
 
-    let error = session.load().unwrap_err();
+    let loaded = session.load().unwrap();
     assert_eq!(
-        error.to_string(),
-        format!(
-            "{} line 3, column 78: missing field `model`; the file is damaged there (repair or \
-             delete that line to load the rest)",
-            session.path.display()
+        (loaded.messages, loaded.warnings),
+        (
+            vec![Message::user_text("one")],
+            vec![session.warning(
+                3,
+                LoadWarningKind::DamagedLine {
+                    column: 78,
+                    message: "missing field `model`".to_owned(),
+                }
+            )]
+        )
+    );
+}
+
+#[test]
+fn a_damaged_first_prompt_leaves_a_history_that_still_starts_with_the_user() {
+    let session = new_session(&[]);
+    // The first prompt, with blocks a power loss left unwritten.
+    session.append_raw(
+        b"{\"type\":\"user\",\"timestamp\":1,\"message\":{\"role\":\"user\",\0\0\0\0}}\n",
+    );
+    let done = vec![ContentBlock::text("Done.")];
+    let answer = Entry::Assistant(assistant(2, done.clone(), 0.01));
+    let next = Entry::user(Message::user_text("and now?"));
+    for entry in [&answer, &next] {
+        session.append_raw(format!("{}\n", serde_json::to_string(entry).unwrap()).as_bytes());
+    }
+
+    let loaded = session.load().unwrap();
+    assert_eq!(
+        (loaded.messages, loaded.warnings),
+        (
+            vec![
+                Message::user_text(LOST_START),
+                Message {
+                    role: Role::Assistant,
+                    content: done,
+                },
+                Message::user_text("and now?"),
+            ],
+            vec![
+                session.warning(2, LoadWarningKind::TornLine),
+                session.warning(3, LoadWarningKind::LostStart),
+            ]
         )
     );
 }
