@@ -79,6 +79,9 @@ pub async fn run(args: Args) -> ExitCode {
 
     let mut printer = Printer::new(args.output_format, args.verbose, session);
     printer.start();
+    if let Some(message) = crate::prompt::skipped_imports_warning(&args, &cwd) {
+        printer.event(&AgentEvent::Warning { message });
+    }
     let mut code = None;
     while let Some(event) = event_receiver.recv().await {
         if let Some(entry) = entry_for(&event) {

@@ -17,7 +17,7 @@ use cairn_session::entry_for;
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 use cairn_tui::app::{AppConfig, AppExit, SettingsView, run_app};
 use cairn_tui::picker::{PickerEntry, run_picker};
-use cairn_tui::{Appearance, Theme};
+use cairn_tui::{Appearance, ImportsAnswer, Theme, run_imports_dialog};
 use tokio::sync::mpsc;
 
 use crate::args::Args;
@@ -42,6 +42,7 @@ pub async fn run(mut args: Args) -> ExitCode {
             }
         }
     }
+    ask_about_external_imports(&args).await;
     let mut start = Start::Startup;
     loop {
         let (code, exit) = run_session(&args, start).await;
@@ -268,10 +269,7 @@ async fn choose_session() -> anyhow::Result<Option<String>> {
             cwd.display()
         );
     }
-    let theme = Theme::from_env(
-        Appearance::from_colorfgbg(std::env::var("COLORFGBG").ok().as_deref()),
-        std::env::var_os("NO_COLOR").as_deref(),
-    );
+    let theme = theme_from_env();
     // The picker blocks on the terminal's keys; the app has not started reading them yet.
     tokio::task::spawn_blocking(move || {
         let chosen = run_picker(&entries, &theme).context("cannot show the session picker")?;
@@ -279,6 +277,44 @@ async fn choose_session() -> anyhow::Result<Option<String>> {
     })
     .await
     .context("the session picker stopped unexpectedly")?
+}
+
+/// Before the first prompt: when the project's instruction files import files from outside
+/// it that nobody approved, asks whether to include them; a Yes is remembered for the
+/// project. The system prompt is built afterwards, when the session is set up.
+async fn ask_about_external_imports(args: &Args) {
+    let Ok(cwd) = std::env::current_dir() else {
+        return;
+    };
+    let imports = crate::prompt::unapproved_imports(args, &cwd);
+    if imports.is_empty() {
+        return;
+    }
+    let theme = theme_from_env();
+    let asked = imports.clone();
+    let answer = tokio::task::spawn_blocking(move || run_imports_dialog(asked, &theme)).await;
+    let outcome = match answer {
+        Ok(Ok(ImportsAnswer::Include)) => {
+            crate::prompt::approve_imports(&cwd, &imports).context("cannot remember the approval")
+        }
+        Ok(Ok(ImportsAnswer::Skip)) => Ok(()),
+        Ok(Err(err)) => Err(anyhow::Error::new(err).context("cannot ask about them")),
+        Err(err) => Err(anyhow::Error::new(err).context("the question stopped unexpectedly")),
+    };
+    if let Err(err) = outcome {
+        say_err(format_args!(
+            "warning: instruction files import files from outside this project; {err:#}, so \
+             they are left out (CAIRN_ALLOW_EXTERNAL_IMPORTS=1 includes them for one run)"
+        ));
+    }
+}
+
+/// The theme the environment asks for (`COLORFGBG`, `NO_COLOR`).
+fn theme_from_env() -> Theme {
+    Theme::from_env(
+        Appearance::from_colorfgbg(std::env::var("COLORFGBG").ok().as_deref()),
+        std::env::var_os("NO_COLOR").as_deref(),
+    )
 }
 
 /// Writes a line to standard error, dropping it if the terminal is gone.

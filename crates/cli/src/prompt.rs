@@ -1,15 +1,85 @@
-//! The system prompt from the command line's point of view: its options, and
-//! `cairn debug prompt`.
+//! The system prompt from the command line's point of view: its options, the approval of
+//! instruction-file imports from outside the project, and `cairn debug prompt`.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use cairn_context::approvals::{ImportApprovals, claude_code_approves};
+use cairn_context::instructions::{ExternalApproval, ExternalImport, ImportScope, InstructionSet};
 use cairn_context::{PromptBuilder, PromptOptions, SectionPart, estimate_tokens};
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 
 use crate::args::Args;
+
+/// Set to `1`, every external import is included for this run. An environment variable (or
+/// the interactive question) rather than a setting, so that no project file can turn it on.
+pub const ALLOW_EXTERNAL_IMPORTS: &str = "CAIRN_ALLOW_EXTERNAL_IMPORTS";
+
+/// What the user can do to include skipped imports, for the warnings that name them.
+const HOW_TO_ALLOW: &str = "to include them, run `cairn` here once and answer Yes, \
+                            or set CAIRN_ALLOW_EXTERNAL_IMPORTS=1 for one run";
+
+/// Where `cwd`'s instruction files may import from, and which external imports are
+/// approved: all of them with `CAIRN_ALLOW_EXTERNAL_IMPORTS=1` or when Claude Code's own
+/// record approves the project, otherwise those the user approved in cairn
+/// (`~/.cairn/approvals.json`). A damaged approvals file approves nothing.
+pub fn import_scope(args: &Args, cwd: &Path, home: Option<&Path>) -> ImportScope {
+    let workspace_roots = args.add_dir.iter().map(|dir| cwd.join(dir)).collect();
+    let allowed_for_run = std::env::var(ALLOW_EXTERNAL_IMPORTS).is_ok_and(|value| value == "1");
+    let external = if allowed_for_run || home.is_some_and(|home| claude_code_approves(home, cwd)) {
+        ExternalApproval::All
+    } else {
+        let approved = approvals().ok().and_then(|store| store.approved(cwd).ok());
+        ExternalApproval::Only(approved.unwrap_or_default())
+    };
+    ImportScope {
+        workspace_roots,
+        external,
+    }
+}
+
+/// cairn's approvals file.
+fn approvals() -> anyhow::Result<ImportApprovals> {
+    Ok(ImportApprovals::new(&crate::session::cairn_home()?))
+}
+
+/// `cairn -p`'s warning when instruction files import files from outside the project that
+/// nobody approved: each one, the file that imports it, and how to include them.
+pub fn skipped_imports_warning(args: &Args, cwd: &Path) -> Option<String> {
+    let home = std::env::home_dir();
+    let scope = import_scope(args, cwd, home.as_deref());
+    let set = InstructionSet::load(cwd, home.as_deref(), &scope);
+    describe_skipped(set.skipped_imports())
+}
+
+fn describe_skipped<'a>(skipped: impl Iterator<Item = &'a ExternalImport>) -> Option<String> {
+    let listed: Vec<String> = skipped.map(ToString::to_string).collect();
+    if listed.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "instruction files import files from outside this project, left out because they \
+         are not approved: {}; {HOW_TO_ALLOW}",
+        listed.join(", ")
+    ))
+}
+
+/// The external imports the interactive UI asks about before the first prompt: every one
+/// `cwd`'s instruction files reach that is not approved yet.
+pub fn unapproved_imports(args: &Args, cwd: &Path) -> Vec<ExternalImport> {
+    let home = std::env::home_dir();
+    let scope = import_scope(args, cwd, home.as_deref());
+    InstructionSet::unapproved_imports(cwd, home.as_deref(), &scope)
+}
+
+/// Remembers the user's Yes for `imports` in `cwd`'s project.
+pub fn approve_imports(cwd: &Path, imports: &[ExternalImport]) -> anyhow::Result<()> {
+    let paths: Vec<PathBuf> = imports.iter().map(|import| import.path.clone()).collect();
+    approvals()?.approve(cwd, &paths)?;
+    Ok(())
+}
 
 /// The prompt options the flags ask for, for a session in `cwd` with `model`.
 pub fn prompt_options(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<PromptOptions> {
@@ -21,9 +91,11 @@ pub fn prompt_options(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Pr
         ),
         (None, None) => None,
     };
+    let home = std::env::home_dir();
     Ok(PromptOptions {
         cwd: cwd.to_path_buf(),
-        home: std::env::home_dir(),
+        imports: import_scope(args, cwd, home.as_deref()),
+        home,
         model: model.to_string(),
         system_prompt,
         append_system_prompt: args.append_system_prompt.clone(),
@@ -72,6 +144,14 @@ fn render_debug_prompt(args: &Args) -> anyhow::Result<String> {
             "=== {label}: {} (~{tokens} tokens) ===\n{}\n\n",
             section.title, section.text
         ));
+    }
+    let skipped = builder.skipped_imports();
+    if !skipped.is_empty() {
+        out.push_str("=== skipped imports: outside this project and not approved ===\n");
+        for import in &skipped {
+            out.push_str(&format!("{import}\n"));
+        }
+        out.push_str(&format!("({HOW_TO_ALLOW})\n\n"));
     }
     let tools = ToolRegistry::with_builtins(ToolContext::new(cwd)).specs();
     let tool_tokens = estimate_tokens(&serde_json::to_string(&tools).unwrap_or_default());

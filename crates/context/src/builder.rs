@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use cairn_protocol::SystemPrompt;
 
 use crate::environment::{Environment, GitContext};
-use crate::instructions::InstructionSet;
+use crate::instructions::{ExternalImport, ImportScope, InstructionSet};
 use crate::sections::STATIC_SECTIONS;
 
 /// Gives the system prompt for the next request. The engine asks before every request, so a
@@ -51,6 +51,8 @@ pub struct PromptOptions {
     pub append_system_prompt: Option<String>,
     /// The memory index (`MEMORY.md`), when memory is in use.
     pub memory_index: Option<String>,
+    /// Where instruction-file imports may reach, and the external ones the user approved.
+    pub imports: ImportScope,
 }
 
 /// Builds the system prompt of one session: the environment and git context are read once;
@@ -68,7 +70,8 @@ impl PromptBuilder {
     pub fn new(options: PromptOptions) -> Self {
         let git = GitContext::read(&options.cwd);
         let environment = Environment::detect(&options.cwd, &options.model, git.is_some());
-        let instructions = InstructionSet::load(&options.cwd, options.home.as_deref());
+        let instructions =
+            InstructionSet::load(&options.cwd, options.home.as_deref(), &options.imports);
         let mut static_sections: Vec<Section> = match &options.system_prompt {
             Some(replacement) => vec![section(
                 "custom system prompt",
@@ -115,6 +118,16 @@ impl PromptBuilder {
         sections
     }
 
+    /// The external imports the instruction files ask for that were left out, unapproved.
+    pub fn skipped_imports(&self) -> Vec<ExternalImport> {
+        self.instructions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .skipped_imports()
+            .cloned()
+            .collect()
+    }
+
     /// The instruction text, re-read first if a file changed.
     fn current_instructions(&self) -> String {
         let mut instructions = self
@@ -122,7 +135,11 @@ impl PromptBuilder {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if instructions.is_stale() {
-            *instructions = InstructionSet::load(&self.options.cwd, self.options.home.as_deref());
+            *instructions = InstructionSet::load(
+                &self.options.cwd,
+                self.options.home.as_deref(),
+                &self.options.imports,
+            );
         }
         instructions.render()
     }

@@ -8,8 +8,18 @@
 //! [`MAX_IMPORT_DEPTH`] deep; cycles and repeats are skipped, and `@` inside code is not an
 //! import. Three protections keep the prompt in bounds: a per-file cap, a total cap, and
 //! identical content loaded once; every cut says so in the text.
+//!
+//! Imports are what a repository could use to send the user's secrets to the model: a
+//! `CLAUDE.md` with `@~/.ssh/id_rsa` would put the key into the system prompt. So an import
+//! whose real path (symlinks followed) lies outside the workspace ([`ImportScope`]) and outside
+//! `~/.claude/` is an *external import*, included only when the user approved it
+//! ([`ExternalApproval`]); the others are skipped and listed in [`InstructionSet::external`]
+//! for the faces to tell the user. An instruction file that is itself a symlink leading out of
+//! its directory counts the same way. What `~/.claude/CLAUDE.md` imports is the user's own
+//! choice and needs no approval, as in Claude Code.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -39,26 +49,119 @@ pub struct InstructionFile {
     pub imported_by: Option<PathBuf>,
 }
 
+/// Where `@path` imports may reach without asking, and which others the user approved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportScope {
+    /// Directories whose files are the project's own besides the working directory (which
+    /// always is): those the user added with `--add-dir`.
+    pub workspace_roots: Vec<PathBuf>,
+    /// Which external imports go into the prompt.
+    pub external: ExternalApproval,
+}
+
+/// Which external imports (outside the workspace and `~/.claude/`) the user approved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExternalApproval {
+    /// Only these, by their real paths (symlinks resolved); every other one is skipped.
+    /// Empty: none, the default.
+    Only(BTreeSet<PathBuf>),
+    /// Every one: the user allowed them for this run, or for the project as a whole.
+    All,
+}
+
+impl Default for ExternalApproval {
+    fn default() -> Self {
+        ExternalApproval::Only(BTreeSet::new())
+    }
+}
+
+impl ExternalApproval {
+    /// Whether the external file at `path` (its real path) may be included.
+    pub fn approves(&self, path: &Path) -> bool {
+        match self {
+            ExternalApproval::Only(paths) => paths.contains(path),
+            ExternalApproval::All => true,
+        }
+    }
+}
+
+/// A file from outside the project that an instruction file reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalImport {
+    /// Where it really is, symlinks resolved: what an approval names.
+    pub path: PathBuf,
+    /// The importing file, or the symlink (see [`Reach`]).
+    pub by: PathBuf,
+    pub reach: Reach,
+    pub status: ImportStatus,
+}
+
+/// How an instruction file reaches an external one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// A `@path` import in `by`.
+    Import,
+    /// `by` is an instruction file that is a symlink to it.
+    Symlink,
+}
+
+/// Whether an external file went into the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportStatus {
+    Included,
+    /// Not approved: left out.
+    Skipped,
+}
+
+impl fmt::Display for ExternalImport {
+    /// `/home/me/.ssh/id_rsa (imported by /work/app/CLAUDE.md)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let how = match self.reach {
+            Reach::Import => "imported by",
+            Reach::Symlink => "linked from",
+        };
+        write!(f, "{} ({how} {})", self.path.display(), self.by.display())
+    }
+}
+
 /// Every instruction file of a session, and what is needed to notice a change.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstructionSet {
     pub files: Vec<InstructionFile>,
+    /// The external files reached, included or skipped, in the order they were met.
+    pub external: Vec<ExternalImport>,
     /// Each path looked at (found or not) with its modification time then.
     watched: Vec<(PathBuf, Option<SystemTime>)>,
 }
 
 impl InstructionSet {
-    /// Discovers and loads the instruction files for `cwd`, with `home` for `~`.
-    pub fn load(cwd: &Path, home: Option<&Path>) -> Self {
-        let mut loader = Loader::default();
+    /// Discovers and loads the instruction files for `cwd`, with `home` for `~`; imports
+    /// reaching outside `cwd`, `scope`'s roots and `~/.claude/` need `scope`'s approval.
+    pub fn load(cwd: &Path, home: Option<&Path>, scope: &ImportScope) -> Self {
+        let workspace = std::iter::once(cwd)
+            .chain(scope.workspace_roots.iter().map(PathBuf::as_path))
+            .filter_map(|root| cwd.join(root).canonicalize().ok())
+            .collect();
+        let mut loader = Loader {
+            workspace,
+            user_claude_dir: home.and_then(|home| home.join(".claude").canonicalize().ok()),
+            approval: scope.external.clone(),
+            ..Loader::default()
+        };
         if let Some(home) = home {
-            loader.consider(&home.join(".claude").join("CLAUDE.md"), home, None, 0);
+            loader.consider(
+                &home.join(".claude").join("CLAUDE.md"),
+                home,
+                Reached::UserFile,
+                0,
+            );
         }
         let mut directories: Vec<&Path> = cwd.ancestors().collect();
         directories.reverse();
         for directory in directories {
+            let found = Reached::Found { directory };
             for name in PER_DIRECTORY {
-                loader.consider(&directory.join(name), home.unwrap_or(directory), None, 0);
+                loader.consider(&directory.join(name), home.unwrap_or(directory), found, 0);
             }
             let rules_dir = directory.join(".claude").join("rules");
             loader.watch(&rules_dir);
@@ -71,13 +174,44 @@ impl InstructionSet {
                 .collect();
             rules.sort();
             for rule in rules {
-                loader.consider(&rule, home.unwrap_or(directory), None, 0);
+                loader.consider(&rule, home.unwrap_or(directory), found, 0);
             }
         }
         InstructionSet {
             files: loader.files,
+            external: loader.external,
             watched: loader.watched,
         }
+    }
+
+    /// The external files `cwd`'s instruction files would bring in that `scope` does not
+    /// approve yet, imports of imports included: what the user is asked about, so that one
+    /// answer covers them all.
+    pub fn unapproved_imports(
+        cwd: &Path,
+        home: Option<&Path>,
+        scope: &ImportScope,
+    ) -> Vec<ExternalImport> {
+        let everything = ImportScope {
+            external: ExternalApproval::All,
+            ..scope.clone()
+        };
+        InstructionSet::load(cwd, home, &everything)
+            .external
+            .into_iter()
+            .filter(|import| !scope.external.approves(&import.path))
+            .map(|import| ExternalImport {
+                status: ImportStatus::Skipped,
+                ..import
+            })
+            .collect()
+    }
+
+    /// The external files left out for want of approval.
+    pub fn skipped_imports(&self) -> impl Iterator<Item = &ExternalImport> {
+        self.external
+            .iter()
+            .filter(|import| import.status == ImportStatus::Skipped)
     }
 
     /// Whether any file was added, changed or removed since loading.
@@ -118,13 +252,39 @@ fn modified_time(path: &Path) -> Option<SystemTime> {
         .ok()
 }
 
+/// How the loader came to a file.
+#[derive(Debug, Clone, Copy)]
+enum Reached<'a> {
+    /// `~/.claude/CLAUDE.md`.
+    UserFile,
+    /// An instruction file found in `directory` (from the root down to the working directory).
+    Found { directory: &'a Path },
+    /// A `@path` import in `by`, a file `origin` chose.
+    Import { by: &'a Path, origin: Origin },
+}
+
+/// Who chose a file: the user's own choices need no approval to reach outside the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// `~/.claude/CLAUDE.md` and the files outside the workspace it imports.
+    User,
+    /// Everything else: what a repository could have written.
+    Project,
+}
+
 #[derive(Debug, Default)]
 struct Loader {
     files: Vec<InstructionFile>,
+    external: Vec<ExternalImport>,
     watched: Vec<(PathBuf, Option<SystemTime>)>,
     seen_paths: HashSet<PathBuf>,
     seen_contents: HashSet<String>,
     total_chars: usize,
+    /// The working directory and the other workspace roots, symlinks resolved.
+    workspace: Vec<PathBuf>,
+    /// `~/.claude`, symlinks resolved.
+    user_claude_dir: Option<PathBuf>,
+    approval: ExternalApproval,
 }
 
 impl Loader {
@@ -132,17 +292,77 @@ impl Loader {
         self.watched.push((path.to_path_buf(), modified_time(path)));
     }
 
-    /// Loads `path` if it exists and was not loaded before, then its imports.
-    fn consider(&mut self, path: &Path, home: &Path, imported_by: Option<&Path>, depth: usize) {
+    fn in_workspace(&self, canonical: &Path) -> bool {
+        self.workspace
+            .iter()
+            .any(|root| canonical.starts_with(root))
+    }
+
+    /// Who chose the file at `canonical`, and how it reaches outside the project when it does
+    /// so without the user's say.
+    fn judge(&self, canonical: &Path, reached: Reached<'_>) -> (Origin, Option<Reach>) {
+        let trusted = self.in_workspace(canonical)
+            || self
+                .user_claude_dir
+                .as_ref()
+                .is_some_and(|dir| canonical.starts_with(dir));
+        match reached {
+            Reached::UserFile => (Origin::User, None),
+            Reached::Import {
+                origin: Origin::User,
+                ..
+            } if !self.in_workspace(canonical) => (Origin::User, None),
+            Reached::Import { .. } => (Origin::Project, (!trusted).then_some(Reach::Import)),
+            Reached::Found { directory } => {
+                // A file outside the workspace found in its own directory (a parent's
+                // CLAUDE.md) loads as always; a symlink out of its directory is an import.
+                let in_its_directory = directory
+                    .canonicalize()
+                    .is_ok_and(|directory| canonical.starts_with(directory));
+                let outside = !trusted && !in_its_directory;
+                (Origin::Project, outside.then_some(Reach::Symlink))
+            }
+        }
+    }
+
+    /// Loads `path` if it exists and was not loaded before, then its imports. An external
+    /// file is loaded only when approved, and recorded either way.
+    fn consider(&mut self, path: &Path, home: &Path, reached: Reached<'_>, depth: usize) {
+        let imported_by = match reached {
+            Reached::Import { by, .. } => Some(by),
+            Reached::UserFile | Reached::Found { .. } => None,
+        };
         if imported_by.is_none() {
             self.watch(path);
         }
         let Ok(canonical) = path.canonicalize() else {
             return;
         };
-        if !canonical.is_file() || !self.seen_paths.insert(canonical.clone()) {
+        if !canonical.is_file() || self.seen_paths.contains(&canonical) {
             return;
         }
+        let (origin, outside) = self.judge(&canonical, reached);
+        if let Some(reach) = outside {
+            let by = imported_by.unwrap_or(path).to_path_buf();
+            let status = if self.approval.approves(&canonical) {
+                ImportStatus::Included
+            } else {
+                ImportStatus::Skipped
+            };
+            let record = ExternalImport {
+                path: canonical.clone(),
+                by,
+                reach,
+                status,
+            };
+            if !self.external.contains(&record) {
+                self.external.push(record);
+            }
+            if status == ImportStatus::Skipped {
+                return;
+            }
+        }
+        self.seen_paths.insert(canonical.clone());
         if imported_by.is_some() {
             self.watch(path);
         }
@@ -169,7 +389,8 @@ impl Loader {
                 Some(rest) => home.join(rest),
                 None => base.join(&import),
             };
-            self.consider(&target, home, Some(path), depth + 1);
+            let reached = Reached::Import { by: path, origin };
+            self.consider(&target, home, reached, depth + 1);
         }
     }
 

@@ -5,8 +5,10 @@
 //! the dynamic half holds the environment ([`environment`]), the git context and the
 //! instruction files the user and the project keep ([`instructions`]: `CLAUDE.md`,
 //! `AGENTS.md`, `.claude/rules/*.md`, with `@path` imports). [`PromptBuilder`] assembles
-//! them once per session and re-reads instruction files that change.
+//! them once per session and re-reads instruction files that change. Imports from outside the
+//! project need the user's approval, kept in cairn's own state ([`approvals`]).
 
+pub mod approvals;
 mod builder;
 pub mod commands;
 mod date;

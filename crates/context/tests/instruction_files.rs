@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use cairn_context::instructions::{InstructionSet, PER_FILE_CAP, TOTAL_CAP};
+use cairn_context::instructions::{
+    ExternalApproval, ImportScope, InstructionSet, PER_FILE_CAP, TOTAL_CAP,
+};
 use cairn_context::{PromptBuilder, PromptOptions, PromptSource};
 use pretty_assertions::assert_eq;
 
@@ -38,7 +40,7 @@ fn discovery_goes_from_home_then_root_down_to_the_working_directory() {
     write(&project.join(".claude/rules/ignored.txt"), "not markdown");
     write(&sub.join("CLAUDE.md"), "nearest");
 
-    let set = InstructionSet::load(&sub, Some(home.path()));
+    let set = InstructionSet::load(&sub, Some(home.path()), &ImportScope::default());
     assert_eq!(
         paths(&set),
         vec![
@@ -65,7 +67,7 @@ fn identical_content_is_loaded_once() {
     let root = tempfile::tempdir().unwrap();
     write(&root.path().join("CLAUDE.md"), "same text\n");
     write(&root.path().join("AGENTS.md"), "same text");
-    let set = InstructionSet::load(root.path(), None);
+    let set = InstructionSet::load(root.path(), None, &ImportScope::default());
     assert_eq!(paths(&set), vec![root.path().join("CLAUDE.md")]);
 }
 
@@ -83,7 +85,12 @@ fn imports_follow_relative_and_home_paths_and_stop_at_cycles() {
         "B imports @a.md again, a cycle",
     );
     write(&home.path().join("personal.md"), "from home");
-    let set = InstructionSet::load(root.path(), Some(home.path()));
+    // `~/personal.md` is outside the project: approved here (external_imports.rs has the rest).
+    let approved = ImportScope {
+        external: ExternalApproval::All,
+        ..ImportScope::default()
+    };
+    let set = InstructionSet::load(root.path(), Some(home.path()), &approved);
     assert_eq!(
         paths(&set),
         vec![
@@ -109,7 +116,7 @@ fn imports_stop_at_depth_five() {
             &format!("level {depth} @d{}.md", depth + 1),
         );
     }
-    let set = InstructionSet::load(root.path(), None);
+    let set = InstructionSet::load(root.path(), None, &ImportScope::default());
     assert_eq!(
         set.files.len(),
         6,
@@ -124,7 +131,7 @@ fn caps_cut_large_files_and_say_so() {
         &root.path().join("CLAUDE.md"),
         &"a".repeat(PER_FILE_CAP + 500),
     );
-    let set = InstructionSet::load(root.path(), None);
+    let set = InstructionSet::load(root.path(), None, &ImportScope::default());
     let text = &set.files[0].text;
     assert!(text.starts_with(&"a".repeat(PER_FILE_CAP)));
     assert!(text.ends_with(&format!(
@@ -140,7 +147,7 @@ fn caps_cut_large_files_and_say_so() {
         let letter = ["x", "y", "z"][index];
         write(&many.path().join(name), &letter.repeat(PER_FILE_CAP));
     }
-    let set = InstructionSet::load(many.path(), None);
+    let set = InstructionSet::load(many.path(), None, &ImportScope::default());
     let kept = |text: &str| text.split("\n\n[cut:").next().unwrap().chars().count();
     let total: usize = set.files.iter().map(|file| kept(&file.text)).sum();
     assert_eq!(total, TOTAL_CAP);

@@ -15,6 +15,7 @@ pub mod app;
 mod dialog;
 mod diff;
 mod highlight;
+mod imports_dialog;
 mod markdown;
 pub mod picker;
 mod status;
@@ -27,6 +28,7 @@ mod wrap;
 
 pub use dialog::{DialogOutcome, DialogView, PermissionDialog};
 pub use diff::{DiffStats, line_of, render_diff, render_diff_from};
+pub use imports_dialog::{ImportsAnswer, ImportsDialog, ImportsDialogView, run_imports_dialog};
 pub use markdown::render_markdown;
 pub use status::{StatusLine, StatusView};
 pub use theme::{Appearance, ColorSupport, Theme};

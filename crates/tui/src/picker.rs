@@ -153,11 +153,12 @@ fn visible_range(len: usize, selected: usize, rows: usize) -> std::ops::Range<us
     start..start + rows
 }
 
-/// Raw mode for the picker's life, switched off again however it ends.
-struct RawMode;
+/// Raw mode for the picker's life (or another screen shown before the app), switched off
+/// again however it ends.
+pub(crate) struct RawMode;
 
 impl RawMode {
-    fn enter() -> std::io::Result<RawMode> {
+    pub(crate) fn enter() -> std::io::Result<RawMode> {
         crossterm::terminal::enable_raw_mode()?;
         Ok(RawMode)
     }
