@@ -1,7 +1,9 @@
 //! The environment and git sections of the dynamic half.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+use crate::git::{DIFF_WITHOUT_PROGRAMS, Git, STATUS_WITHOUT_SUBMODULES};
 
 /// Cap on `git status --short` in the prompt.
 const STATUS_CAP_CHARS: usize = 2_000;
@@ -66,18 +68,31 @@ pub struct GitContext {
 
 impl GitContext {
     /// Reads the git context of `cwd`; `None` outside a git work tree or without git.
-    /// The git commands run at the same time.
+    /// The git commands run at the same time, none of them running a program the repository's
+    /// configuration names (see [`crate::git`]).
     pub fn read(cwd: &Path) -> Option<GitContext> {
-        let inside = git(cwd, &["rev-parse", "--is-inside-work-tree"])?;
+        let git = &Git::at(cwd);
+        let inside = run(git, &["rev-parse", "--is-inside-work-tree"])?;
         if inside.trim() != "true" {
             return None;
         }
         let (branch, main_branch, status, recent_commits, diff) = std::thread::scope(|scope| {
-            let branch = scope.spawn(|| git(cwd, &["branch", "--show-current"]));
-            let main = scope.spawn(|| main_branch(cwd));
-            let status = scope.spawn(|| git(cwd, &["status", "--short"]));
-            let log = scope.spawn(|| git(cwd, &["log", "--oneline", "-n", RECENT_COMMITS]));
-            let diff = scope.spawn(|| git(cwd, &["diff", "HEAD"]));
+            let branch = scope.spawn(|| run(git, &["branch", "--show-current"]));
+            let main = scope.spawn(|| main_branch(git));
+            let status =
+                scope.spawn(|| run(git, &["status", "--short", STATUS_WITHOUT_SUBMODULES]));
+            let log = scope.spawn(|| run(git, &["log", "--oneline", "-n", RECENT_COMMITS]));
+            let diff = scope.spawn(|| {
+                let [no_external, no_textconv] = DIFF_WITHOUT_PROGRAMS;
+                let args = [
+                    "diff",
+                    "HEAD",
+                    STATUS_WITHOUT_SUBMODULES,
+                    no_external,
+                    no_textconv,
+                ];
+                run(git, &args)
+            });
             (
                 branch.join().ok().flatten(),
                 main.join().ok().flatten(),
@@ -127,16 +142,16 @@ impl GitContext {
 }
 
 /// `origin/HEAD`'s branch, else `main` or `master` when such a branch exists.
-fn main_branch(cwd: &Path) -> Option<String> {
-    if let Some(head) = git(cwd, &["rev-parse", "--abbrev-ref", "origin/HEAD"]) {
+fn main_branch(git: &Git) -> Option<String> {
+    if let Some(head) = run(git, &["rev-parse", "--abbrev-ref", "origin/HEAD"]) {
         let head = head.trim();
         if let Some(branch) = head.strip_prefix("origin/") {
             return Some(branch.to_string());
         }
     }
     ["main", "master"].into_iter().find_map(|name| {
-        git(
-            cwd,
+        run(
+            git,
             &[
                 "rev-parse",
                 "--verify",
@@ -148,13 +163,11 @@ fn main_branch(cwd: &Path) -> Option<String> {
     })
 }
 
-/// Runs git in `cwd`; its stdout when it succeeds.
-fn git(cwd: &Path, args: &[&str]) -> Option<String> {
-    let output = Command::new("git")
+/// Runs one git command; its stdout when it succeeds.
+fn run(git: &Git, args: &[&str]) -> Option<String> {
+    let output = git
+        .command()
         .args(args)
-        .current_dir(cwd)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
         .ok()?;
@@ -180,6 +193,8 @@ fn cap(text: &str, limit: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::process::Command;
+
     use pretty_assertions::assert_eq;
 
     use super::*;

@@ -13,6 +13,7 @@ mod builder;
 pub mod commands;
 mod date;
 pub mod environment;
+pub mod git;
 pub mod instructions;
 pub mod sections;
 
