@@ -178,6 +178,9 @@ fn run_command(command: &str, cwd: &Path) -> String {
         .arg("-c")
         .arg(command)
         .current_dir(cwd)
+        // Its output goes into the prompt: cairn's credentials must not be in its reach.
+        .env_clear()
+        .envs(cairn_protocol::child_environment())
         .stdin(Stdio::null())
         .output()
     {

@@ -118,6 +118,9 @@ fn spawn(command: &str, dir: &Path) -> io::Result<Child> {
         .arg("-c")
         .arg(command)
         .current_dir(dir)
+        // cairn's environment, as Claude Code gives hooks its own, but without its credentials.
+        .env_clear()
+        .envs(cairn_protocol::child_environment())
         .env("CLAUDE_PROJECT_DIR", dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

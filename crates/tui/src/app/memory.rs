@@ -57,6 +57,8 @@ pub async fn edit(terminal: &mut Terminal<InlineBackend>, path: &Path) -> Result
             .arg(command)
             .arg("sh")
             .arg(target)
+            .env_clear()
+            .envs(cairn_protocol::child_environment())
             .status()
     })
     .await;

@@ -96,6 +96,9 @@ pub async fn run_shell(
         .arg("-c")
         .arg(&command)
         .current_dir(cwd)
+        // Its output goes to the model: cairn's credentials must not be in reach of `env`.
+        .env_clear()
+        .envs(cairn_protocol::child_environment())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
