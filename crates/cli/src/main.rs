@@ -30,10 +30,9 @@ fn main() -> ExitCode {
         eprintln!("cairn sandbox: {error}");
         return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(125));
     }
-    // The commands cairn runs are the same user: without this they could read cairn's own
-    // environment, API key included, from /proc/<cairn's pid>/environ (or attach to it).
-    #[cfg(target_os = "linux")]
-    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+    // Before any command runs: they must not read cairn's environment (its API key) from
+    // /proc/<cairn's pid>/environ.
+    cairn_tools::hide_own_process_from_commands();
     let args = args::Args::parse();
     match &args.command {
         Some(args::Command::Debug {

@@ -14,7 +14,7 @@ use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::AgentEvent;
 use cairn_session::SessionLog;
-use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry};
+use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::Args;
@@ -125,6 +125,9 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     let mut tool_context = ToolContext::new(cwd.clone());
     tool_context.env = settings.env().clone().into_iter().collect();
     tool_context.sandbox = governance.sandbox;
+    if let Some(gate) = governance.governance.gate.clone() {
+        tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
+    }
     let tool_state = tool_context.session.clone();
     let tools = ToolRegistry::with_builtins(tool_context);
     let session = SessionInfo {

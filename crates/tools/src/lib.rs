@@ -30,7 +30,10 @@ use cairn_protocol::{TodoItem, ToolResultContent, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use bash::{BashOutputTool, BashTool, KillShellTool, ShellRegistry, WorkspaceRoots};
+pub use bash::{
+    BashOutputTool, BashTool, KillShellTool, ShellRegistry, WorkspaceRoots,
+    hide_own_process_from_commands,
+};
 pub use edit::{EditTool, MultiEditTool};
 pub use file_state::{FileStamp, FileTracker, StaleRead};
 pub use notebook::NotebookEditTool;

@@ -20,5 +20,6 @@ mod workspace;
 
 pub use background::{BashOutputTool, KillShellTool};
 pub use foreground::BashTool;
+pub use process::hide_own_process_from_commands;
 pub use shells::ShellRegistry;
 pub use workspace::WorkspaceRoots;

@@ -71,6 +71,19 @@ pub(super) fn spawn_shell(
     command.spawn()
 }
 
+/// Makes cairn's own process unreadable to the commands it runs, which run as the same user:
+/// no reading `/proc/<cairn's pid>/environ` (where the API key is), `mem` or `fd`, and no
+/// attaching a debugger. Call it once, at start; it lasts until cairn exits, and the commands
+/// themselves are not affected (an `exec` makes a process readable again).
+///
+/// Linux only. Elsewhere it does nothing, and a process of the same user may still read
+/// cairn's environment (`ps eww` on macOS).
+pub fn hide_own_process_from_commands() {
+    // Failing leaves cairn as readable as any process: nothing better to do than go on.
+    #[cfg(target_os = "linux")]
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+}
+
 /// The process group a spawned command leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct ProcessGroup {
