@@ -329,3 +329,41 @@ fn an_incomplete_last_character_is_measured() {
     assert_eq!(incomplete_char_at_end(&[0xC3, 0xA9, 0xE2, 0x82]), 2);
     assert_eq!(incomplete_char_at_end(&[]), 0);
 }
+
+/// The twin of [`a_command_gets_no_credentials`], by its full test name.
+const CREDENTIALS_TWIN: &str = "app::shell_escape::tests::in_child_a_command_gets_no_credentials";
+
+/// A `!command`'s output goes to the model, so it must not reach cairn's credentials. They
+/// have to be in this process's environment for the test to mean anything, and a test cannot
+/// set its own without `unsafe`: its twin runs in a new process of this test binary with them
+/// set.
+#[test]
+fn a_command_gets_no_credentials() {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([CREDENTIALS_TWIN, "--exact", "--include-ignored"])
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-secret")
+        .env("OPENAI_API_KEY", "sk-test-openai-secret")
+        .env("CAIRN_TEST_ORDINARY", "ordinary-kept")
+        .output()
+        .unwrap();
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{report}");
+    assert!(report.contains("test result: ok. 1 passed"), "{report}");
+}
+
+#[tokio::test]
+#[ignore = "run by a_command_gets_no_credentials with credentials set"]
+async fn in_child_a_command_gets_no_credentials() {
+    assert_eq!(
+        std::env::var("ANTHROPIC_API_KEY").as_deref(),
+        Ok("sk-ant-test-secret")
+    );
+    let command = "printenv ANTHROPIC_API_KEY; printenv OPENAI_API_KEY; \
+                   printenv CAIRN_TEST_ORDINARY; env | grep -c secret";
+    let output = run(command, SHELL_TIMEOUT).await;
+    assert_eq!(output.stdout, StreamOutput::whole("ordinary-kept\n0\n"));
+}
