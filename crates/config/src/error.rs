@@ -5,6 +5,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::Source;
+use crate::regular_file::RegularFileError;
 
 /// A settings load that cannot go on. Every message names the file (or flag, or override)
 /// and, for a bad value, the JSON path inside it.
@@ -16,6 +17,14 @@ pub enum ConfigError {
         path: PathBuf,
         #[source]
         source: io::Error,
+    },
+    /// Something that is not a settings file where one was expected: a FIFO, a device (a
+    /// link to `/dev/zero`), or a file far larger than settings ever are.
+    #[error("{}: not read as a settings file: {reason}", path.display())]
+    NotASettingsFile {
+        path: PathBuf,
+        #[source]
+        reason: RegularFileError,
     },
     /// `--settings` named a file that does not exist.
     #[error(

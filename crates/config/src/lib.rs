@@ -50,11 +50,15 @@ mod error;
 mod load;
 mod loaded;
 mod merge;
+mod regular_file;
 mod settings;
 mod source;
 
 pub use error::{ConfigError, ConfigWarning, Problem};
 pub use load::SettingsLoader;
 pub use loaded::{Entry, LoadedSettings};
+pub use regular_file::{
+    MAX_LEGACY_SETTINGS_BYTES, MAX_SETTINGS_BYTES, RegularFileError, read_regular_file,
+};
 pub use settings::{PermissionMode, Permissions, SandboxSettings, Settings, UnknownPermissionMode};
 pub use source::Source;

@@ -2,12 +2,14 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use crate::merge;
+use crate::regular_file::{
+    MAX_LEGACY_SETTINGS_BYTES, MAX_SETTINGS_BYTES, RegularFileError, read_regular_file,
+};
 use crate::settings::KNOWN_KEYS;
 use crate::{ConfigError, ConfigWarning, LoadedSettings, Problem, Settings, Source};
 
@@ -92,7 +94,7 @@ impl SettingsLoader {
             let Some(path) = source.path() else {
                 continue;
             };
-            let Some(bytes) = read_if_present(path)? else {
+            let Some(bytes) = read_if_present(path, size_limit(&source))? else {
                 continue;
             };
             let identity = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -141,7 +143,7 @@ impl SettingsLoader {
             };
         }
         let path = self.project.join(flag);
-        let Some(bytes) = read_if_present(&path)? else {
+        let Some(bytes) = read_if_present(&path, MAX_SETTINGS_BYTES)? else {
             return Err(ConfigError::SettingsFlagFileMissing { path });
         };
         let origin = Source::FlagFile(path);
@@ -152,22 +154,28 @@ impl SettingsLoader {
     }
 }
 
-/// The file's bytes, or `None` when there is no file there.
-fn read_if_present(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(error)
-            if matches!(
-                error.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            Ok(None)
-        }
-        Err(source) => Err(ConfigError::Unreadable {
+/// The file's bytes, or `None` when there is no file there. Only a regular file (or a link
+/// to one) of at most `limit` bytes is read: a FIFO or `/dev/zero` planted by a repository
+/// must not hang cairn or fill its memory.
+fn read_if_present(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, ConfigError> {
+    read_regular_file(path, limit).map_err(|error| match error {
+        RegularFileError::Io(source) => ConfigError::Unreadable {
             path: path.to_path_buf(),
             source,
-        }),
+        },
+        reason => ConfigError::NotASettingsFile {
+            path: path.to_path_buf(),
+            reason,
+        },
+    })
+}
+
+/// The most of `source`'s file read.
+fn size_limit(source: &Source) -> u64 {
+    if source.is_legacy() {
+        MAX_LEGACY_SETTINGS_BYTES
+    } else {
+        MAX_SETTINGS_BYTES
     }
 }
 

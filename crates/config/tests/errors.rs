@@ -9,7 +9,6 @@
 mod common;
 
 use std::fs;
-use std::io;
 
 use cairn_config::{ConfigError, ConfigWarning, Problem, Source};
 use pretty_assertions::assert_eq;
@@ -159,21 +158,23 @@ fn a_top_level_that_is_not_an_object_is_an_error() {
 }
 
 #[test]
-fn an_unreadable_file_is_an_error_naming_it() {
+fn a_directory_in_place_of_the_file_is_an_error_naming_it() {
     let dirs = Dirs::new();
     let path = dirs.project.path().join(".claude/settings.json");
     fs::create_dir_all(&path).unwrap();
 
-    match load_error(&dirs) {
-        ConfigError::Unreadable {
-            path: named,
-            source,
-        } => {
-            assert_eq!(named, path);
-            assert_eq!(source.kind(), io::ErrorKind::IsADirectory);
-        }
-        other => panic!("expected ConfigError::Unreadable, got {other:?}"),
-    }
+    let error = load_error(&dirs);
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: not read as a settings file: it is a directory, not a regular file",
+            path.display()
+        )
+    );
+    assert!(
+        matches!(&error, ConfigError::NotASettingsFile { path: named, .. } if *named == path),
+        "{error:?}"
+    );
 }
 
 #[cfg(unix)]
