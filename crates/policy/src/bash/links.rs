@@ -101,11 +101,17 @@ pub(crate) fn links_leaving(start: &Path, places: &Places) -> Reach {
         let Ok(entries) = fs::read_dir(&dir) else {
             continue;
         };
+        let mut listed = Vec::new();
         for entry in entries.flatten() {
             if budget == 0 {
                 return Reach::TooLarge;
             }
             budget -= 1;
+            listed.push(entry);
+        }
+        // In name order, so that reasons come out the same on every filesystem.
+        listed.sort_by_key(fs::DirEntry::file_name);
+        for entry in listed {
             let Ok(kind) = entry.file_type() else {
                 continue;
             };

@@ -124,41 +124,202 @@ fn option_spec<'a>(reader: &Reader<'a>) -> OptionSpec<'a> {
 fn reader(name: &str) -> Option<Reader<'static>> {
     const GREP_PATTERNS: &[&str] = &["-e", "--regexp", "-f", "--file"];
     let reader = match name {
-        "cat" | "tac" | "nl" | "rev" | "fold" | "fmt" | "expand" | "unexpand" | "strings"
-        | "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum"
-        | "b2sum" | "cksum" | "sum" | "shasum" | "base64" | "base32" | "zcat" | "bzcat"
-        | "xzcat" | "zstdcat" | "bat" | "batcat" | "cmp" | "comm" | "paste" | "join" | "look"
-        | "tsort" | "pr" | "column" | "od" | "hexdump" | "wc" | "df" | "stat" | "file" => Reader {
+        // Each command's own options that take a value: an option wrongly taken to have one
+        // would swallow the file after it (`cat -n ~/.ssh/id_rsa` reads the key).
+        "cat" | "rev" | "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum"
+        | "sha512sum" | "sum" | "zcat" | "bzcat" | "xzcat" | "zstdcat" | "tsort" => {
+            Reader::default()
+        }
+        "tac" => Reader {
+            with_value: &["-s", "--separator"],
+            ..Reader::default()
+        },
+        "b2sum" | "cksum" | "shasum" => Reader {
+            with_value: &["-a", "--algorithm", "-l", "--length"],
+            ..Reader::default()
+        },
+        "wc" => Reader {
+            with_value: &["--files0-from"],
+            reads: &["--files0-from"],
+            ..Reader::default()
+        },
+        "nl" => Reader {
+            with_value: &[
+                "-b",
+                "-d",
+                "-f",
+                "-h",
+                "-i",
+                "-l",
+                "-n",
+                "-s",
+                "-v",
+                "-w",
+                "--body-numbering",
+                "--section-delimiter",
+                "--footer-numbering",
+                "--header-numbering",
+                "--line-increment",
+                "--join-blank-lines",
+                "--number-format",
+                "--number-separator",
+                "--starting-line-number",
+                "--number-width",
+            ],
+            ..Reader::default()
+        },
+        "fold" | "base64" | "base32" => Reader {
+            with_value: &["-w", "--width", "--wrap"],
+            ..Reader::default()
+        },
+        "fmt" => Reader {
+            with_value: &["-w", "--width", "-p", "--prefix", "-g", "--goal"],
+            ..Reader::default()
+        },
+        "expand" | "unexpand" => Reader {
+            with_value: &["-t", "--tabs"],
+            ..Reader::default()
+        },
+        "strings" => Reader {
+            with_value: &[
+                "-n",
+                "--bytes",
+                "-t",
+                "--radix",
+                "-e",
+                "--encoding",
+                "-T",
+                "--target",
+            ],
+            ..Reader::default()
+        },
+        "bat" | "batcat" => Reader {
+            with_value: &[
+                "-l",
+                "--language",
+                "-H",
+                "--highlight-line",
+                "-r",
+                "--line-range",
+                "-m",
+                "--map-syntax",
+                "--theme",
+                "--style",
+                "--tabs",
+                "--wrap",
+                "--terminal-width",
+                "--color",
+                "--decorations",
+                "--paging",
+                "--pager",
+                "--file-name",
+                "--diff-context",
+            ],
+            runs: &["--pager"],
+            ..Reader::default()
+        },
+        "cmp" => Reader {
+            with_value: &["-i", "--ignore-initial", "-n", "--bytes"],
+            ..Reader::default()
+        },
+        "comm" => Reader {
+            with_value: &["--output-delimiter"],
+            ..Reader::default()
+        },
+        "paste" => Reader {
+            with_value: &["-d", "--delimiters"],
+            ..Reader::default()
+        },
+        "join" => Reader {
+            with_value: &["-1", "-2", "-j", "-t", "-e", "-o", "-a", "-v"],
+            ..Reader::default()
+        },
+        "look" => Reader {
+            with_value: &["-t", "--terminate"],
+            ..Reader::default()
+        },
+        "pr" => Reader {
             with_value: &[
                 "-w",
-                "--wrap",
-                "-s",
-                "-t",
-                "-n",
-                "-c",
-                "-a",
-                "-A",
-                "-j",
-                "-N",
-                "-e",
-                "-f",
-                "--format",
-                "--printf",
+                "--width",
+                "-l",
+                "--length",
+                "-h",
+                "--header",
                 "-o",
-                "-d",
-                "-1",
-                "-2",
-                "-B",
-                "--block-size",
-                "-x",
-                "--exclude-type",
+                "--indent",
+                "-N",
+                "--first-line-number",
+                "-W",
+                "--page-width",
+                "-D",
+                "--date-format",
+                "-S",
+                "--sep-string",
+            ],
+            ..Reader::default()
+        },
+        "column" => Reader {
+            with_value: &[
+                "-s",
+                "--separator",
+                "-c",
+                "--output-width",
+                "-o",
+                "--output-separator",
+                "-N",
+                "--table-columns",
+                "-R",
+                "--table-right",
+                "-H",
+                "--table-hide",
+                "-W",
+                "--table-wrap",
+            ],
+            ..Reader::default()
+        },
+        "od" => Reader {
+            with_value: &[
+                "-A",
+                "--address-radix",
+                "-j",
+                "--skip-bytes",
+                "-N",
+                "--read-bytes",
+                "-t",
+                "--format",
+                "-S",
+                "--strings",
+            ],
+            ..Reader::default()
+        },
+        "hexdump" => Reader {
+            with_value: &["-n", "-s", "-e", "-f"],
+            reads: &["-f"],
+            ..Reader::default()
+        },
+        "df" => Reader {
+            with_value: &["-B", "--block-size", "-t", "--type", "-x", "--exclude-type"],
+            ..Reader::default()
+        },
+        "stat" => Reader {
+            with_value: &["-c", "--format", "--printf"],
+            ..Reader::default()
+        },
+        "file" => Reader {
+            with_value: &[
                 "-m",
                 "--magic-file",
-                "--files-from",
                 "-F",
                 "--separator",
+                "-f",
+                "--files-from",
+                "-e",
+                "--exclude",
+                "-P",
+                "--parameter",
             ],
-            reads: &["--files0-from", "-m", "--magic-file", "--files-from"],
+            reads: &["-m", "--magic-file", "-f", "--files-from"],
             ..Reader::default()
         },
         "head" | "tail" => Reader {

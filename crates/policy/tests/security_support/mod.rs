@@ -1,0 +1,118 @@
+//! A real temp world for the Bash security suites: a workspace, a home, and a directory
+//! outside both holding a secret, with symlinks planted in the workspace pointing out; and
+//! the real permission gate over it, in default mode with nobody to ask (`cairn -p`).
+
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "each suite uses a different part; a test should fail loudly"
+)]
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use cairn_policy::bash::{BashAnalysis, BashContext, analyze};
+use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+use cairn_policy::{Asking, CallInfo, Mode, PermissionGate, Verdict};
+use serde_json::json;
+
+pub struct World {
+    _dir: tempfile::TempDir,
+    pub base: PathBuf,
+    pub home: PathBuf,
+    pub workspace: PathBuf,
+    /// Beside the workspace; holds `secret.txt`.
+    pub outside: PathBuf,
+}
+
+impl World {
+    /// `base/home`, `base/work/project` (with `src/`) and `base/outside/secret.txt`, all
+    /// canonical.
+    pub fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let home = base.join("home");
+        let workspace = base.join("work/project");
+        let outside = base.join("outside");
+        fs::create_dir_all(&home).unwrap();
+        fs::create_dir_all(workspace.join("src")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("secret.txt"), "s3cret").unwrap();
+        World {
+            _dir: dir,
+            base,
+            home,
+            workspace,
+            outside,
+        }
+    }
+
+    /// A file in the workspace, with its directories.
+    pub fn file(&self, relative: &str, contents: &str) {
+        let path = self.workspace.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
+    }
+
+    /// A symlink in the workspace at `relative`, pointing to `target`.
+    pub fn link(&self, relative: &str, target: &Path) {
+        let path = self.workspace.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        symlink(target, path).unwrap();
+    }
+
+    pub fn analyze(&self, command: &str) -> BashAnalysis {
+        let roots = [self.workspace.clone()];
+        analyze(
+            command,
+            &BashContext {
+                cwd: &self.workspace,
+                workspace_roots: &roots,
+                home: &self.home,
+            },
+        )
+    }
+
+    /// The gate in default mode with these allow rules, as `cairn -p` runs it.
+    pub fn gate(&self, allow: &[&str]) -> PermissionGate {
+        let (rules, errors) = RuleSet::new(allow.iter().map(|text| {
+            (
+                RuleKind::Allow,
+                text.to_string(),
+                RuleOrigin::new("test settings", self.workspace.clone()),
+            )
+        }));
+        assert!(errors.is_empty(), "{errors:?}");
+        PermissionGate::new(
+            Mode::Default,
+            rules,
+            vec![self.workspace.clone()],
+            self.workspace.clone(),
+            self.home.clone(),
+            Asking::NonInteractive,
+        )
+    }
+
+    /// The gate's verdict on a Bash call running `command` in the workspace.
+    pub fn check(&self, allow: &[&str], command: &str) -> Verdict {
+        let input = json!({ "command": command });
+        let paths = [self.workspace.clone()];
+        self.gate(allow).check(&CallInfo {
+            tool: "Bash",
+            input: &input,
+            paths: &paths,
+            read_only: false,
+        })
+    }
+}
+
+/// The verdict's kind, for table comparisons.
+pub fn kind(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Allow { .. } => "allow",
+        Verdict::Ask { .. } => "ask",
+        Verdict::Deny { .. } => "deny",
+    }
+}
