@@ -152,9 +152,8 @@ pub fn start_cleanup(days: Option<u32>, keep: SessionId) {
 }
 
 fn current_branch(cwd: &Path) -> Option<String> {
-    let output = std::process::Command::new("git")
+    let output = cairn_context::git::git_command(cwd)
         .args(["branch", "--show-current"])
-        .current_dir(cwd)
         .stderr(std::process::Stdio::null())
         .output()
         .ok()?;
