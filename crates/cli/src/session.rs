@@ -9,7 +9,8 @@ use std::time::Duration;
 use anyhow::Context;
 use cairn_protocol::Message;
 use cairn_session::{
-    CleanupScope, Entry, NewSession, SessionId, SessionLog, SessionStore, SessionSummary,
+    CleanupScope, Entry, NewSession, SessionError, SessionId, SessionLog, SessionStore,
+    SessionSummary,
 };
 
 use crate::args::Args;
@@ -95,7 +96,19 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
         if chosen_id.is_some_and(|chosen| chosen != from) {
             anyhow::bail!("--session-id names a new session; add --fork-session to resume into it");
         }
-        (from, store.open_append(cwd, &from))
+        match store.open_append(cwd, &from) {
+            // Another cairn is writing it: appending too would interleave two conversations
+            // in one file, so this run carries on in a copy instead.
+            Err(SessionError::Locked { .. }) => {
+                let id = SessionId::new();
+                eprintln!(
+                    "note: session {from} is in use by another cairn; continuing in a new session \
+                     {id} forked from it"
+                );
+                (id, store.fork(cwd, &from, &id))
+            }
+            opened => (from, opened),
+        }
     };
     let mut log = SessionLog::new(opened);
     if let Some(repair) = &loaded.repair {
@@ -116,7 +129,7 @@ fn finish(
     }
     let transcript_path = store.path(cwd, &id);
     OpenedSession {
-        dir: store.project_dir(cwd).join(id.to_string()),
+        dir: store.session_dir(cwd, &id),
         id,
         log,
         history,
