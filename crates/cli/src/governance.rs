@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cairn_config::{LoadedSettings, PermissionMode, Source};
 use cairn_core::Governance;
 use cairn_policy::hooks::{HookCommon, HookConfig, HookRunner};
-use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+use cairn_policy::rules::{PrefixReach, RuleKind, RuleOrigin, RuleSet};
 use cairn_policy::sandbox::{
     NetworkAccess, SandboxSupport, default_policy, detect_support, explain_failure, wrap_command,
 };
@@ -56,6 +56,11 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         eprintln!("warning: {error} (ignored)");
     }
     let workspace_roots = workspace_roots(args, settings, cwd);
+    let read_denied: Vec<(PathBuf, PrefixReach)> = rules
+        .rules()
+        .iter()
+        .filter_map(|rule| rule.read_deny_prefix(home, cwd))
+        .collect();
     let gate = PermissionGate::new(
         policy_mode(mode),
         rules,
@@ -90,7 +95,7 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
             hooks,
             hook_common: Some(hook_common),
         },
-        sandbox: sandbox(settings, &workspace_roots)?,
+        sandbox: sandbox(settings, &workspace_roots, &read_denied, home)?,
     })
 }
 
@@ -194,10 +199,14 @@ fn workspace_roots(args: &Args, settings: &LoadedSettings, cwd: &Path) -> Vec<Pa
 }
 
 /// The sandbox shell commands run in: on where the kernel supports it unless
-/// `sandbox.enabled` is false; `sandbox.network: false` also cuts the network off.
+/// `sandbox.enabled` is false; `sandbox.network: false` also cuts the network off. What the
+/// `Read(…)` deny rules deny is hidden from commands where Landlock can hide it
+/// ([`hidden_paths`]).
 fn sandbox(
     settings: &LoadedSettings,
     workspace_roots: &[PathBuf],
+    read_denied: &[(PathBuf, PrefixReach)],
+    home: &Path,
 ) -> anyhow::Result<Option<Arc<CommandSandbox>>> {
     let configured = settings.settings().sandbox.as_ref();
     if configured.and_then(|sandbox| sandbox.enabled) == Some(false) {
@@ -217,7 +226,8 @@ fn sandbox(
         Some(false) => NetworkAccess::Denied,
         Some(true) | None => NetworkAccess::Allowed,
     };
-    let policy = default_policy(workspace_roots, network);
+    let mut policy = default_policy(workspace_roots, network);
+    policy.deny_read = hidden_paths(read_denied, &policy.writable, workspace_roots, home);
     let exe = std::env::current_exe()?;
     // The wrapper's argv for an empty command ends with that command; the rest is the prefix
     // every shell command is started with.
@@ -228,4 +238,91 @@ fn sandbox(
         prefix,
         explain: Box::new(move |code, stderr| explain_failure(&policy, code, stderr)),
     })))
+}
+
+/// The paths the sandbox hides from shell commands, from the `Read(…)` deny rules' literal
+/// prefixes ([`Rule::read_deny_prefix`](cairn_policy::rules::Rule::read_deny_prefix)):
+/// `~/.ssh/**` hides `~/.ssh`, `//etc/shadow` that file, `~/.ssh/*.pub` all of `~/.ssh`.
+///
+/// Some are left to the permission gate alone, which judges every path a command names but
+/// cannot see what a program reads on its own:
+/// - a path inside a directory the sandbox leaves writable (the workspace, the temp dirs),
+///   because Landlock cannot take back reading there: `./.env`, and `**/.env`, whose only
+///   literal part is the working directory;
+/// - the filesystem root, without which no command could start;
+/// - for a rule that covers only part of its prefix (`~/**/*.pem`, `//**/id_rsa`), a prefix
+///   holding the home directory or a workspace root: hiding all of it would stop most
+///   commands for the sake of a few files.
+fn hidden_paths(
+    read_denied: &[(PathBuf, PrefixReach)],
+    writable: &[PathBuf],
+    workspace_roots: &[PathBuf],
+    home: &Path,
+) -> Vec<PathBuf> {
+    let resolved = |path: &Path| path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let writable: Vec<PathBuf> = writable.iter().map(|dir| resolved(dir)).collect();
+    let must_stay_visible: Vec<PathBuf> = workspace_roots
+        .iter()
+        .map(|root| resolved(root))
+        .chain([resolved(home)])
+        .collect();
+    let mut hidden: Vec<PathBuf> = Vec::new();
+    for (path, reach) in read_denied {
+        let real = resolved(path);
+        let keep = match reach {
+            PrefixReach::Whole => true,
+            PrefixReach::Part => !must_stay_visible.iter().any(|dir| dir.starts_with(&real)),
+        };
+        if keep
+            && real.parent().is_some()
+            && !writable.iter().any(|dir| real.starts_with(dir))
+            && !hidden.contains(path)
+        {
+            hidden.push(path.clone());
+        }
+    }
+    hidden
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn deny_rules_hide_their_prefix_unless_landlock_cannot_or_it_would_hide_too_much() {
+        let home = Path::new("/nonexistent-home/me");
+        let project = PathBuf::from("/nonexistent-home/me/project");
+        let writable = [project.clone(), PathBuf::from("/nonexistent-tmp")];
+        let whole = |path: &str| (PathBuf::from(path), PrefixReach::Whole);
+        let part = |path: &str| (PathBuf::from(path), PrefixReach::Part);
+        let read_denied = [
+            whole("/nonexistent-home/me/.ssh"),
+            part("/nonexistent-home/me/.aws"),
+            whole("/etc/shadow"),
+            whole("/etc/shadow"),
+            whole("/nonexistent-home/me/project/.env"),
+            part("/nonexistent-home/me/project"),
+            part("/nonexistent-tmp/cache"),
+            part("/nonexistent-home/me"),
+            part("/nonexistent-home"),
+            part("/"),
+            whole("/"),
+            whole("/nonexistent-home/me"),
+        ];
+        assert_eq!(
+            hidden_paths(
+                &read_denied,
+                &writable,
+                std::slice::from_ref(&project),
+                home
+            ),
+            [
+                PathBuf::from("/nonexistent-home/me/.ssh"),
+                PathBuf::from("/nonexistent-home/me/.aws"),
+                PathBuf::from("/etc/shadow"),
+                PathBuf::from("/nonexistent-home/me"),
+            ]
+        );
+    }
 }

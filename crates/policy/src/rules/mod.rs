@@ -63,6 +63,7 @@ mod suggest;
 mod tool_selector;
 mod wildcard;
 
+pub use path_pattern::PrefixReach;
 pub use rule::{Rule, RuleError, RuleKind, RuleOrigin};
 pub(crate) use rule::Specifier;
 pub use rule_set::{CallFacts, RuleSet};

@@ -173,6 +173,81 @@ impl PathPattern {
     }
 }
 
+/// How much of a [`Rule::read_deny_prefix`] path its rule denies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrefixReach {
+    /// The path and everything beneath it: `~/.ssh/**`, `//etc/shadow`, `../secrets`.
+    Whole,
+    /// Only some of what lies beneath it: `~/.ssh/*.pub` gives `~/.ssh`, `**/.env` the
+    /// working directory.
+    Part,
+}
+
+impl PathPattern {
+    /// The longest literal path the pattern starts with (the anchor, then every segment
+    /// before the first one with a glob character), and whether the pattern covers all of it.
+    fn literal_prefix(&self, anchors: Anchors<'_>) -> (PathBuf, PrefixReach) {
+        let mut path = match self.root {
+            PathRoot::Filesystem => PathBuf::from("/"),
+            PathRoot::Home => anchors.home.to_path_buf(),
+            PathRoot::SettingsDir => anchors.base_dir.to_path_buf(),
+            PathRoot::WorkingDir => anchors.cwd.to_path_buf(),
+        };
+        for _ in 0..self.up {
+            path.pop();
+        }
+        let mut rest = self.glob.split('/').filter(|s| !s.is_empty()).peekable();
+        while let Some(segment) = rest.next_if(|s| !s.contains(['*', '?', '[', '{', '\\'])) {
+            path.push(segment);
+        }
+        let rest: Vec<&str> = rest.collect();
+        let reach = match rest.as_slice() {
+            [] | ["**"] => PrefixReach::Whole,
+            _ => PrefixReach::Part,
+        };
+        (path, reach)
+    }
+}
+
+impl super::Rule {
+    /// For a `Read(…)` deny rule, the path the sandbox can hide in its place: the longest
+    /// literal path its pattern starts with, anchored as the rule is (`~/.ssh/**` gives
+    /// `<home>/.ssh`, `./.env` `<cwd>/.env`, `//etc/shadow` itself, `/secrets/**` the rule's
+    /// [`RuleOrigin::base_dir`](super::RuleOrigin::base_dir)`/secrets`), and how much of that
+    /// path the rule denies. `None` for every other rule, and for `Read` without a pattern.
+    ///
+    /// A pattern that may match at any depth (`.env`, `secrets/**`) gives its match directly
+    /// in the working directory, the only one with a literal path.
+    ///
+    /// ```
+    /// use std::path::{Path, PathBuf};
+    /// use cairn_policy::rules::{PrefixReach, Rule, RuleKind, RuleOrigin};
+    ///
+    /// let rule = Rule::parse(RuleKind::Deny, "Read(~/.ssh/**)", RuleOrigin::new("test", "/p"))
+    ///     .unwrap();
+    /// assert_eq!(
+    ///     rule.read_deny_prefix(Path::new("/home/me"), Path::new("/p")),
+    ///     Some((PathBuf::from("/home/me/.ssh"), PrefixReach::Whole))
+    /// );
+    /// ```
+    pub fn read_deny_prefix(&self, home: &Path, cwd: &Path) -> Option<(PathBuf, PrefixReach)> {
+        let super::Specifier::Path(pattern) = &self.specifier else {
+            return None;
+        };
+        if self.kind != RuleKind::Deny || self.tools.name() != Some("Read") {
+            return None;
+        }
+        let home = normalize(home, Path::new("/"));
+        let cwd = normalize(cwd, Path::new("/"));
+        let base_dir = normalize(&self.origin.base_dir, &cwd);
+        Some(pattern.literal_prefix(Anchors {
+            home: &home,
+            cwd: &cwd,
+            base_dir: &base_dir,
+        }))
+    }
+}
+
 /// `path` made absolute against `cwd`, with `.` and `..` resolved by name (no filesystem
 /// access), so that `src/../.env` is judged as `.env`.
 pub(crate) fn normalize(path: &Path, cwd: &Path) -> PathBuf {
@@ -218,5 +293,49 @@ mod tests {
                 PathBuf::from("/"),
             ]
         );
+    }
+
+    #[test]
+    fn a_read_deny_rule_gives_its_literal_prefix_anchored_as_the_rule_is() {
+        use super::PrefixReach::{Part, Whole};
+        use crate::rules::{Rule, RuleKind, RuleOrigin};
+
+        let prefix = |kind, text: &str| {
+            let origin = RuleOrigin::new("/p/.claude/settings.json", "/settings/base");
+            Rule::parse(kind, text, origin)
+                .unwrap()
+                .read_deny_prefix(Path::new("/home/me"), Path::new("/p/work"))
+                .map(|(path, reach)| (path.display().to_string(), reach))
+        };
+        let deny = |text: &str| prefix(RuleKind::Deny, text);
+        let cases = [
+            ("Read(~/.ssh/**)", Some(("/home/me/.ssh", Whole))),
+            ("Read(~/.ssh)", Some(("/home/me/.ssh", Whole))),
+            ("Read(~/.ssh/*.pub)", Some(("/home/me/.ssh", Part))),
+            ("Read(~/.aws/credentials*)", Some(("/home/me/.aws", Part))),
+            ("Read(~)", Some(("/home/me", Whole))),
+            ("Read(./.env)", Some(("/p/work/.env", Whole))),
+            ("Read(.env)", Some(("/p/work/.env", Whole))),
+            ("Read(secrets/**)", Some(("/p/work/secrets", Whole))),
+            ("Read(**/.env)", Some(("/p/work", Part))),
+            ("Read(../shared/keys/**)", Some(("/p/shared/keys", Whole))),
+            ("Read(//etc/shadow)", Some(("/etc/shadow", Whole))),
+            ("Read(//abs/**)", Some(("/abs", Whole))),
+            ("Read(//srv/a/**/key)", Some(("/srv/a", Part))),
+            ("Read(//**/id_rsa)", Some(("/", Part))),
+            ("Read(/secrets/**)", Some(("/settings/base/secrets", Whole))),
+            ("Read(//opt/[ab]/x)", Some(("/opt", Part))),
+            ("Read", None),
+            ("Edit(~/.ssh/**)", None),
+            ("Bash(cat:*)", None),
+        ];
+        let got: Vec<_> = cases.iter().map(|(text, _)| deny(text)).collect();
+        let want: Vec<_> = cases
+            .iter()
+            .map(|(_, want)| want.map(|(path, reach)| (path.to_owned(), reach)))
+            .collect();
+        pretty_assertions::assert_eq!(got, want);
+        assert_eq!(prefix(RuleKind::Allow, "Read(~/.ssh/**)"), None);
+        assert_eq!(prefix(RuleKind::Ask, "Read(~/.ssh/**)"), None);
     }
 }
