@@ -228,7 +228,6 @@ const NEEDS_APPROVAL: &[&str] = &[
     "watch -n 1 ls",
     "nohup ./server &",
     "exec bash",
-    "env -i PATH=/x ls",
     "chmod 600 ~/.ssh/id_rsa",
     "dd if=a of=b",
     "mv a /tmp/b",

@@ -91,6 +91,18 @@ const CASES: &[(&str, &str, BashVerdict, &str)] = &[
         "git -c pull.rebase changes git's configuration in a way cairn cannot judge",
     ),
     (
+        "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=./pwn.sh git log",
+        "Bash(env *)",
+        Unanalysable,
+        "sets GIT_CONFIG_COUNT, which changes what the commands run",
+    ),
+    (
+        "env -i PATH=/x ls",
+        "Bash(env *)",
+        Unanalysable,
+        "sets PATH, which changes what the commands run",
+    ),
+    (
         "git config core.hooksPath .githooks",
         "Bash(git *)",
         Destructive,

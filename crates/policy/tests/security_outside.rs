@@ -115,6 +115,13 @@ const CASES: &[Case] = &[
         read_outside: &[],
     },
     Case {
+        command: "sed -i s/s3cret/leaked/ ../../outside/secret.txt",
+        rule: "Bash(sed *)",
+        verdict: NeedsApproval,
+        written: &["outside/secret.txt"],
+        read_outside: &[],
+    },
+    Case {
         command: "echo x > /tmp/cairn-security-outside-probe.txt",
         rule: "Bash(echo *)",
         verdict: NeedsApproval,

@@ -157,6 +157,14 @@ const CASES: &[(&str, &str, BashVerdict, &[&str], bool)] = &[
         true,
     ),
     (
+        // A `cd` through a glob goes where its one match leads.
+        "cd src/v*lt && cat secret.txt",
+        "Bash(cat *)",
+        NeedsApproval,
+        &["outside", "outside/secret.txt"],
+        false,
+    ),
+    (
         "echo x > docs/cre*",
         "Bash(echo *)",
         NeedsApproval,

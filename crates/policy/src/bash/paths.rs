@@ -7,6 +7,7 @@
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
+use super::globs::{self, Expansion};
 use super::word::{Piece, Word};
 
 /// The directories that decide whether a path is inside the workspace, canonicalised once per
@@ -118,7 +119,7 @@ impl Places {
         if pattern.starts_with('/') {
             return Some(pattern);
         }
-        let base = crate::bash::globs::escape(&cwd?.to_string_lossy());
+        let base = globs::escape(&cwd?.to_string_lossy());
         Some(format!("{base}/{pattern}"))
     }
 
@@ -131,7 +132,7 @@ impl Places {
     fn expand_as(&self, word: &Word, cwd: Option<&Path>, quoting: Quoting) -> Option<String> {
         let escape = |text: &str| match quoting {
             Quoting::Removed => text.to_owned(),
-            Quoting::Escaped => crate::bash::globs::escape(text),
+            Quoting::Escaped => globs::escape(text),
         };
         let mut out = String::new();
         for (index, piece) in word.pieces().iter().enumerate() {
@@ -176,8 +177,21 @@ impl Places {
         Some((base, rest))
     }
 
-    /// Resolves a `cd` target.
+    /// Resolves a `cd` target. A glob is where its one match leads (`cd lin*` through a link
+    /// out is outside); with several matches `cd` fails, so where the shell is stays unknown.
     pub(crate) fn change_dir(&self, cwd: Option<&Path>, word: &Word) -> Option<PathBuf> {
+        if let Some(pattern) = self.glob_pattern(word, cwd) {
+            match globs::expand(&pattern) {
+                Expansion::Matches(matches) => {
+                    return match matches.as_slice() {
+                        [only] => Some(canonicalize_existing_prefix(only)),
+                        _ => None,
+                    };
+                }
+                Expansion::TooLarge => return None,
+                Expansion::NoMatch => {}
+            }
+        }
         match self.resolve(word, cwd) {
             Resolved::Path(path) => Some(path),
             Resolved::Stream | Resolved::Unknown(_) => None,
