@@ -26,9 +26,13 @@
 //! modified.
 //!
 //! The overrides are command-line configuration, which outranks every configuration file.
-//! Everything new here needs no recent git, except a filter driver whose name contains `=`:
-//! it is emptied with `--config-env` (git 2.31), and an older git refuses to run at all, which
-//! is the safe failure.
+//! None of them makes an older git refuse to run (a variable it does not know is ignored, and
+//! `GIT_ALLOW_PROTOCOL` alone already stops a lazy fetch), except for a filter driver whose
+//! name contains `=`: that one is emptied with `--config-env` (git 2.31), which an older git
+//! rejects, failing safe.
+//!
+//! Not covered: `core.worktree` or a `.git` file pointing elsewhere make git describe another
+//! directory. That runs nothing; it is for the permission gate to keep such writes out.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;

@@ -173,7 +173,8 @@ impl PathPattern {
     }
 }
 
-/// How much of a [`Rule::read_deny_prefix`] path its rule denies.
+/// How much of a [`Rule::read_deny_prefix`](super::Rule::read_deny_prefix) path its rule
+/// denies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrefixReach {
     /// The path and everything beneath it: `~/.ssh/**`, `//etc/shadow`, `../secrets`.
