@@ -97,6 +97,18 @@ const CASES: &[(&str, &str, BashVerdict, &str)] = &[
         "sets GIT_CONFIG_COUNT, which changes what the commands run",
     ),
     (
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=./pwn.sh git status",
+        "Bash(git *)",
+        Unanalysable,
+        "sets GIT_CONFIG_KEY_0, which changes what the commands run",
+    ),
+    (
+        "npm_config_script_shell=./pwn.sh npm test",
+        "Bash(npm test:*)",
+        Unanalysable,
+        "sets npm_config_script_shell, which changes what the commands run",
+    ),
+    (
         "env -i PATH=/x ls",
         "Bash(env *)",
         Unanalysable,

@@ -277,11 +277,16 @@ impl Analyzer {
                 extra_args: false,
             };
             for assignment in &invocation.assignments {
-                if is_dangerous_variable(&assignment.name) {
-                    self.needs_approval(format!(
-                        "sets {}, which changes what the commands run",
-                        assignment.name
-                    ));
+                let reason = format!(
+                    "sets {}, which changes what the commands run",
+                    assignment.name
+                );
+                // `GIT_CONFIG_KEY_0=core.pager …` is `git -c`, `npm_config_script_shell` is
+                // `--script-shell`: the program they name is beyond judging.
+                if super::runners::configures_a_program(&assignment.name) {
+                    self.unanalysable(reason);
+                } else if is_dangerous_variable(&assignment.name) {
+                    self.needs_approval(reason);
                 }
             }
             if invocation.words.is_empty() || invocation.kind == InvocationKind::Declaration {

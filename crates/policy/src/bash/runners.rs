@@ -126,6 +126,12 @@ pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>
     true
 }
 
+/// Whether an environment variable configures git or a package manager, which can name a
+/// program they run (`GIT_CONFIG_KEY_0=core.pager`, `npm_config_script_shell`).
+pub(crate) fn configures_a_program(variable: &str) -> bool {
+    variable.starts_with("GIT_CONFIG") || variable.to_ascii_lowercase().starts_with("npm_config_")
+}
+
 /// A package manager told which shell runs its scripts, or told to remember one, runs a
 /// program of the caller's choosing for `npm test` and every script after it.
 fn package_scripts(an: &mut Analyzer, name: &str, args: &[Word]) {
