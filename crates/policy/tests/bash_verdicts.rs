@@ -205,7 +205,6 @@ const NEEDS_APPROVAL: &[&str] = &[
     "sudo ls",
     "sudo -u bob ls",
     "sudo -s",
-    "xargs grep foo",
     "find . -name x | xargs",
     "find . -exec grep -l foo {} +",
     "echo 'unterminated",

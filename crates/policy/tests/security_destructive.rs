@@ -61,6 +61,13 @@ const CASES: &[(&str, &str, BashVerdict, &str)] = &[
         "xargs runs `chmod`, which is not read-only, on whatever its input names",
     ),
     (
+        "echo ~/.ssh/id_rsa | xargs cat",
+        "Bash(xargs *)",
+        Unanalysable,
+        "xargs gives `cat` arguments read from its input, which may name files outside the \
+         workspace",
+    ),
+    (
         "git -c alias.st='!touch pwned' st",
         "Bash(git *)",
         Destructive,
@@ -235,7 +242,9 @@ fn the_harmless_neighbours_stay_as_they_were() {
         ("git push origin main", NeedsApproval),
         ("npm test -- --watch=false", NeedsApproval),
         ("rsync -a src/ mirror/", NeedsApproval),
-        ("git ls-files | xargs grep -l TODO", NeedsApproval),
+        // Reading is harmless only where the files are known.
+        ("git ls-files | xargs grep -l TODO", Unanalysable),
+        ("find . -name '*.log' | xargs", NeedsApproval),
     ];
     let seen: Vec<(&str, BashVerdict)> = cases
         .iter()

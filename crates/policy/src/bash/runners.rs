@@ -392,10 +392,16 @@ fn xargs(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
             ..site
         },
     );
-    // The files it changes are named only by its input, which nothing here can see.
+    // The files it reads or changes are named only by its input, which nothing here can see:
+    // they may be anywhere (`echo ~/.ssh/id_rsa | xargs cat`).
     if part > BashVerdict::ReadOnly {
         an.destructive(format!(
             "xargs runs `{shown}`, which is not read-only, on whatever its input names"
+        ));
+    } else if !matches!(shown.as_str(), "echo" | "printf" | "true" | "false") {
+        an.unanalysable(format!(
+            "xargs gives `{shown}` arguments read from its input, which may name files outside \
+             the workspace"
         ));
     }
 }
