@@ -1,5 +1,7 @@
-//! `find`: its start paths are read; `-exec` and friends run commands, `-delete` removes
-//! what it finds (everything, when nothing filters it), `-fprint` writes a file.
+//! `find`: its start paths are read; `-exec` and friends run commands (a command that does
+//! more than read, run on every file found, is destructive), `-delete` removes what it finds
+//! and `-fprint` writes a file (both destructive), and `-L`/`-follow` walk through links, which
+//! are looked for at analysis time.
 
 use super::BashVerdict;
 use super::classify::{Analyzer, Site};
