@@ -10,8 +10,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::path::Path;
 
-/// The largest settings file read: far above any real one.
-pub const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+/// The largest settings file read: far above any real one (100,000 permission rules take
+/// about 3 MB).
+pub const MAX_SETTINGS_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The largest legacy `.claude.json` read: Claude Code keeps its own state there (project
 /// history, accounts), which can grow to several megabytes.

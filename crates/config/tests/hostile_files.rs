@@ -66,8 +66,8 @@ fn a_file_over_the_cap_is_refused() {
     assert_eq!(
         load_error(home.path(), project.path()),
         format!(
-            "{}: not read as a settings file: it is larger than 1048576 bytes, more than a file \
-             of this kind ever needs",
+            "{}: not read as a settings file: it is larger than 16777216 bytes, more than a \
+             file of this kind ever needs",
             file.display()
         )
     );
