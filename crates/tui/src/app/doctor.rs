@@ -62,16 +62,12 @@ pub fn run_checks(inputs: &DoctorInputs<'_>) -> Vec<Check> {
     checks.push(credential_check(inputs.credential_variable));
     checks.extend(settings_checks(inputs.home, inputs.cwd));
     checks.push(sandbox_check(detect_support()));
+    // git is the one program cairn runs from PATH; Grep and Glob search in-process.
     let path = std::env::var_os("PATH").unwrap_or_default();
-    for (tool, why) in [
-        ("git", "git context and diffs"),
-        ("rg", "Grep and Glob search"),
-    ] {
-        checks.push(match find_on_path(tool, &path) {
-            Some(found) => Check::passed(tool, found.display().to_string()),
-            None => Check::failed(tool, format!("not found on PATH; needed for {why}")),
-        });
-    }
+    checks.push(match find_on_path("git", &path) {
+        Some(found) => Check::passed("git", found.display().to_string()),
+        None => Check::failed("git", "not found on PATH; needed for git context and diffs"),
+    });
     checks
 }
 
@@ -186,6 +182,25 @@ mod tests {
             "{checks:?}"
         );
         assert!(checks[0].detail.contains("settings.json"), "{checks:?}");
+    }
+
+    #[test]
+    fn checks_cover_the_installation_and_git_but_not_rg() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        let inputs = DoctorInputs {
+            version: "9.9.9",
+            home: home.path(),
+            cwd: cwd.path(),
+            credential_variable: "CAIRN_DOCTOR_TEST_UNSET_VARIABLE",
+        };
+        let checks = run_checks(&inputs);
+        let names: Vec<&str> = checks.iter().map(|check| check.what.as_str()).collect();
+        assert_eq!(
+            names,
+            ["cairn 9.9.9", "credentials", "settings", "sandbox", "git"],
+            "Grep and Glob are in-process: nothing needs rg on PATH"
+        );
     }
 
     #[test]
