@@ -1,5 +1,7 @@
-//! `Grep` against the real `rg` on the same trees. Differences are only those documented in
-//! `src/search/grep.rs`: content and count output equal `rg --sort path` with
+//! `Grep` against ripgrep on the same trees: against its output as checked in under
+//! `fixtures/rg/` (made from the real `rg` by `fixtures/rg/regen.sh`), and in the interop
+//! suite (`--features interop`) against the installed `rg` itself. Differences are only those
+//! documented in `src/search/grep.rs`: content and count output equal `rg --sort path` with
 //! `--max-columns 500 --max-columns-preview`, file lists are compared as sets (their order is
 //! newest first, tested on its own), and the trailing newline is dropped.
 
