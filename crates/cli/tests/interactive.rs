@@ -1,6 +1,6 @@
-//! The interactive UI end to end: the real binary in a tmux pane, talking to the scripted
-//! model server. Each test waits on what the pane shows (polling with a deadline), never on
-//! fixed sleeps.
+//! The interactive UI end to end: the real binary in a pseudo-terminal, talking to the
+//! scripted model server. Each test waits on what the terminal shows (woken by its output,
+//! with a deadline), never on fixed sleeps.
 
 #![allow(
     clippy::unwrap_used,
@@ -12,7 +12,7 @@ use cairn_test_support::Reply;
 use serde_json::{Value, json};
 
 mod support;
-use support::tmux::{Tmux, last_user_text};
+use support::terminal::{Terminal, last_user_text};
 use support::{Harness, WAIT};
 
 /// The first tool result in the last message of request `n` (0-based).
@@ -33,10 +33,10 @@ fn result_text(result: &Value) -> String {
 fn a_question_is_answered() {
     let h = Harness::new();
     h.server.push(Reply::text("The answer is forty-two."));
-    let tmux = Tmux::start(&h);
-    tmux.wait_for("Welcome to cairn");
-    tmux.send_line("What is the answer?");
-    tmux.wait_for("The answer is forty-two.");
+    let term = Terminal::start(&h);
+    term.wait_for("Welcome to cairn");
+    term.send_line("What is the answer?");
+    term.wait_for("The answer is forty-two.");
     let requests = h.server.wait_for_requests(1, WAIT);
     assert_eq!(last_user_text(&requests[0].body), "What is the answer?");
 }
@@ -50,11 +50,11 @@ fn a_tool_call_approved_in_the_dialog_runs() {
         json!({"file_path": "notes.txt", "content": "hello\n"}),
     ));
     h.server.push(Reply::text("Wrote the notes."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("write the notes");
-    tmux.wait_for("Yes");
-    tmux.press("1");
-    tmux.wait_for("Wrote the notes.");
+    let term = Terminal::start(&h);
+    term.send_line("write the notes");
+    term.wait_for("Yes");
+    term.press("1");
+    term.wait_for("Wrote the notes.");
     assert_eq!(
         std::fs::read_to_string(h.path("notes.txt")).unwrap(),
         "hello\n"
@@ -73,14 +73,14 @@ fn a_denial_with_feedback_reaches_the_model() {
         json!({"file_path": "b.txt", "content": "x"}),
     ));
     h.server.push(Reply::text("I will use a.txt."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("write b");
-    tmux.wait_for("Yes");
-    tmux.press("3");
-    tmux.type_text("use a.txt instead");
-    tmux.wait_for("use a.txt instead");
-    tmux.press("Enter");
-    tmux.wait_for("I will use a.txt.");
+    let term = Terminal::start(&h);
+    term.send_line("write b");
+    term.wait_for("Yes");
+    term.press("3");
+    term.type_text("use a.txt instead");
+    term.wait_for("use a.txt instead");
+    term.press("Enter");
+    term.wait_for("I will use a.txt.");
     let result = tool_result(&h, 1);
     assert_eq!(result["is_error"], json!(true), "{result}");
     let text = result_text(&result);
@@ -94,16 +94,16 @@ fn escape_interrupts_a_long_stream_and_the_next_question_is_answered() {
     h.server
         .push(Reply::text("Counting slowly: one two three four five").stall_after(400));
     h.server.push(Reply::text("Here is the follow-up answer."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("count for me");
-    tmux.wait_for("esc to interrupt");
+    let term = Terminal::start(&h);
+    term.send_line("count for me");
+    term.wait_for("esc to interrupt");
     h.server.wait_for_requests(1, WAIT);
-    tmux.press("Escape");
-    tmux.wait_until("the turn to end", |screen| {
+    term.press("Escape");
+    term.wait_until("the turn to end", |screen| {
         !screen.contains("esc to interrupt")
     });
-    tmux.send_line("and now?");
-    tmux.wait_for("Here is the follow-up answer.");
+    term.send_line("and now?");
+    term.wait_for("Here is the follow-up answer.");
     let requests = h.server.wait_for_requests(2, WAIT);
     assert_eq!(last_user_text(&requests[1].body), "and now?");
 }
@@ -115,9 +115,9 @@ fn a_custom_command_sends_its_expanded_prompt() {
     std::fs::create_dir_all(&commands).unwrap();
     std::fs::write(commands.join("greet.md"), "Say hello to $ARGUMENTS\n").unwrap();
     h.server.push(Reply::text("Hello, Ada!"));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("/greet Ada");
-    let screen = tmux.wait_for("Hello, Ada!");
+    let term = Terminal::start(&h);
+    term.send_line("/greet Ada");
+    let screen = term.wait_for("Hello, Ada!");
     // The transcript shows the command as typed; the model gets it and its expansion.
     assert!(screen.contains("> /greet Ada"), "{screen}");
     assert!(!screen.contains("Say hello to Ada"), "{screen}");
@@ -131,20 +131,20 @@ fn a_custom_command_sends_its_expanded_prompt() {
 #[test]
 fn unknown_commands_say_so() {
     let h = Harness::new();
-    let tmux = Tmux::start(&h);
-    tmux.send_line("/frobnicate");
-    tmux.wait_for("Unknown command: /frobnicate");
-    tmux.send_line("/help");
-    tmux.wait_for("/status");
+    let term = Terminal::start(&h);
+    term.send_line("/frobnicate");
+    term.wait_for("Unknown command: /frobnicate");
+    term.send_line("/help");
+    term.wait_for("/status");
     assert!(h.server.requests().is_empty());
 }
 
 #[test]
 fn ctrl_d_on_an_empty_line_exits_with_the_resume_hint() {
     let h = Harness::new();
-    let tmux = Tmux::start(&h);
-    tmux.press("C-d");
-    let screen = tmux.wait_for("Resume this session with: cairn --resume ");
+    let term = Terminal::start(&h);
+    term.press("C-d");
+    let screen = term.wait_for("Resume this session with: cairn --resume ");
     let line = screen
         .lines()
         .find(|line| line.contains("cairn --resume "))
@@ -153,6 +153,7 @@ fn ctrl_d_on_an_empty_line_exits_with_the_resume_hint() {
     let id = line.rsplit(' ').next().unwrap();
     assert_eq!(id.len(), 36, "{line}");
     assert!(uuid_like(id), "{line}");
+    assert_eq!(term.wait_for_exit(), 0);
 }
 
 fn uuid_like(id: &str) -> bool {

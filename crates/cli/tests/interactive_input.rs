@@ -1,6 +1,7 @@
-//! The input box's aids end to end, in a tmux pane against the scripted model server:
+//! The input box's aids end to end, in a pseudo-terminal against the scripted model server:
 //! prompt history across sessions (Up and Ctrl+R), `@file` completion and attachment, and `!command`s.
-//! Each test waits on what the pane shows (polling with a deadline), never on fixed sleeps.
+//! Each test waits on what the terminal shows (woken by its output, with a deadline), never
+//! on fixed sleeps.
 
 #![allow(
     clippy::unwrap_used,
@@ -12,7 +13,7 @@ use cairn_test_support::Reply;
 use serde_json::Value;
 
 mod support;
-use support::tmux::{Tmux, last_user_text};
+use support::terminal::{Terminal, last_user_text};
 use support::{Harness, WAIT};
 
 #[test]
@@ -21,13 +22,14 @@ fn up_recalls_the_last_prompt_of_an_earlier_session() {
     h.server.push(Reply::text("First reply."));
     h.server.push(Reply::text("Second reply."));
     {
-        let tmux = Tmux::start(&h);
-        tmux.send_line("first prompt");
-        tmux.wait_for("First reply.");
-        tmux.send_line("second prompt");
-        tmux.wait_for("Second reply.");
-        tmux.press("C-d");
-        tmux.wait_for("Resume this session with");
+        let term = Terminal::start(&h);
+        term.send_line("first prompt");
+        term.wait_for("First reply.");
+        term.send_line("second prompt");
+        term.wait_for("Second reply.");
+        term.press("C-d");
+        term.wait_for("Resume this session with");
+        assert_eq!(term.wait_for_exit(), 0);
     }
     let history = std::fs::read_to_string(h.cairn_home().join("history.jsonl")).unwrap();
     let texts: Vec<String> = history
@@ -36,20 +38,20 @@ fn up_recalls_the_last_prompt_of_an_earlier_session() {
         .collect();
     assert_eq!(texts, vec!["\"first prompt\"", "\"second prompt\""]);
 
-    let tmux = Tmux::start(&h);
-    tmux.wait_for("Welcome to cairn");
-    tmux.press("C-r");
-    tmux.wait_for("search history:");
-    tmux.type_text("irst");
-    tmux.wait_for("> first prompt");
-    tmux.press("Escape");
-    tmux.wait_until("the search to close", |screen| {
+    let term = Terminal::start(&h);
+    term.wait_for("Welcome to cairn");
+    term.press("C-r");
+    term.wait_for("search history:");
+    term.type_text("irst");
+    term.wait_for("> first prompt");
+    term.press("Escape");
+    term.wait_until("the search to close", |screen| {
         !screen.contains("search history:")
     });
-    tmux.press("Up");
-    tmux.wait_for("> second prompt");
-    tmux.press("Up");
-    tmux.wait_for("> first prompt");
+    term.press("Up");
+    term.wait_for("> second prompt");
+    term.press("Up");
+    term.wait_for("> first prompt");
 }
 
 #[test]
@@ -58,13 +60,26 @@ fn an_at_mention_completes_and_attaches_the_file() {
     std::fs::create_dir_all(h.path("src")).unwrap();
     std::fs::write(h.path("src/notes.txt"), "the secret is 7431\n").unwrap();
     h.server.push(Reply::text("I read the notes."));
-    let tmux = Tmux::start(&h);
-    tmux.type_text("read @notes");
-    tmux.wait_for("src/notes.txt");
-    tmux.press("Tab");
-    tmux.wait_for("> read @src/notes.txt");
-    tmux.press("Enter");
-    let screen = tmux.wait_for("I read the notes.");
+    let term = Terminal::start(&h);
+    term.type_text("read @notes");
+    // The files are listed in the background from the start and matched at each key, so keys
+    // typed before the listing is done show no list until the next key: retype the last
+    // letter until it shows, as a user would.
+    term.wait_until("the completion list", |screen| {
+        if screen.contains("src/notes.txt") {
+            return true;
+        }
+        if screen.contains("> read @notes") {
+            term.press("BSpace");
+        } else if screen.contains("> read @note") {
+            term.type_text("s");
+        }
+        false
+    });
+    term.press("Tab");
+    term.wait_for("> read @src/notes.txt");
+    term.press("Enter");
+    let screen = term.wait_for("I read the notes.");
     // The screen names the attachment; the model gets its contents.
     assert!(
         screen.contains("⎿ Attached src/notes.txt (1 line)"),
@@ -84,12 +99,12 @@ fn an_at_mention_completes_and_attaches_the_file() {
 fn a_bang_command_runs_and_its_output_goes_with_the_next_message() {
     let h = Harness::new();
     h.server.push(Reply::text("It printed HI."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("!echo hi | tr a-z A-Z");
-    tmux.wait_for("HI");
+    let term = Terminal::start(&h);
+    term.send_line("!echo hi | tr a-z A-Z");
+    term.wait_for("HI");
     assert!(h.server.requests().is_empty(), "the model was asked");
-    tmux.send_line("what did it print?");
-    tmux.wait_for("It printed HI.");
+    term.send_line("what did it print?");
+    term.wait_for("It printed HI.");
     let requests = h.server.wait_for_requests(1, WAIT);
     let text = last_user_text(&requests[0].body);
     assert!(

@@ -1,7 +1,7 @@
 //! More of the interactive app end to end: resizing the terminal, saved permission rules and
 //! the conversation commands (`/clear`, `/permissions`, `/config`, `/init`). The real binary
-//! runs in a tmux pane against the scripted model server; each test polls the pane with a
-//! deadline.
+//! runs in a pseudo-terminal against the scripted model server; each test waits on what the
+//! terminal shows (woken by its output, with a deadline).
 
 #![allow(
     clippy::unwrap_used,
@@ -9,51 +9,34 @@
     reason = "a test should fail loudly"
 )]
 
-use std::time::{Duration, Instant};
-
 use cairn_test_support::Reply;
 use serde_json::{Value, json};
 
 mod support;
-use support::tmux::{Tmux, last_user_text};
+use support::terminal::{Terminal, last_user_text};
 use support::{Harness, WAIT};
 
 #[test]
 fn the_app_keeps_running_after_the_terminal_is_resized() {
     let h = Harness::new();
     h.server.push(Reply::text("Still here after the resize."));
-    let tmux = Tmux::start(&h);
-    let resized = tmux
-        .command()
-        .args(["resize-window", "-t", "cairn", "-x", "60", "-y", "25"])
-        .status()
-        .unwrap();
-    assert!(resized.success());
-    let deadline = Instant::now() + WAIT;
-    while tmux.pane_format("#{pane_width}") != "60" {
-        assert!(Instant::now() < deadline, "the pane was not resized");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    tmux.send_line("Are you there?");
-    let screen = tmux.wait_for("Still here after the resize.");
-    assert_eq!(tmux.pane_format("#{pane_dead}"), "0", "{screen}");
+    let term = Terminal::start(&h);
+    term.resize(60, 25);
+    term.send_line("Are you there?");
+    let screen = term.wait_for("Still here after the resize.");
+    assert_eq!(term.exit_status(), None, "{screen}");
     // The input box is drawn again, at the new width, under the answer.
-    let output = tmux
-        .command()
-        .args(["capture-pane", "-p", "-t", "cairn"])
-        .output()
-        .unwrap();
-    let visible = String::from_utf8_lossy(&output.stdout).into_owned();
-    let answer = visible.find("Still here").expect(&visible);
+    term.wait_until("the input box under the answer", |_| {
+        let rows = term.visible_rows();
+        rows.iter()
+            .position(|row| row.contains("Still here"))
+            .is_some_and(|answer| rows[answer..].iter().any(|row| row.starts_with('>')))
+    });
+    let rows = term.visible_rows();
     assert!(
-        visible[answer..].lines().any(|line| line.starts_with('>')),
-        "{visible}"
-    );
-    assert!(
-        visible
-            .lines()
-            .all(|line| line.trim_end().chars().count() <= 60),
-        "{visible}"
+        rows.iter().all(|row| row.trim_end().chars().count() <= 60),
+        "{}",
+        rows.join("\n")
     );
 }
 
@@ -67,11 +50,11 @@ fn dont_ask_again_saves_the_rule_in_the_local_settings() {
         json!({"command": "touch made-by-bash.txt"}),
     ));
     h.server.push(Reply::text("Ran it."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("run echo");
-    tmux.wait_for("don't ask again");
-    tmux.press("2");
-    tmux.wait_for("Ran it.");
+    let term = Terminal::start(&h);
+    term.send_line("run echo");
+    term.wait_for("don't ask again");
+    term.press("2");
+    term.wait_for("Ran it.");
     let text = std::fs::read_to_string(h.path(".claude/settings.local.json")).unwrap();
     let settings: Value = serde_json::from_str(&text).unwrap();
     let allow = settings["permissions"]["allow"].as_array().unwrap();
@@ -87,13 +70,13 @@ fn clear_starts_a_fresh_conversation() {
     let h = Harness::new();
     h.server.push(Reply::text("First answer."));
     h.server.push(Reply::text("Second answer."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("The first question");
-    tmux.wait_for("First answer.");
-    tmux.send_line("/clear");
-    tmux.wait_for_count("Welcome to cairn", 2);
-    tmux.send_line("The second question");
-    tmux.wait_for("Second answer.");
+    let term = Terminal::start(&h);
+    term.send_line("The first question");
+    term.wait_for("First answer.");
+    term.send_line("/clear");
+    term.wait_for_count("Welcome to cairn", 2);
+    term.send_line("The second question");
+    term.wait_for("Second answer.");
     let requests = h.server.wait_for_requests(2, WAIT);
     let messages = requests[1].body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 1, "{messages:?}");
@@ -106,9 +89,9 @@ fn permissions_lists_the_rules_with_their_origin() {
     h.settings(json!({
         "permissions": {"allow": ["Bash(npm test:*)"], "deny": ["Read(./secrets/**)"]}
     }));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("/permissions");
-    let screen = tmux.wait_for("Read(./secrets/**)");
+    let term = Terminal::start(&h);
+    term.send_line("/permissions");
+    let screen = term.wait_for("Read(./secrets/**)");
     let deny = screen.find("Deny:").expect(&screen);
     let allow = screen.find("Allow:").expect(&screen);
     assert!(deny < allow, "{screen}");
@@ -121,9 +104,9 @@ fn permissions_lists_the_rules_with_their_origin() {
 fn config_lists_the_merged_settings() {
     let h = Harness::new();
     h.settings(json!({"includeCoAuthoredBy": false}));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("/config");
-    let screen = tmux.wait_for("includeCoAuthoredBy");
+    let term = Terminal::start(&h);
+    term.send_line("/config");
+    let screen = term.wait_for("includeCoAuthoredBy");
     assert!(screen.contains("Settings:"), "{screen}");
 }
 
@@ -131,9 +114,9 @@ fn config_lists_the_merged_settings() {
 fn init_asks_the_model_to_write_claude_md() {
     let h = Harness::new();
     h.server.push(Reply::text("I will write CLAUDE.md."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("/init");
-    tmux.wait_for("I will write CLAUDE.md.");
+    let term = Terminal::start(&h);
+    term.send_line("/init");
+    term.wait_for("I will write CLAUDE.md.");
     let requests = h.server.wait_for_requests(1, WAIT);
     let prompt = last_user_text(&requests[0].body);
     assert!(

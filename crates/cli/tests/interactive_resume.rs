@@ -1,6 +1,7 @@
-//! `cairn --resume` without an id, end to end: the real binary in a tmux pane shows the
+//! `cairn --resume` without an id, end to end: the real binary in a pseudo-terminal shows the
 //! session picker, and the session chosen there is the one the next request continues. Each
-//! test waits on what the pane shows (polling with a deadline), never on fixed sleeps.
+//! test waits on what the terminal shows (woken by its output, with a deadline), never on
+//! fixed sleeps.
 
 #![allow(
     clippy::unwrap_used,
@@ -11,7 +12,7 @@
 use cairn_test_support::Reply;
 
 mod support;
-use support::tmux::Tmux;
+use support::terminal::Terminal;
 use support::{Harness, WAIT};
 
 /// Runs `cairn -p prompt` to make a session, answered with `answer`.
@@ -49,20 +50,20 @@ fn the_session_chosen_in_the_picker_is_the_one_continued() {
     make_session(&h, "the newer question", "the newer answer");
     h.server.push(Reply::text("Continuing the older one."));
 
-    let tmux = Tmux::launch(&h, &["--resume"]);
-    tmux.wait_for("Resume a session");
-    tmux.wait_for("the older question");
-    let picker = tmux.wait_for("the newer question");
+    let term = Terminal::launch(&h).args(&["--resume"]).spawn();
+    term.wait_for("Resume a session");
+    term.wait_for("the older question");
+    let picker = term.wait_for("the newer question");
     let newer_row = picker.find("the newer question").unwrap();
     let older_row = picker.find("the older question").unwrap();
     assert!(newer_row < older_row, "newest first:\n{picker}");
-    tmux.send(false, "Down");
-    tmux.send(false, "Enter");
-    tmux.wait_for("Welcome to cairn");
-    tmux.send(true, "and then?");
-    tmux.wait_for("and then?");
-    tmux.send(false, "Enter");
-    tmux.wait_for("Continuing the older one.");
+    term.press("Down");
+    term.press("Enter");
+    term.wait_for("Welcome to cairn");
+    term.type_text("and then?");
+    term.wait_for("and then?");
+    term.press("Enter");
+    term.wait_for("Continuing the older one.");
 
     let requests = h.server.wait_for_requests(3, WAIT);
     let messages = requests[2].body["messages"].to_string();
@@ -78,12 +79,12 @@ fn the_session_chosen_in_the_picker_is_the_one_continued() {
 fn cancelling_the_picker_exits_without_starting() {
     let h = Harness::new();
     make_session(&h, "a question", "an answer");
-    let tmux = Tmux::launch(&h, &["--resume"]);
-    tmux.wait_for("a question");
+    let term = Terminal::launch(&h).args(&["--resume"]).spawn();
+    term.wait_for("a question");
     // Ctrl+C is one unambiguous byte; a lone Esc can be read as the start of a sequence.
-    tmux.send(false, "C-c");
-    assert_eq!(tmux.wait_for_exit(), 0);
-    assert!(!tmux.screen().contains("Welcome to cairn"));
+    term.press("C-c");
+    assert_eq!(term.wait_for_exit(), 0);
+    assert!(!term.screen().contains("Welcome to cairn"));
     assert_eq!(session_files(&h), 1);
     assert_eq!(h.server.requests().len(), 1);
 }
@@ -91,9 +92,9 @@ fn cancelling_the_picker_exits_without_starting() {
 #[test]
 fn resume_with_no_sessions_says_so_and_fails() {
     let h = Harness::new();
-    let tmux = Tmux::launch(&h, &["--resume"]);
-    assert_eq!(tmux.wait_for_exit(), 1);
-    let screen = tmux.screen();
+    let term = Terminal::launch(&h).args(&["--resume"]).spawn();
+    assert_eq!(term.wait_for_exit(), 1);
+    let screen = term.screen();
     assert!(screen.contains("No sessions to resume in"), "{screen}");
     assert_eq!(session_files(&h), 0);
 }

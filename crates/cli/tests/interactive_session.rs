@@ -1,7 +1,8 @@
 //! The interactive app's session commands end to end: `/memory` in the user's editor,
 //! `/permissions` changing rules, `/resume` from a running session, a resumed conversation
-//! shown again, and the context gauge in the status line. The real binary runs in a tmux
-//! pane against the scripted model server; each test polls the pane with a deadline.
+//! shown again, and the context gauge in the status line. The real binary runs in a
+//! pseudo-terminal against the scripted model server; each test waits on what the terminal
+//! shows (woken by its output, with a deadline).
 
 #![allow(
     clippy::unwrap_used,
@@ -15,7 +16,7 @@ use cairn_test_support::Reply;
 use serde_json::{Value, json};
 
 mod support;
-use support::tmux::{Tmux, last_user_text};
+use support::terminal::{Terminal, last_user_text};
 use support::{Harness, WAIT};
 
 /// An executable script in the test's home, for `$EDITOR`.
@@ -39,17 +40,19 @@ fn memory_opens_claude_md_in_the_editor_and_the_next_message_follows_it() {
         "printf 'Always answer in French.\\n' >> \"$1\"",
     );
     h.server.push(Reply::text("Bonjour."));
-    let tmux = Tmux::launch_with_env(&h, &[("EDITOR", &editor), ("VISUAL", "")], &[]);
-    tmux.wait_for("> ");
-    tmux.send_line("/memory");
-    tmux.wait_for("CLAUDE.md (1 line)");
+    let term = Terminal::launch(&h)
+        .env("EDITOR", &editor)
+        .env("VISUAL", "")
+        .start();
+    term.send_line("/memory");
+    term.wait_for("CLAUDE.md (1 line)");
     assert_eq!(
         std::fs::read_to_string(h.path("CLAUDE.md")).unwrap(),
         "Always answer in French.\n"
     );
     // Keys reach the app again once the editor is gone.
-    tmux.send_line("hello");
-    tmux.wait_for("Bonjour.");
+    term.send_line("hello");
+    term.wait_for("Bonjour.");
     let requests = h.server.wait_for_requests(1, WAIT);
     let system = system_prompt(&requests[0].body);
     assert!(system.contains("Always answer in French."), "{system}");
@@ -59,14 +62,16 @@ fn memory_opens_claude_md_in_the_editor_and_the_next_message_follows_it() {
 fn memory_says_when_the_editor_fails_and_names_unknown_files() {
     let h = Harness::new();
     let editor = script(&h, "broken-editor.sh", "exit 3");
-    let tmux = Tmux::launch_with_env(&h, &[("EDITOR", &editor), ("VISUAL", "")], &[]);
-    tmux.wait_for("> ");
-    tmux.send_line("/memory user");
-    let screen = tmux.wait_for("ended with status 3");
+    let term = Terminal::launch(&h)
+        .env("EDITOR", &editor)
+        .env("VISUAL", "")
+        .start();
+    term.send_line("/memory user");
+    let screen = term.wait_for("ended with status 3");
     assert!(screen.contains("$EDITOR"), "{screen}");
     assert!(!h.home.path().join(".claude/CLAUDE.md").exists());
-    tmux.send_line("/memory team");
-    tmux.wait_for("Unknown memory file \"team\"");
+    term.send_line("/memory team");
+    term.wait_for("Unknown memory file \"team\"");
 }
 
 #[test]
@@ -78,16 +83,16 @@ fn permissions_adds_and_removes_rules_that_apply_at_once() {
         json!({"file_path": "notes.txt", "content": "hello\n"}),
     ));
     h.server.push(Reply::text("The write was refused."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("/permissions deny Write");
-    tmux.wait_for("Added the deny rule Write");
+    let term = Terminal::start(&h);
+    term.send_line("/permissions deny Write");
+    term.wait_for("Added the deny rule Write");
     let local = h.path(".claude/settings.local.json");
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
     assert_eq!(saved["permissions"]["deny"], json!(["Write"]));
 
     // The model's Write is refused by the new rule, without a dialog.
-    tmux.send_line("write the notes");
-    tmux.wait_for("The write was refused.");
+    term.send_line("write the notes");
+    term.wait_for("The write was refused.");
     assert!(!h.path("notes.txt").exists());
     let requests = h.server.wait_for_requests(2, WAIT);
     let result = requests[1].body["messages"].to_string();
@@ -96,14 +101,14 @@ fn permissions_adds_and_removes_rules_that_apply_at_once() {
         "{result}"
     );
 
-    tmux.send_line("/permissions remove Write");
-    tmux.wait_for("Removed the deny rule Write from");
+    term.send_line("/permissions remove Write");
+    term.wait_for("Removed the deny rule Write from");
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
     assert_eq!(saved["permissions"]["deny"], json!([]));
-    tmux.send_line("/permissions remove Write");
-    tmux.wait_for("No rule Write is in force");
-    tmux.send_line("/permissions allow Bash(");
-    tmux.wait_for("permission rule \"Bash(\"");
+    term.send_line("/permissions remove Write");
+    term.wait_for("No rule Write is in force");
+    term.send_line("/permissions allow Bash(");
+    term.wait_for("permission rule \"Bash(\"");
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
     assert_eq!(
         saved["permissions"]["allow"],
@@ -129,16 +134,20 @@ fn resume_from_a_running_session_shows_the_conversation_and_continues_it() {
     make_session(&h, "the older question", "the older answer");
     h.server.push(Reply::text("Here and now."));
     h.server.push(Reply::text("Continuing the older one."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("a question here");
-    tmux.wait_for("Here and now.");
-    tmux.send_line("/resume");
+    let term = Terminal::start(&h);
+    term.send_line("a question here");
+    term.wait_for("Here and now.");
+    term.send_line("/resume");
     // The picker offers the other session, not the one being left.
-    tmux.wait_for("Resume a session");
-    tmux.wait_for("the older question");
-    tmux.press("Enter");
-    tmux.wait_for("Resumed a conversation of 2 messages");
-    let screen = tmux.wait_for("the older answer");
+    term.wait_for("Resume a session");
+    term.wait_for("the older question");
+    term.press("Enter");
+    term.wait_for("Resumed a conversation of 2 messages");
+    let screen = term.wait_until("the older answer above the status line", |screen| {
+        let answer = screen.rfind("the older answer");
+        let gauge = screen.rfind("% context");
+        matches!((answer, gauge), (Some(answer), Some(gauge)) if answer < gauge)
+    });
     assert!(screen.contains("Resume this session with"), "{screen}");
     // The gauge estimates what the resumed conversation takes before any request.
     let gauge = screen
@@ -147,8 +156,8 @@ fn resume_from_a_running_session_shows_the_conversation_and_continues_it() {
         .find(|line| line.contains("% context"))
         .unwrap();
     assert!(!gauge.contains(" 0% context"), "{gauge}");
-    tmux.send_line("and then?");
-    tmux.wait_for("Continuing the older one.");
+    term.send_line("and then?");
+    term.wait_for("Continuing the older one.");
     let requests = h.server.wait_for_requests(3, WAIT);
     let messages = requests[2].body["messages"].to_string();
     assert!(messages.contains("the older question"), "{messages}");
@@ -162,18 +171,18 @@ fn resume_with_an_unknown_id_or_no_other_session_stays_in_this_one() {
     let h = Harness::new();
     h.server.push(Reply::text("First answer."));
     h.server.push(Reply::text("Second answer."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("first question");
-    tmux.wait_for("First answer.");
-    tmux.send_line("/resume no-such-session");
-    let screen = tmux.wait_for("No session no-such-session in this directory");
+    let term = Terminal::start(&h);
+    term.send_line("first question");
+    term.wait_for("First answer.");
+    term.send_line("/resume no-such-session");
+    let screen = term.wait_for("No session no-such-session in this directory");
     // It stays in the session it is in: nothing is shown again.
     assert!(!screen.contains("Resumed a conversation"), "{screen}");
     assert_eq!(screen.matches("First answer.").count(), 1, "{screen}");
-    tmux.send_line("/resume");
-    tmux.wait_for("No other session to resume in this directory.");
-    tmux.send_line("second question");
-    tmux.wait_for("Second answer.");
+    term.send_line("/resume");
+    term.wait_for("No other session to resume in this directory.");
+    term.send_line("second question");
+    term.wait_for("Second answer.");
     let requests = h.server.wait_for_requests(2, WAIT);
     let messages = requests[1].body["messages"].to_string();
     assert!(messages.contains("first question"), "{messages}");
@@ -184,10 +193,10 @@ fn the_status_line_shows_how_full_the_context_is() {
     let h = Harness::new();
     h.server
         .push(Reply::text("A long conversation already.").with_usage(50_000, 100));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("hello");
-    tmux.wait_for("A long conversation already.");
-    tmux.wait_for("25% context");
+    let term = Terminal::start(&h);
+    term.send_line("hello");
+    term.wait_for("A long conversation already.");
+    term.wait_for("25% context");
 }
 
 #[test]
@@ -207,9 +216,9 @@ fn ctrl_o_shows_the_whole_transcript_and_returns_to_the_conversation() {
     ]));
     h.server.push(Reply::text("Counted to twelve."));
     h.settings(json!({"permissions": {"allow": ["Bash(seq:*)"]}}));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("count");
-    let compact = tmux.wait_for("Counted to twelve.");
+    let term = Terminal::start(&h);
+    term.send_line("count");
+    let compact = term.wait_for("Counted to twelve.");
     assert!(compact.contains("… +7 lines"), "{compact}");
     let has_row = |screen: &str, row: &str| {
         screen
@@ -220,19 +229,19 @@ fn ctrl_o_shows_the_whole_transcript_and_returns_to_the_conversation() {
     assert!(!has_row(&compact, "row 1"), "{compact}");
     assert!(!compact.contains("hidden second thought"), "{compact}");
 
-    tmux.press("C-o");
-    let view = tmux.wait_for("Transcript ·");
+    term.press("C-o");
+    let view = term.wait_for("Transcript ·");
     assert!(view.contains("hidden second thought"), "{view}");
     for row in ["row 1", "row 7", "row 12"] {
         assert!(has_row(&view, row), "{row} missing:\n{view}");
     }
-    tmux.press("q");
-    tmux.wait_until("the conversation again", |screen| {
+    term.press("q");
+    term.wait_until("the conversation again", |screen| {
         !screen.contains("Transcript ·") && screen.contains("Counted to twelve.")
     });
     h.server.push(Reply::text("Still listening."));
-    tmux.send_line("and now?");
-    tmux.wait_for("Still listening.");
+    term.send_line("and now?");
+    term.wait_for("Still listening.");
 }
 
 #[test]
@@ -245,21 +254,21 @@ fn slash_opens_the_command_menu_and_enter_runs_the_choice() {
         "---\ndescription: say hello nicely\n---\nSay hello.\n",
     )
     .unwrap();
-    let tmux = Tmux::start(&h);
-    tmux.type_text("/");
+    let term = Terminal::start(&h);
+    term.type_text("/");
     // (The welcome line says "/help" too: wait for the menu's own line.)
-    let menu = tmux.wait_for("› /help");
+    let menu = term.wait_for("› /help");
     assert!(menu.contains("/model"), "{menu}");
-    tmux.type_text("gre");
-    tmux.wait_for("say hello nicely");
+    term.type_text("gre");
+    term.wait_for("say hello nicely");
     for _ in 0..3 {
-        tmux.press("BSpace");
+        term.press("BSpace");
     }
-    tmux.wait_until("the name erased", |screen| !screen.contains("> /gre"));
-    tmux.type_text("cos");
-    tmux.wait_for("› /cost");
-    tmux.press("Enter");
-    tmux.wait_for("Total cost:");
+    term.wait_until("the name erased", |screen| !screen.contains("> /gre"));
+    term.type_text("cos");
+    term.wait_for("› /cost");
+    term.press("Enter");
+    term.wait_for("Total cost:");
 }
 
 #[test]
@@ -267,9 +276,9 @@ fn the_spinner_counts_the_tokens_streamed_so_far() {
     let h = Harness::new();
     h.server
         .push(Reply::text("word ".repeat(800)).stall_after(3000));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("talk to me");
-    let screen = tmux.wait_for("tokens · esc to interrupt");
+    let term = Terminal::start(&h);
+    term.send_line("talk to me");
+    let screen = term.wait_for("tokens · esc to interrupt");
     let line = screen
         .lines()
         .find(|line| line.contains("tokens · esc to interrupt"))
@@ -281,8 +290,8 @@ fn the_spinner_counts_the_tokens_streamed_so_far() {
         .and_then(|number| number.parse().ok())
         .unwrap_or_else(|| panic!("no token count in {line:?}"));
     assert!(count > 0, "{line}");
-    tmux.press("Escape");
-    tmux.wait_for("Interrupted");
+    term.press("Escape");
+    term.wait_for("Interrupted");
 }
 
 #[test]
@@ -302,16 +311,16 @@ fn a_custom_commands_model_and_allowed_tools_apply_to_its_turn() {
     ));
     h.server.push(Reply::text("Shouted."));
     h.server.push(Reply::text("Back to normal."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("/shout hello");
-    tmux.wait_for("Shouted.");
+    let term = Terminal::start(&h);
+    term.send_line("/shout hello");
+    term.wait_for("Shouted.");
     assert_eq!(
         std::fs::read_to_string(h.path("shouted.txt")).unwrap(),
         "HELLO\n",
         "the command's allowed tool ran without a dialog"
     );
-    tmux.send_line("thanks");
-    tmux.wait_for("Back to normal.");
+    term.send_line("thanks");
+    term.wait_for("Back to normal.");
     let requests = h.server.wait_for_requests(3, WAIT);
     let models: Vec<&str> = requests
         .iter()
@@ -326,9 +335,9 @@ fn a_custom_commands_model_and_allowed_tools_apply_to_its_turn() {
 #[test]
 fn status_names_the_auth_source_but_never_the_key() {
     let h = Harness::new();
-    let tmux = Tmux::start(&h);
-    tmux.send_line("/status");
-    let screen = tmux.wait_for("Auth: the ANTHROPIC_API_KEY environment variable");
+    let term = Terminal::start(&h);
+    term.send_line("/status");
+    let screen = term.wait_for("Auth: the ANTHROPIC_API_KEY environment variable");
     assert!(screen.contains("Permission mode: default"), "{screen}");
     assert!(!screen.contains("sk-test-key"), "{screen}");
 }
@@ -336,21 +345,16 @@ fn status_names_the_auth_source_but_never_the_key() {
 #[test]
 fn sigterm_puts_the_terminal_back_and_prints_the_resume_hint() {
     let h = Harness::new();
-    let tmux = Tmux::start(&h);
+    let term = Terminal::start(&h);
     // Even from the transcript view, on the alternate screen.
-    tmux.press("C-o");
-    tmux.wait_for("Transcript ·");
-    let pid: i32 = tmux.pane_format("#{pane_pid}").parse().unwrap();
-    let pid = rustix::process::Pid::from_raw(pid).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    assert_eq!(tmux.wait_for_exit(), 143);
-    let screen = tmux.screen();
+    term.press("C-o");
+    term.wait_for("Transcript ·");
+    assert!(term.alternate_screen());
+    term.signal(rustix::process::Signal::TERM);
+    assert_eq!(term.wait_for_exit(), 143);
+    let screen = term.screen();
     assert!(screen.contains("Resume this session with"), "{screen}");
-    assert_eq!(
-        tmux.pane_format("#{alternate_on}"),
-        "0",
-        "back on the main screen"
-    );
+    assert!(!term.alternate_screen(), "back on the main screen");
 }
 
 /// The status lines on the screen (the live one, and any a garbled scroll left behind).
@@ -364,27 +368,21 @@ fn status_lines(screen: &str) -> usize {
 #[test]
 fn a_short_terminal_keeps_one_clean_input_box_as_answers_scroll_past() {
     let h = Harness::new();
-    let tmux = Tmux::start(&h);
-    assert!(
-        tmux.command()
-            .args(["resize-window", "-t", "cairn", "-x", "80", "-y", "14"])
-            .status()
-            .unwrap()
-            .success()
-    );
+    let term = Terminal::start(&h);
+    term.resize(80, 14);
     for turn in 1..=4 {
         h.server.push(Reply::text(format!(
             "Answer {turn}.\n\nIt has two paragraphs."
         )));
-        tmux.send_line(&format!("question {turn}"));
-        tmux.wait_for(&format!("Answer {turn}."));
+        term.send_line(&format!("question {turn}"));
+        term.wait_for(&format!("Answer {turn}."));
     }
-    tmux.wait_until("the last answer under one status line", |_| {
-        let visible = tmux.visible();
+    term.wait_until("the last answer under one status line", |_| {
+        let visible = term.visible();
         visible.contains("Answer 4.") && status_lines(&visible) == 1
     });
-    let screen = tmux.screen();
-    let visible = tmux.visible();
+    let screen = term.screen();
+    let visible = term.visible();
     assert_eq!(status_lines(&visible), 1, "{visible}");
     let prompt_rows: Vec<&str> = visible
         .lines()
@@ -396,9 +394,9 @@ fn a_short_terminal_keeps_one_clean_input_box_as_answers_scroll_past() {
     );
     assert_eq!(screen.matches("Answer 4.").count(), 1, "{screen}");
     // Typing still lands in the box.
-    tmux.type_text("still typing");
-    tmux.wait_until("the text in the box", |_| {
-        tmux.visible()
+    term.type_text("still typing");
+    term.wait_until("the text in the box", |_| {
+        term.visible()
             .lines()
             .any(|line| line.starts_with("> still typing"))
     });
@@ -407,58 +405,51 @@ fn a_short_terminal_keeps_one_clean_input_box_as_answers_scroll_past() {
 #[test]
 fn the_input_box_sits_right_under_the_answer_at_the_bottom_of_a_full_screen() {
     let h = Harness::new();
-    let tmux = Tmux::start(&h);
+    let term = Terminal::start(&h);
     // Enough turns to fill the 30-row screen, so the viewport has reached its bottom.
     for turn in 1..=6 {
         h.server.push(Reply::text(format!(
             "Answer {turn}.\n\nA second paragraph.\n\nA third one."
         )));
-        tmux.send_line(&format!("question {turn}"));
-        tmux.wait_for(&format!("Answer {turn}."));
+        term.send_line(&format!("question {turn}"));
+        term.wait_for(&format!("Answer {turn}."));
     }
-    tmux.wait_until("the turn to end", |_| {
-        let visible = tmux.visible();
-        !visible.contains("esc to interrupt") && visible.contains("A third one.")
-    });
-    let visible = tmux.visible();
-    let lines: Vec<&str> = visible.lines().collect();
-    let status = lines
-        .iter()
-        .position(|line| line.contains("% context · $"))
-        .unwrap();
-    let last_answer = lines
-        .iter()
-        .rposition(|line| line.contains("A third one."))
-        .unwrap();
     // The answer, a blank line, the box (three rows), the status line, and nothing held
     // open below it.
-    assert_eq!(status - last_answer, 5, "{visible}");
+    let layout = |visible: &str| {
+        let lines: Vec<&str> = visible.lines().collect();
+        let status = lines.iter().position(|line| line.contains("% context · $"));
+        let last_answer = lines.iter().rposition(|line| line.contains("A third one."));
+        status.zip(last_answer)
+    };
+    term.wait_until("the turn to end, the box under the answer", |_| {
+        let visible = term.visible();
+        !visible.contains("esc to interrupt") && layout(&visible) == Some((29, 24))
+    });
+    let visible = term.visible();
     assert_eq!(
-        status, 29,
-        "the status line is the screen's last row:\n{visible}"
+        layout(&visible),
+        Some((29, 24)),
+        "the status line is the screen's last row, five below the answer:\n{visible}"
     );
 }
 
 #[test]
 fn ctrl_c_twice_exits_but_a_lone_one_lapses() {
     let h = Harness::new();
-    let tmux = Tmux::start(&h);
-    tmux.press("C-c");
-    tmux.wait_for("Press Ctrl+C again to exit");
+    let term = Terminal::start(&h);
+    term.press("C-c");
+    term.wait_for("Press Ctrl+C again to exit");
     // Left alone, the first press lapses: the hint goes and a later Ctrl+C only arms again.
-    tmux.wait_until("the hint to lapse", |_| {
-        !tmux.visible().contains("Press Ctrl+C again to exit")
+    term.wait_until("the hint to lapse", |_| {
+        !term.visible().contains("Press Ctrl+C again to exit")
     });
-    tmux.press("C-c");
-    tmux.wait_for("Press Ctrl+C again to exit");
-    assert_eq!(
-        tmux.pane_format("#{pane_dead}"),
-        "0",
-        "one press does not exit"
-    );
-    tmux.press("C-c");
-    assert_eq!(tmux.wait_for_exit(), 0);
-    tmux.wait_for("Resume this session with");
+    term.press("C-c");
+    term.wait_for("Press Ctrl+C again to exit");
+    assert_eq!(term.exit_status(), None, "one press does not exit");
+    term.press("C-c");
+    assert_eq!(term.wait_for_exit(), 0);
+    term.wait_for("Resume this session with");
 }
 
 #[test]
@@ -467,23 +458,23 @@ fn esc_stops_the_turn_and_gives_queued_messages_back() {
     h.server
         .push(Reply::text("Counting slowly: one two three").stall_after(300));
     h.server.push(Reply::text("The queued one, answered."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("count for me");
-    tmux.wait_for("esc to interrupt");
+    let term = Terminal::start(&h);
+    term.send_line("count for me");
+    term.wait_for("esc to interrupt");
     h.server.wait_for_requests(1, WAIT);
-    tmux.send_line("and then this");
-    tmux.wait_for("1 queued");
-    tmux.press("Escape");
-    tmux.wait_for("Interrupted");
+    term.send_line("and then this");
+    term.wait_for("1 queued");
+    term.press("Escape");
+    term.wait_for("Interrupted");
     // The queued message is back in the box, not sent.
-    tmux.wait_until("the queued text in the box", |_| {
-        tmux.visible()
+    term.wait_until("the queued text in the box", |_| {
+        term.visible()
             .lines()
             .any(|line| line.starts_with("> and then this"))
     });
     assert_eq!(h.server.requests().len(), 1);
-    tmux.press("Enter");
-    tmux.wait_for("The queued one, answered.");
+    term.press("Enter");
+    term.wait_for("The queued one, answered.");
     let requests = h.server.wait_for_requests(2, WAIT);
     assert_eq!(last_user_text(&requests[1].body), "and then this");
 }
@@ -498,12 +489,12 @@ fn esc_in_a_permission_dialog_refuses_and_stops_the_turn() {
     ));
     h.server
         .push(Reply::text("This reply should never be asked for."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("write the notes");
-    tmux.wait_for("Do you want to proceed?");
-    tmux.press("Escape");
-    tmux.wait_until("the turn to end", |_| {
-        let visible = tmux.visible();
+    let term = Terminal::start(&h);
+    term.send_line("write the notes");
+    term.wait_for("Do you want to proceed?");
+    term.press("Escape");
+    term.wait_until("the turn to end", |_| {
+        let visible = term.visible();
         !visible.contains("Do you want to proceed?") && !visible.contains("esc to interrupt")
     });
     assert!(!h.path("notes.txt").exists());
@@ -519,15 +510,15 @@ fn a_pasted_reason_for_a_refusal_keeps_its_words_apart() {
         json!({"file_path": "notes.txt", "content": "hello\n"}),
     ));
     h.server.push(Reply::text("Understood."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("write the notes");
-    tmux.wait_for("Do you want to proceed?");
-    tmux.press("3");
-    tmux.wait_for("enter to send");
-    tmux.paste("please do not\ntouch that file");
-    tmux.wait_for("please do not touch that file");
-    tmux.press("Enter");
-    tmux.wait_for("Understood.");
+    let term = Terminal::start(&h);
+    term.send_line("write the notes");
+    term.wait_for("Do you want to proceed?");
+    term.press("3");
+    term.wait_for("enter to send");
+    term.paste("please do not\ntouch that file");
+    term.wait_for("please do not touch that file");
+    term.press("Enter");
+    term.wait_for("Understood.");
     let requests = h.server.wait_for_requests(2, WAIT);
     let result = requests[1].body["messages"].to_string();
     assert!(result.contains("please do not touch that file"), "{result}");
@@ -546,10 +537,15 @@ fn a_permission_dialog_shows_a_long_command_whole_when_the_screen_can() {
         json!({"command": command.join("\n"), "description": "Run a multi-step script"}),
     ));
     h.server.push(Reply::text("Ran it."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("run the steps");
-    tmux.wait_for("Do you want to proceed?");
-    let visible = tmux.visible();
+    let term = Terminal::start(&h);
+    term.send_line("run the steps");
+    term.wait_for("Do you want to proceed?");
+    // The dialog may take more than one frame to reach its full height.
+    term.wait_until("the whole command above one status line", |_| {
+        let visible = term.visible();
+        command.iter().all(|line| visible.contains(line.as_str())) && status_lines(&visible) == 1
+    });
+    let visible = term.visible();
     for line in &command {
         assert!(
             visible.contains(line.as_str()),
@@ -557,8 +553,8 @@ fn a_permission_dialog_shows_a_long_command_whole_when_the_screen_can() {
         );
     }
     assert_eq!(status_lines(&visible), 1, "{visible}");
-    tmux.press("1");
-    tmux.wait_for("Ran it.");
+    term.press("1");
+    term.wait_for("Ran it.");
 }
 
 #[test]
@@ -567,21 +563,21 @@ fn cancelling_the_resume_list_leaves_the_session_as_it_was() {
     make_session(&h, "the older question", "the older answer");
     h.server.push(Reply::text("Here and now."));
     h.server.push(Reply::text("Still the same session."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("a question here");
-    tmux.wait_for("Here and now.");
-    tmux.send_line("/resume");
-    tmux.wait_for("the older question");
-    tmux.press("Escape");
-    tmux.wait_until("the list to close", |_| {
-        !tmux.visible().contains("Resume a session")
+    let term = Terminal::start(&h);
+    term.send_line("a question here");
+    term.wait_for("Here and now.");
+    term.send_line("/resume");
+    term.wait_for("the older question");
+    term.press("Escape");
+    term.wait_until("the list to close", |_| {
+        !term.visible().contains("Resume a session")
     });
-    let screen = tmux.screen();
+    let screen = term.screen();
     assert!(!screen.contains("Resume this session with"), "{screen}");
     assert_eq!(screen.matches("Welcome to cairn").count(), 1, "{screen}");
     assert_eq!(screen.matches("Here and now.").count(), 1, "{screen}");
-    tmux.send_line("and now?");
-    tmux.wait_for("Still the same session.");
+    term.send_line("and now?");
+    term.wait_for("Still the same session.");
     let requests = h.server.wait_for_requests(3, WAIT);
     let messages = requests[2].body["messages"].to_string();
     assert!(messages.contains("a question here"), "{messages}");
@@ -601,13 +597,13 @@ fn the_spinner_says_what_the_todo_in_progress_is_doing() {
     ));
     h.server
         .push(Reply::text("Still counting the lines of every file").stall_after(300));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("count");
-    let screen = tmux.wait_for("Counting the lines… (");
+    let term = Terminal::start(&h);
+    term.send_line("count");
+    let screen = term.wait_for("Counting the lines… (");
     // The checklist names each item by what it is, the spinner by what is being done.
     assert!(screen.contains("☐ Count the lines"), "{screen}");
-    tmux.press("Escape");
-    tmux.wait_for("Interrupted");
+    term.press("Escape");
+    term.wait_for("Interrupted");
 }
 
 #[test]
@@ -623,10 +619,10 @@ fn a_result_too_large_for_the_conversation_says_what_the_model_got() {
         json!({"pattern": "match", "path": "big.txt", "output_mode": "content"}),
     ));
     h.server.push(Reply::text("Found them."));
-    let tmux = Tmux::start(&h);
-    tmux.send_line("grep it");
-    tmux.wait_for("Found them.");
-    let screen = tmux.wait_for("too large for the conversation");
+    let term = Terminal::start(&h);
+    term.send_line("grep it");
+    term.wait_for("Found them.");
+    let screen = term.wait_for("too large for the conversation");
     assert!(screen.contains("Grep's result ("), "{screen}");
     assert!(screen.contains("tool-results"), "{screen}");
 }
@@ -635,7 +631,7 @@ fn a_result_too_large_for_the_conversation_says_what_the_model_got() {
 fn a_command_file_added_while_cairn_runs_works_at_once() {
     let h = Harness::new();
     h.server.push(Reply::text("Reviewed."));
-    let tmux = Tmux::start(&h);
+    let term = Terminal::start(&h);
     let commands = h.path(".claude/commands");
     std::fs::create_dir_all(&commands).unwrap();
     std::fs::write(
@@ -643,15 +639,15 @@ fn a_command_file_added_while_cairn_runs_works_at_once() {
         "---\nargument-hint: [file]\n---\n# Review the file carefully\nCheck $ARGUMENTS.\n",
     )
     .unwrap();
-    tmux.type_text("/rev");
+    term.type_text("/rev");
     // Named with its hint, described by its first line.
-    let menu = tmux.wait_for("Review the file carefully");
+    let menu = term.wait_for("Review the file carefully");
     assert!(menu.contains("/review [file]"), "{menu}");
     for _ in 0..4 {
-        tmux.press("BSpace");
+        term.press("BSpace");
     }
-    tmux.send_line("/review src/lib.rs");
-    tmux.wait_for("Reviewed.");
+    term.send_line("/review src/lib.rs");
+    term.wait_for("Reviewed.");
     let requests = h.server.wait_for_requests(1, WAIT);
     assert!(last_user_text(&requests[0].body).contains("Check src/lib.rs."));
 }
@@ -669,32 +665,32 @@ fn ctrl_o_reaches_the_messages_a_resume_did_not_show() {
         let output = command.output().unwrap();
         assert!(output.status.success(), "{output:?}");
     }
-    let tmux = Tmux::launch(&h, &["-c"]);
-    let screen = tmux.wait_for("Ctrl+O shows them all");
+    let term = Terminal::launch(&h).args(&["-c"]).spawn();
+    let screen = term.wait_for("Ctrl+O shows them all");
     assert!(screen.contains("question 32"), "{screen}");
     assert!(!screen.contains("question 1\n"), "{screen}");
-    tmux.press("C-o");
-    tmux.wait_for("Transcript ·");
-    tmux.press("g");
-    tmux.wait_until("the first question at the top", |_| {
-        tmux.visible()
+    term.press("C-o");
+    term.wait_for("Transcript ·");
+    term.press("g");
+    term.wait_until("the first question at the top", |_| {
+        term.visible()
             .lines()
             .any(|line| line.trim_end() == "> question 1")
     });
-    tmux.press("q");
+    term.press("q");
 }
 
 #[test]
 fn a_paste_brings_the_command_menu_up_to_date() {
     let h = Harness::new();
-    let tmux = Tmux::start(&h);
-    tmux.type_text("/ex");
-    tmux.wait_for("› /exit");
-    tmux.paste("port");
-    tmux.wait_for("› /export");
-    tmux.press("Enter");
-    tmux.wait_for("Exported the conversation");
-    assert_eq!(tmux.pane_format("#{pane_dead}"), "0", "it did not exit");
+    let term = Terminal::start(&h);
+    term.type_text("/ex");
+    term.wait_for("› /exit");
+    term.paste("port");
+    term.wait_for("› /export");
+    term.press("Enter");
+    term.wait_for("Exported the conversation");
+    assert_eq!(term.exit_status(), None, "it did not exit");
 }
 
 #[test]
@@ -704,20 +700,16 @@ fn closing_the_terminal_ends_cairn_cleanly() {
     let errors = h.home.path().join("stderr.txt");
     // The shell outlives the hang-up to write down how cairn ended; cairn itself gets no
     // hang-up, only a terminal that is gone.
-    let tmux = Tmux::launch_in_shell(&h, |cairn| {
+    let mut term = Terminal::launch(&h).in_shell(|cairn| {
         format!(
             "trap '' HUP; {cairn} 2>{errors}; echo $? > {status}",
             errors = errors.display(),
             status = status.display(),
         )
     });
-    tmux.wait_for("% context");
-    tmux.kill_server();
-    let deadline = std::time::Instant::now() + WAIT;
-    while !status.exists() {
-        assert!(std::time::Instant::now() < deadline, "cairn did not end");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    term.wait_for("% context");
+    term.hang_up();
+    assert_eq!(term.wait_for_exit(), 0, "the shell's own status");
     let errors = std::fs::read_to_string(&errors).unwrap_or_default();
     assert!(!errors.contains("panicked"), "{errors}");
     let code = std::fs::read_to_string(&status).unwrap();
@@ -728,9 +720,12 @@ fn closing_the_terminal_ends_cairn_cleanly() {
 fn a_dumb_terminal_gets_the_answer_in_plain_text() {
     let h = Harness::new();
     h.server.push(Reply::text("A plain answer."));
-    let tmux = Tmux::launch_with_env(&h, &[("TERM", "dumb")], &["a question"]);
-    assert_eq!(tmux.wait_for_exit(), 0);
-    let screen = tmux.screen();
+    let term = Terminal::launch(&h)
+        .env("TERM", "dumb")
+        .args(&["a question"])
+        .spawn();
+    assert_eq!(term.wait_for_exit(), 0);
+    let screen = term.screen();
     assert!(screen.contains("A plain answer."), "{screen}");
     assert!(!screen.contains("% context"), "no interactive UI: {screen}");
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use cairn_test_support::ScriptedServer;
 
-pub mod tmux;
+pub mod terminal;
 
 /// How long a test waits for something the binary should do.
 pub const WAIT: Duration = Duration::from_secs(20);
