@@ -240,6 +240,7 @@ fn a_fork_bomb_is_named() {
         (
             BashVerdict::Destructive,
             vec![
+                "defines the function :, which changes what the name `:` runs".to_owned(),
                 "fork bomb: the function : starts copies of itself until the machine runs out of processes"
                     .to_owned()
             ]

@@ -118,7 +118,6 @@ const READ_ONLY: &[&str] = &[
     "while read -r l; do echo \"$l\"; done < list.txt",
     "cat <<< \"hi\"",
     "diff <(ls a) <(ls b)",
-    "f() { ls; }; f",
     "export FOO=bar",
     "echo done && exit 0",
     "head -c 16 /dev/urandom | xxd",
@@ -198,8 +197,6 @@ const NEEDS_APPROVAL: &[&str] = &[
     "$(which python) x",
     "eval \"ls\"",
     "eval $CMD",
-    "source venv/bin/activate",
-    ". ./env.sh",
     "bash script.sh",
     "bash",
     "sudo ls",
@@ -209,13 +206,10 @@ const NEEDS_APPROVAL: &[&str] = &[
     "find . -exec grep -l foo {} +",
     "echo 'unterminated",
     "{rm,-rf,/}",
-    "PATH=/tmp ls",
-    "export PATH=/x:$PATH",
     "kill 1234",
     "pkill node",
     "date -s '2020-01-01'",
     "hostname box",
-    "alias ll='ls -l'",
     "python3 script.py",
     "node -e '1'",
     "cat f | python3",
@@ -327,6 +321,26 @@ const DESTRUCTIVE: &[&str] = &[
     "ls | xargs -I{} rm -rf ~",
 ];
 
+/// Commands after which later names may run something else: asked about even when a rule
+/// allows them (the full tables are in security_names.rs and security_evaluated.rs).
+const UNANALYSABLE: &[&str] = &[
+    "f() { ls; }; f",
+    "source venv/bin/activate",
+    ". ./env.sh",
+    "PATH=/tmp ls",
+    "export PATH=/x:$PATH",
+    "alias ll='ls -l'",
+];
+
+#[test]
+fn commands_that_change_what_names_mean_are_unanalysable() {
+    let sandbox = Sandbox::new();
+    assert_eq!(
+        mismatches(&sandbox, UNANALYSABLE, BashVerdict::Unanalysable),
+        Vec::<String>::new()
+    );
+}
+
 fn mismatches(sandbox: &Sandbox, commands: &[&str], expected: BashVerdict) -> Vec<String> {
     commands
         .iter()
@@ -384,7 +398,7 @@ fn every_non_read_only_verdict_has_a_reason_and_read_only_has_none() {
             "{command}"
         );
     }
-    for command in NEEDS_APPROVAL.iter().chain(DESTRUCTIVE) {
+    for command in NEEDS_APPROVAL.iter().chain(DESTRUCTIVE).chain(UNANALYSABLE) {
         assert!(!sandbox.analyze(command).reasons.is_empty(), "{command}");
     }
 }

@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::evaluated::{self, Evaluations};
 use super::parse::{DirStep, Direction, InvocationKind, Redirect, Script, Stdin, parse_script};
 use super::paths::{
     Places, Resolved, canonicalize_existing_prefix, is_block_device, is_harmless_device,
 };
 use super::word::{Piece, SubstitutionKind, Word};
-use super::{BashAnalysis, BashContext, BashVerdict, SimpleCommand, commands, runners};
+use super::{BashAnalysis, BashContext, BashVerdict, SimpleCommand, commands, names, runners};
 
 /// `bash -c` inside `bash -c` inside `eval`…: past this depth the text is not analysed.
 const MAX_DEPTH: usize = 8;
@@ -41,6 +42,40 @@ const DANGEROUS_VARIABLES: &[&str] = &[
     "VISUAL",
     "LESSOPEN",
     "LESSCLOSE",
+    // Bash's own tables and lookups: `BASH_CMDS[cat]=/bin/rm` is `hash -p`,
+    // `BASH_ALIASES` is `alias`, `EXECIGNORE` hides programs from the PATH search,
+    // `BASH_LOADABLES_PATH` is where `enable -f` loads code from.
+    "BASH_CMDS",
+    "BASH_ALIASES",
+    "BASH_LOADABLES_PATH",
+    "EXECIGNORE",
+    "GLOBIGNORE",
+    "PS0",
+    "PS1",
+    "PS2",
+    "PS3",
+    // Code that interpreters and build tools load or run before the program asked for.
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PERL5OPT",
+    "PERL5LIB",
+    "PERLLIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "RUSTC",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "RUSTDOC",
+    "CARGO_BUILD_RUSTC_WRAPPER",
+    "MANPAGER",
+    "BROWSER",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
 ];
 
 /// Whether setting the variable changes which programs run or how.
@@ -52,6 +87,19 @@ pub(crate) fn is_dangerous_variable(name: &str) -> bool {
         // `--script-shell`.
         || name.starts_with("GIT_CONFIG")
         || name.to_ascii_lowercase().starts_with("npm_config_")
+        // `env 'BASH_FUNC_ls%%=() { …; }' bash -c ls` defines a function in the child.
+        || name.starts_with("BASH_FUNC_")
+        // GIT_ASKPASS, GIT_PROXY_COMMAND, GIT_SEQUENCE_EDITOR, GIT_TEMPLATE_DIR…: most of
+        // git's variables name a program, or a config or directory it trusts.
+        || (name.starts_with("GIT_") && !is_harmless_git_variable(name))
+        || (name.starts_with("CARGO_TARGET_") && name.ends_with("_RUNNER"))
+}
+
+/// The git variables that only label commits or quiet prompts.
+fn is_harmless_git_variable(name: &str) -> bool {
+    name.starts_with("GIT_AUTHOR_")
+        || name.starts_with("GIT_COMMITTER_")
+        || matches!(name, "GIT_TERMINAL_PROMPT" | "GIT_OPTIONAL_LOCKS")
 }
 
 pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
@@ -69,9 +117,14 @@ pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
         depth: 0,
         wrappers: 0,
         variables: HashMap::new(),
+        evaluations: Evaluations::default(),
     };
     let cwd = canonicalize_existing_prefix(ctx.cwd);
     analyzer.analyze_text(command, Some(&cwd));
+    // Judged last: a variable a loop assigns after using it counts too.
+    for problem in analyzer.evaluations.problems() {
+        analyzer.unanalysable(problem);
+    }
     analyzer.analysis
 }
 
@@ -96,6 +149,8 @@ pub(crate) struct Analyzer {
     /// Shell variables assigned literal values earlier in the command line (`None` once
     /// assigned something known only at run time).
     variables: HashMap<String, Option<String>>,
+    /// Every value the command line gives its variables, and the text Bash evaluates.
+    pub(crate) evaluations: Evaluations,
 }
 
 impl Analyzer {
@@ -268,6 +323,13 @@ impl Analyzer {
         for problem in &script.problems {
             self.needs_approval(problem.clone());
         }
+        self.evaluations.learn(&script);
+        for function in &script.functions {
+            names::function_defined(self, &function.name);
+        }
+        for variable in &script.loop_variables {
+            names::variable_set(self, &variable.name);
+        }
         for invocation in &script.invocations {
             let dir = self.resolve_dir(cwd, &invocation.dir);
             let site = Site {
@@ -285,8 +347,8 @@ impl Analyzer {
                 // `--script-shell`: the program they name is beyond judging.
                 if super::runners::configures_a_program(&assignment.name) {
                     self.unanalysable(reason);
-                } else if is_dangerous_variable(&assignment.name) {
-                    self.needs_approval(reason);
+                } else {
+                    names::variable_set(self, &assignment.name);
                 }
             }
             if invocation.words.is_empty() || invocation.kind == InvocationKind::Declaration {
@@ -301,7 +363,14 @@ impl Analyzer {
                 .flat_map(Word::brace_expand)
                 .collect();
             match invocation.kind {
-                InvocationKind::Test | InvocationKind::Declaration => self.record(&words),
+                InvocationKind::Test => {
+                    self.record(&words);
+                    evaluated::judge_test(self, &words);
+                }
+                InvocationKind::Declaration => {
+                    self.record(&words);
+                    evaluated::judge_declaration(self, &words);
+                }
                 InvocationKind::Command => {
                     self.record(&words);
                     self.judge_argv(&words, site);
@@ -390,6 +459,8 @@ impl Analyzer {
             return;
         }
         let name = program_name(&written_name);
+        names::judge(self, name, args);
+        evaluated::judge(self, name, args);
         if runners::judge(self, name, args, site) {
             return;
         }

@@ -32,10 +32,12 @@
 mod classify;
 mod commands;
 mod destructive;
+mod evaluated;
 mod find;
 mod git;
 mod globs;
 mod links;
+mod names;
 mod network;
 mod options;
 mod parse;

@@ -30,6 +30,11 @@ pub(crate) struct Script {
     pub(crate) redirects: Vec<Redirect>,
     pub(crate) pipelines: Vec<Pipeline>,
     pub(crate) functions: Vec<FunctionDef>,
+    /// Text Bash evaluates as arithmetic or expands with an operator, wherever it appears
+    /// (`$((…))`, `((…))`, `${a[i]}`, `${x:1:n}`, …).
+    pub(crate) evaluations: Vec<Evaluation>,
+    /// `for`/`select` loop variables.
+    pub(crate) loop_variables: Vec<LoopVariable>,
     /// Sentences about what could not be parsed or understood.
     pub(crate) problems: Vec<String>,
 }
@@ -67,8 +72,30 @@ pub(crate) enum InvocationKind {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Assignment {
+    /// As written, with any subscript (`a[$i]`).
     pub(crate) name: String,
     pub(crate) value: Word,
+    /// `NAME+=value`: the value is appended to what the variable held.
+    pub(crate) appends: bool,
+}
+
+/// Source text that Bash evaluates when it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Evaluation {
+    /// An arithmetic expression as written: `$((…))`, `$[…]`, `((…))`, or a part of
+    /// `for ((…;…;…))`.
+    Arithmetic(String),
+    /// A parameter expansion with more than a name, as written: `${a[i]}`, `${x:1:n}`,
+    /// `${!x}`, `${x@P}`, `${x:-y}`.
+    Parameter(String),
+}
+
+/// `for NAME in WORDS` or `select NAME in WORDS`.
+#[derive(Debug, Clone)]
+pub(crate) struct LoopVariable {
+    pub(crate) name: String,
+    /// `None` for `for NAME; do …` (the positional parameters).
+    pub(crate) values: Option<Vec<Word>>,
 }
 
 /// Where a command's standard input comes from.
@@ -342,9 +369,47 @@ impl<'s> Walker<'s> {
                 self.flatten_test(node, &mut words);
                 self.push_invocation(InvocationKind::Test, Vec::new(), words, None);
             }
+            "compound_statement" if self.text(node).starts_with("((") => {
+                // `(( … ))`: an arithmetic command.
+                let text = self.text(node).to_owned();
+                self.script.evaluations.push(Evaluation::Arithmetic(text));
+                self.walk_block(node);
+            }
+            "c_style_for_statement" => {
+                for (field, child) in children_with_fields(node) {
+                    if matches!(field, Some("initializer" | "condition" | "update")) {
+                        let text = self.text(child).to_owned();
+                        self.script.evaluations.push(Evaluation::Arithmetic(text));
+                    }
+                }
+                self.walk_block(node);
+            }
+            "for_statement" => self.walk_for(node),
             _ => self.walk_block(node),
         }
         self.leave();
+    }
+
+    /// `for NAME in WORDS; do …; done` and `select`: the loop variable and its values, then
+    /// the body.
+    fn walk_for(&mut self, node: Node<'_>) {
+        let mut name = String::new();
+        let mut values = None;
+        for (field, child) in children_with_fields(node) {
+            match field {
+                Some("variable") => name = self.text(child).to_owned(),
+                Some("value") => {
+                    let word = self.word(child);
+                    values.get_or_insert_with(Vec::new).push(word);
+                }
+                Some("body") => self.walk_block(child),
+                _ if child.is_named() && child.kind() != "comment" => self.walk_nested(child),
+                _ => {}
+            }
+        }
+        self.script
+            .loop_variables
+            .push(LoopVariable { name, values });
     }
 
     fn push_invocation(

@@ -8,7 +8,7 @@ use tree_sitter::Node;
 use super::super::word::{
     Piece, SubstitutionKind, Word, decode_ansi_c, push_unquoted, unescape_double_quoted,
 };
-use super::{Assignment, Stdin, Walker, is_statement};
+use super::{Assignment, Evaluation, Stdin, Walker, is_statement};
 
 impl Walker<'_> {
     pub(super) fn command_name(&mut self, node: Node<'_>) -> Word {
@@ -29,7 +29,15 @@ impl Walker<'_> {
             .child_by_field_name("value")
             .map(|value| self.word(value))
             .unwrap_or_default();
-        Assignment { name, value }
+        let appends = self
+            .text(node)
+            .get(name.len()..)
+            .is_some_and(|rest| rest.starts_with("+="));
+        Assignment {
+            name,
+            value,
+            appends,
+        }
     }
 
     /// Walks a node that is not a statement, only to find the substitutions in it (they run).
@@ -40,6 +48,18 @@ impl Walker<'_> {
         match node.kind() {
             "command_substitution" | "process_substitution" => {
                 self.walk_substitution(node);
+            }
+            "expansion" => {
+                self.expansion(node);
+            }
+            "arithmetic_expansion" => {
+                let text = self.text(node).to_owned();
+                self.script.evaluations.push(Evaluation::Arithmetic(text));
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                for child in children {
+                    self.walk_nested(child);
+                }
             }
             kind if is_statement(kind) => self.walk_statement(node),
             _ => {
@@ -209,6 +229,9 @@ impl Walker<'_> {
                 return word;
             }
         }
+        self.script
+            .evaluations
+            .push(Evaluation::Parameter(text.to_owned()));
         let start = self.script.invocations.len();
         for child in named {
             self.walk_nested(child);
