@@ -249,13 +249,13 @@ fn a_fork_bomb_is_named() {
 }
 
 #[test]
-fn parse_errors_need_approval() {
+fn parse_errors_are_unanalysable() {
     let sandbox = Sandbox::new();
     let analysis = sandbox.analyze("echo 'unterminated");
     assert_eq!(
         (analysis.verdict, analysis.reasons),
         (
-            BashVerdict::NeedsApproval,
+            BashVerdict::Unanalysable,
             vec!["the command could not be parsed near `'unterminated`".to_owned()]
         )
     );
@@ -270,7 +270,7 @@ fn parse_errors_need_approval() {
 fn hostile_inputs_do_not_break_the_analysis() {
     let sandbox = Sandbox::new();
     let deep = format!("{}ls{}", "$(".repeat(500), ")".repeat(500));
-    assert_eq!(sandbox.analyze(&deep).verdict, BashVerdict::NeedsApproval);
+    assert_eq!(sandbox.analyze(&deep).verdict, BashVerdict::Unanalysable);
     let nested = format!("{}ls{}", "bash -c '".repeat(3), "'".repeat(3));
     assert_eq!(sandbox.analyze(&nested).verdict, BashVerdict::NeedsApproval);
     let braces = format!("echo {}", "{a,b}".repeat(20));
@@ -278,6 +278,6 @@ fn hostile_inputs_do_not_break_the_analysis() {
     assert_eq!(sandbox.analyze("").verdict, BashVerdict::ReadOnly);
     assert_eq!(
         sandbox.analyze("\u{0}\u{1b}[31m").verdict,
-        BashVerdict::NeedsApproval
+        BashVerdict::Unanalysable
     );
 }

@@ -310,7 +310,7 @@ impl Analyzer {
     /// shell), as if it were part of this command line.
     pub(crate) fn analyze_nested(&mut self, text: &str, site: Site<'_>) {
         if self.depth >= MAX_DEPTH {
-            self.needs_approval("the command nests shells too deeply to analyse");
+            self.unanalysable("the command nests shells too deeply to analyse");
             return;
         }
         self.depth += 1;
@@ -320,8 +320,9 @@ impl Analyzer {
 
     fn analyze_text(&mut self, text: &str, cwd: Option<&Path>) {
         let script = parse_script(text);
+        // What the parser could not read may hide a second command: no rule vouches for it.
         for problem in &script.problems {
-            self.needs_approval(problem.clone());
+            self.unanalysable(problem.clone());
         }
         self.evaluations.learn(&script);
         for function in &script.functions {
@@ -412,7 +413,7 @@ impl Analyzer {
     /// Judges one simple command given as words (the name first).
     pub(crate) fn judge_argv(&mut self, words: &[Word], site: Site<'_>) {
         if self.wrappers >= MAX_WRAPPERS {
-            self.needs_approval("the command wraps too many commands to analyse");
+            self.unanalysable("the command wraps too many commands to analyse");
             return;
         }
         self.wrappers += 1;
