@@ -204,8 +204,6 @@ const NEEDS_APPROVAL: &[&str] = &[
     "sudo -s",
     "find . -name x | xargs",
     "find . -exec grep -l foo {} +",
-    "echo 'unterminated",
-    "{rm,-rf,/}",
     "kill 1234",
     "pkill node",
     "date -s '2020-01-01'",
@@ -322,7 +320,8 @@ const DESTRUCTIVE: &[&str] = &[
 ];
 
 /// Commands after which later names may run something else: asked about even when a rule
-/// allows them (the full tables are in security_names.rs and security_evaluated.rs).
+/// allows them (the full tables are in security_names.rs and security_evaluated.rs),
+/// and commands the parser cannot read, which may hide anything.
 const UNANALYSABLE: &[&str] = &[
     "f() { ls; }; f",
     "source venv/bin/activate",
@@ -330,6 +329,8 @@ const UNANALYSABLE: &[&str] = &[
     "PATH=/tmp ls",
     "export PATH=/x:$PATH",
     "alias ll='ls -l'",
+    "echo 'unterminated",
+    "{rm,-rf,/}",
 ];
 
 #[test]
