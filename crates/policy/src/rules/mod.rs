@@ -64,8 +64,8 @@ mod tool_selector;
 mod wildcard;
 
 pub use path_pattern::PrefixReach;
-pub use rule::{Rule, RuleError, RuleKind, RuleOrigin};
 pub(crate) use rule::Specifier;
+pub use rule::{Rule, RuleError, RuleKind, RuleOrigin};
 pub use rule_set::{CallFacts, RuleSet};
 
 /// Splits a list of rules as `--allowedTools` takes it, and as a suggestion for a compound
