@@ -214,7 +214,8 @@ impl Terminal {
             }),
             changed: Condvar::new(),
         });
-        let (wake, hang_up) = rustix::pipe::pipe().unwrap();
+        // Close-on-exec: a copy in a program another test starts would keep the pipe open.
+        let (wake, hang_up) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).unwrap();
         let reader = {
             let (pty, shared) = (Arc::clone(&pty), Arc::clone(&shared));
             std::thread::spawn(move || read_output(&pty, &shared, &wake))
@@ -266,6 +267,16 @@ impl Terminal {
     /// Whether the program has switched to the alternate screen.
     pub fn alternate_screen(&self) -> bool {
         self.shared.lock().emulator.screen().alternate_screen()
+    }
+
+    /// Whether the terminal is in raw mode (keys go to the program one by one, without the
+    /// line editing and echo of cooked mode): cairn's state while it reads keys.
+    pub fn raw_mode(&self) -> bool {
+        rustix::termios::tcgetattr(self.pty()).is_ok_and(|termios| {
+            !termios
+                .local_modes
+                .contains(rustix::termios::LocalModes::ICANON)
+        })
     }
 
     /// The program's exit status if it has exited.
@@ -392,7 +403,15 @@ impl Terminal {
         self.pty.as_deref().expect("the terminal was closed")
     }
 
+    /// Sends keys once the program reads them: typed while cooked mode is on (cairn leaving
+    /// the session list or an editor and not yet back in raw mode), Enter would reach it as
+    /// Ctrl+J. Raw mode comes before the program's next frame, whose output wakes the wait.
     fn write(&self, bytes: &[u8]) {
+        if !self.raw_mode() {
+            self.wait_until("the terminal in raw mode (cairn reading keys)", |_| {
+                self.raw_mode()
+            });
+        }
         let mut pty = self.pty();
         pty.write_all(bytes).unwrap();
     }
