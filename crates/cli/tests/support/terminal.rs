@@ -388,8 +388,15 @@ impl Terminal {
             .unwrap();
     }
 
-    /// Closes the terminal, as when its window is closed: the pty's master side goes, and
-    /// the session on it is hung up.
+    /// Closes the window as terminal emulators do (xterm, VTE): SIGHUP to the process group
+    /// of the program started on it, then [`Terminal::hang_up`].
+    pub fn close_window(&mut self) {
+        let _ = rustix::process::kill_process_group(self.pid, Signal::HUP);
+        self.hang_up();
+    }
+
+    /// Closes the terminal: the pty's master side goes, and the kernel hangs up the session
+    /// on it (SIGHUP to its leader only, the program started on the terminal).
     pub fn hang_up(&mut self) {
         // The reader thread lets go of its handle when woken, then ours is the last.
         drop(self.hang_up.take());
