@@ -104,7 +104,6 @@ impl Launch<'_> {
             .env_remove("CAIRN_MAX_RETRIES")
             .env_remove("DISABLE_PROMPT_CACHING")
             .env_remove("NO_COLOR")
-            .env_remove("TMUX")
             .env("TERM", "xterm-256color")
             .env("ANTHROPIC_API_KEY", "sk-test-key")
             .env("ANTHROPIC_BASE_URL", self.h.server.url())
