@@ -233,10 +233,15 @@ fn sandbox(
     // every shell command is started with.
     let (program, mut prefix) = wrap_command(&exe, &policy, OsString::new().as_os_str(), &[]);
     prefix.pop();
+    let guarded_files = workspace_roots
+        .iter()
+        .flat_map(|root| cairn_policy::protected::root_files(root))
+        .collect();
     Ok(Some(Arc::new(CommandSandbox {
         program,
         prefix,
         explain: Box::new(move |code, stderr| explain_failure(&policy, code, stderr)),
+        guarded_files,
     })))
 }
 

@@ -148,7 +148,7 @@ fn the_sandbox_keeps_protected_files_read_only_even_when_every_call_is_allowed()
     let script = "p=.git/hooks; for f in $p/pre-commit .git/config .claude/settings.json; do \
                   echo 'touch pwned' >> \"$f\" 2>/dev/null && echo \"ESCAPED $f\"; done; \
                   mv .git .git-moved 2>/dev/null && echo 'ESCAPED rename'; \
-                  echo more >> notes.txt; echo finished";
+                  echo '{\"mcpServers\":{}}' > .mcp.json; echo more >> notes.txt; echo finished";
     let before = snapshot(&h);
     let (output, result) = run_call(
         &h,
@@ -163,6 +163,9 @@ fn the_sandbox_keeps_protected_files_read_only_even_when_every_call_is_allowed()
     let text = text_of(&result);
     assert!(text.contains("finished"), "{text}");
     assert!(!text.contains("ESCAPED"), "{text}");
+    // A protected file that did not exist cannot be mounted: the one created is removed.
+    assert!(text.contains("The sandbox removed"), "{text}");
+    assert!(!h.path(".mcp.json").exists());
     let mut after = snapshot(&h);
     let notes = after
         .iter()

@@ -42,6 +42,16 @@ impl Protected {
     }
 }
 
+/// The protected files directly in a workspace root: while one does not exist the sandbox
+/// cannot mount it read-only, so a command that creates it has it removed afterwards (see
+/// `CommandSandbox::guarded_files` in cairn-tools).
+pub fn root_files(root: &Path) -> Vec<PathBuf> {
+    [".mcp.json", ".claude.json"]
+        .into_iter()
+        .map(|name| root.join(name))
+        .collect()
+}
+
 /// The directories and files under a workspace root that [`protection_of`] protects, as they
 /// exist on disk now: what the sandbox mounts read-only.
 pub fn protected_targets(root: &Path) -> Vec<PathBuf> {

@@ -132,6 +132,10 @@ pub struct CommandSandbox {
     /// Given a failed command's exit code and stderr, a sentence saying the sandbox caused it,
     /// when it probably did.
     pub explain: SandboxExplainer,
+    /// Files commands may not create although they lie in a writable directory (a project's
+    /// `.mcp.json`): the sandbox cannot mount what does not exist, so one a command created is
+    /// removed when it ends, and the result says so.
+    pub guarded_files: Vec<PathBuf>,
 }
 
 /// See [`CommandSandbox::explain`].

@@ -135,6 +135,7 @@ impl Tool for BashTool {
         }
         let timeout_ms = effective_timeout(input.timeout, &mut notes);
 
+        let absent = sandbox.map(absent_guarded_files).unwrap_or_default();
         let exit_dir = ExitDir::prepare();
         let child = match spawn_shell(
             WRAPPER_SCRIPT,
@@ -158,9 +159,10 @@ impl Tool for BashTool {
             }
             _ => None,
         };
+        let guard_note = remove_created(&absent);
         let mut output = report(run, timeout_ms, notes);
         if let ToolResultContent::Text(text) = &mut output.content {
-            for note in [sandbox_note, cwd_note].into_iter().flatten() {
+            for note in [sandbox_note, guard_note, cwd_note].into_iter().flatten() {
                 text.push_str("\n\n");
                 text.push_str(&note);
             }
@@ -409,4 +411,33 @@ fn report(run: Run, timeout_ms: u64, mut lines: Vec<String>) -> ToolOutput {
     } else {
         ToolOutput::text(text)
     }
+}
+
+/// The sandbox's guarded files that do not exist before a command runs.
+fn absent_guarded_files(sandbox: &CommandSandbox) -> Vec<PathBuf> {
+    sandbox
+        .guarded_files
+        .iter()
+        .filter(|path| std::fs::symlink_metadata(path).is_err())
+        .cloned()
+        .collect()
+}
+
+/// Removes the guarded files a command created, and says so.
+fn remove_created(absent: &[PathBuf]) -> Option<String> {
+    let created: Vec<String> = absent
+        .iter()
+        .filter(|path| {
+            std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_dir())
+                && std::fs::remove_file(path).is_ok()
+        })
+        .map(|path| path.display().to_string())
+        .collect();
+    (!created.is_empty()).then(|| {
+        format!(
+            "The sandbox removed {}: commands may not create the files that decide which \
+             programs cairn starts. Write it with the Write tool, which asks the user.",
+            created.join(", ")
+        )
+    })
 }
