@@ -93,7 +93,7 @@ async fn endless_pings_meet_the_request_deadline_then_a_retry() {
     server.push(Reply::endless_pings());
     server.push(Reply::text("Second time lucky."));
     let mut config = config(&server, 3);
-    config.request_timeout = Duration::from_millis(300);
+    config.request_timeout = Duration::from_millis(1000);
     let started = Instant::now();
     let (result, events) = send(&client(config)).await;
     let response = result.unwrap_or_else(|error| panic!("{error}"));
