@@ -58,7 +58,8 @@ pub use error::{ConfigError, ConfigWarning, Problem};
 pub use load::SettingsLoader;
 pub use loaded::{Entry, LoadedSettings};
 pub use regular_file::{
-    MAX_LEGACY_SETTINGS_BYTES, MAX_SETTINGS_BYTES, RegularFileError, read_regular_file,
+    FileStart, MAX_LEGACY_SETTINGS_BYTES, MAX_SETTINGS_BYTES, RegularFileError, Rest,
+    read_regular_file, read_regular_file_start,
 };
 pub use settings::{PermissionMode, Permissions, SandboxSettings, Settings, UnknownPermissionMode};
 pub use source::Source;

@@ -53,6 +53,60 @@ pub enum RegularFileError {
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_regular_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, RegularFileError> {
+    match read_regular_file_start(path, limit)? {
+        None => Ok(None),
+        Some(FileStart {
+            bytes,
+            rest: Rest::None,
+        }) => Ok(Some(bytes)),
+        Some(FileStart {
+            rest: Rest::More { .. },
+            ..
+        }) => Err(RegularFileError::TooLarge { limit }),
+    }
+}
+
+/// The first bytes of a file, and whether more followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStart {
+    /// At most the limit asked for.
+    pub bytes: Vec<u8>,
+    pub rest: Rest,
+}
+
+/// What a [`FileStart`] left unread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rest {
+    /// The bytes are the whole file.
+    None,
+    /// The file goes on: `size` bytes in all, as its metadata said when it was opened.
+    More { size: u64 },
+}
+
+/// The first `limit` bytes of the regular file at `path` (or the one a link there points to),
+/// for files that are cut rather than refused when they are long (instruction files);
+/// `Ok(None)` when there is no file there. Never reads more than `limit + 1` bytes.
+///
+/// ```
+/// use cairn_config::{FileStart, Rest, read_regular_file_start};
+///
+/// let dir = tempfile::tempdir()?;
+/// let file = dir.path().join("CLAUDE.md");
+/// std::fs::write(&file, "abcdef")?;
+/// assert_eq!(
+///     read_regular_file_start(&file, 4)?,
+///     Some(FileStart { bytes: b"abcd".to_vec(), rest: Rest::More { size: 6 } })
+/// );
+/// assert_eq!(
+///     read_regular_file_start(&file, 6)?,
+///     Some(FileStart { bytes: b"abcdef".to_vec(), rest: Rest::None })
+/// );
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_regular_file_start(
+    path: &Path,
+    limit: u64,
+) -> Result<Option<FileStart>, RegularFileError> {
     let file = match open_without_waiting(path) {
         Ok(file) => file,
         Err(error)
@@ -66,7 +120,8 @@ pub fn read_regular_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, Reg
         Err(error) => return Err(error.into()),
     };
     // Checked on the open file, so it is the file that is read that was checked.
-    let kind = file.metadata()?.file_type();
+    let metadata = file.metadata()?;
+    let kind = metadata.file_type();
     if !kind.is_file() {
         return Err(RegularFileError::NotRegular {
             kind: describe(&kind),
@@ -74,10 +129,15 @@ pub fn read_regular_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, Reg
     }
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(RegularFileError::TooLarge { limit });
-    }
-    Ok(Some(bytes))
+    let rest = if bytes.len() as u64 > limit {
+        bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Rest::More {
+            size: metadata.len().max(limit.saturating_add(1)),
+        }
+    } else {
+        Rest::None
+    };
+    Ok(Some(FileStart { bytes, rest }))
 }
 
 /// Opens for reading without blocking on a FIFO that has no writer.

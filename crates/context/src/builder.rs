@@ -5,6 +5,7 @@ use std::sync::Mutex;
 
 use cairn_protocol::SystemPrompt;
 
+use crate::UnreadFile;
 use crate::environment::{Environment, GitContext};
 use crate::instructions::{ExternalImport, ImportScope, InstructionSet};
 use crate::sections::STATIC_SECTIONS;
@@ -126,6 +127,15 @@ impl PromptBuilder {
             .skipped_imports()
             .cloned()
             .collect()
+    }
+
+    /// The instruction files that could not be read, for a warning.
+    pub fn unread_files(&self) -> Vec<UnreadFile> {
+        self.instructions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unread
+            .clone()
     }
 
     /// The instruction text, re-read first if a file changed.

@@ -4,9 +4,12 @@
 //! `allowed-tools`, `model`). Expanding one substitutes `$ARGUMENTS` and `$1`…`$9`, runs the
 //! `` !`command` `` lines and inlines their output, and inlines `@file` references.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use crate::UnreadFile;
+use crate::project_file::read_text;
 
 /// Where a command was defined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,28 +33,63 @@ pub struct CustomCommand {
     pub template: String,
 }
 
+/// The largest command file read (and the largest `@file` a command inlines): far above any
+/// real prompt template. A larger one is skipped with a warning.
+pub const MAX_COMMAND_BYTES: u64 = 1024 * 1024;
+
+/// The custom commands of a project, and the command files that could not be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommandSet {
+    /// By name; a project command wins over a user command with the same name.
+    pub commands: Vec<CustomCommand>,
+    /// Files under a commands directory that were skipped (a FIFO, a link to a device, too
+    /// large, not UTF-8): warnings for the user, never a reason to stop.
+    pub unread: Vec<UnreadFile>,
+}
+
 /// Every custom command for a project; a project command wins over a user command with the
-/// same name.
+/// same name. [`load_commands`] also tells which files were skipped.
 pub fn discover_commands(project: &Path, home: Option<&Path>) -> Vec<CustomCommand> {
+    load_commands(project, home).commands
+}
+
+/// Every custom command for a project, with the command files that could not be read.
+pub fn load_commands(project: &Path, home: Option<&Path>) -> CommandSet {
     let mut found: BTreeMap<String, CustomCommand> = BTreeMap::new();
+    let mut unread = Vec::new();
     if let Some(home) = home {
         collect(
             &home.join(".claude/commands"),
             CommandScope::User,
             &mut found,
+            &mut unread,
         );
     }
     collect(
         &project.join(".claude/commands"),
         CommandScope::Project,
         &mut found,
+        &mut unread,
     );
-    found.into_values().collect()
+    CommandSet {
+        commands: found.into_values().collect(),
+        unread,
+    }
 }
 
-fn collect(root: &Path, scope: CommandScope, found: &mut BTreeMap<String, CustomCommand>) {
+fn collect(
+    root: &Path,
+    scope: CommandScope,
+    found: &mut BTreeMap<String, CustomCommand>,
+    unread: &mut Vec<UnreadFile>,
+) {
     let mut stack = vec![root.to_path_buf()];
+    // Each directory once, by its real path: a link back up the tree is not a loop.
+    let mut visited = HashSet::new();
     while let Some(dir) = stack.pop() {
+        if !dir.canonicalize().is_ok_and(|real| visited.insert(real)) {
+            continue;
+        }
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
             if path.is_dir() {
@@ -61,8 +99,13 @@ fn collect(root: &Path, scope: CommandScope, found: &mut BTreeMap<String, Custom
             if path.extension().is_none_or(|ext| ext != "md") {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
+            let text = match read_text(&path, MAX_COMMAND_BYTES) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(problem) => {
+                    unread.push(problem);
+                    continue;
+                }
             };
             let Ok(relative) = path
                 .with_extension("")
@@ -161,11 +204,12 @@ fn expand_line(line: &str, cwd: &Path) -> String {
     }
     line.split(' ')
         .map(|word| match word.strip_prefix('@') {
-            Some(path) if !path.is_empty() => match std::fs::read_to_string(cwd.join(path)) {
-                Ok(contents) => {
+            Some(path) if !path.is_empty() => match read_text(&cwd.join(path), MAX_COMMAND_BYTES) {
+                Ok(Some(contents)) => {
                     format!("\nContents of {path}:\n```\n{}\n```\n", contents.trim_end())
                 }
-                Err(_) => word.to_string(),
+                Ok(None) => word.to_string(),
+                Err(problem) => format!("{word} ({})", problem.reason),
             },
             _ => word.to_string(),
         })

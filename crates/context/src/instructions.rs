@@ -7,7 +7,9 @@
 //! imports another file (relative to the importing file, `~/` for home), up to
 //! [`MAX_IMPORT_DEPTH`] deep; cycles and repeats are skipped, and `@` inside code is not an
 //! import. Three protections keep the prompt in bounds: a per-file cap, a total cap, and
-//! identical content loaded once; every cut says so in the text.
+//! identical content loaded once; every cut says so in the text. A file that is not a regular
+//! file (a FIFO, a link to a device, a directory) is skipped with a warning
+//! ([`InstructionSet::unread`]), and no file is read past what the cap can keep.
 //!
 //! Imports are what a repository could use to send the user's secrets to the model: a
 //! `CLAUDE.md` with `@~/.ssh/id_rsa` would put the key into the system prompt. So an import
@@ -23,8 +25,15 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use cairn_config::Rest;
+
+use crate::project_file::{TextStart, UnreadFile, read_text_start};
+
 /// A file's text beyond this many characters is cut.
 pub const PER_FILE_CAP: usize = 40_000;
+/// The most of one file read: enough for [`PER_FILE_CAP`] characters of any width, so a
+/// longer file is cut as it always was without being read whole.
+const MAX_FILE_BYTES: u64 = PER_FILE_CAP as u64 * 4;
 /// All instruction text together stays under this many characters.
 pub const TOTAL_CAP: usize = 100_000;
 /// How deep `@path` imports are followed.
@@ -130,6 +139,9 @@ pub struct InstructionSet {
     pub files: Vec<InstructionFile>,
     /// The external files reached, included or skipped, in the order they were met.
     pub external: Vec<ExternalImport>,
+    /// The instruction files that could not be read (a FIFO, a device, a directory, not
+    /// UTF-8), each once: warnings for the user.
+    pub unread: Vec<UnreadFile>,
     /// Each path looked at (found or not) with its modification time then.
     watched: Vec<(PathBuf, Option<SystemTime>)>,
 }
@@ -180,6 +192,7 @@ impl InstructionSet {
         InstructionSet {
             files: loader.files,
             external: loader.external,
+            unread: loader.unread,
             watched: loader.watched,
         }
     }
@@ -276,6 +289,7 @@ enum Origin {
 struct Loader {
     files: Vec<InstructionFile>,
     external: Vec<ExternalImport>,
+    unread: Vec<UnreadFile>,
     watched: Vec<(PathBuf, Option<SystemTime>)>,
     seen_paths: HashSet<PathBuf>,
     seen_contents: HashSet<String>,
@@ -338,9 +352,21 @@ impl Loader {
         let Ok(canonical) = path.canonicalize() else {
             return;
         };
-        if !canonical.is_file() || self.seen_paths.contains(&canonical) {
+        if self.seen_paths.contains(&canonical) {
             return;
         }
+        // Read through the name found (a link is followed): a FIFO, a device or a directory
+        // there is skipped with a warning naming it, and a huge file costs only its start.
+        let raw = match read_text_start(path, MAX_FILE_BYTES) {
+            Ok(Some(raw)) => raw,
+            Ok(None) => return,
+            Err(unread) => {
+                if !self.unread.contains(&unread) {
+                    self.unread.push(unread);
+                }
+                return;
+            }
+        };
         let (origin, outside) = self.judge(&canonical, reached);
         if let Some(reach) = outside {
             let by = imported_by.unwrap_or(path).to_path_buf();
@@ -366,9 +392,7 @@ impl Loader {
         if imported_by.is_some() {
             self.watch(path);
         }
-        let Ok(raw) = std::fs::read_to_string(&canonical) else {
-            return;
-        };
+        let TextStart { text: raw, rest } = raw;
         if raw.trim().is_empty() || !self.seen_contents.insert(raw.trim().to_string()) {
             return;
         }
@@ -377,7 +401,7 @@ impl Loader {
         } else {
             Vec::new()
         };
-        let text = self.capped(&raw);
+        let text = self.capped(&raw, rest);
         self.files.push(InstructionFile {
             path: path.to_path_buf(),
             text,
@@ -394,14 +418,20 @@ impl Loader {
         }
     }
 
-    /// `raw` within the per-file cap and what is left of the total, with a note when cut.
-    fn capped(&mut self, raw: &str) -> String {
+    /// `raw` (the start of a file, all of it unless `rest` says otherwise) within the per-file
+    /// cap and what is left of the total, with a note when cut.
+    fn capped(&mut self, raw: &str, rest: Rest) -> String {
         let length = raw.chars().count();
         let allowed = PER_FILE_CAP.min(TOTAL_CAP.saturating_sub(self.total_chars));
-        if length <= allowed {
-            self.total_chars += length;
-            return raw.to_string();
-        }
+        let size = match rest {
+            Rest::None if length <= allowed => {
+                self.total_chars += length;
+                return raw.to_string();
+            }
+            Rest::None => format!("{length} characters"),
+            // Only the start was read: at least PER_FILE_CAP characters, so it is cut anyway.
+            Rest::More { size } => format!("{size} bytes"),
+        };
         let kept: String = raw.chars().take(allowed).collect();
         self.total_chars += allowed;
         let reason = if allowed < PER_FILE_CAP {
@@ -410,7 +440,7 @@ impl Loader {
             format!("one instruction file is limited to {PER_FILE_CAP} characters")
         };
         format!(
-            "{kept}\n\n[cut: this file has {length} characters; only the first {allowed} are included because {reason}]"
+            "{kept}\n\n[cut: this file has {size}; only the first {allowed} are included because {reason}]"
         )
     }
 }

@@ -15,11 +15,13 @@ mod date;
 pub mod environment;
 pub mod git;
 pub mod instructions;
+mod project_file;
 pub mod sections;
 
 pub use builder::{PromptBuilder, PromptOptions, PromptSource, Section, SectionPart};
 /// `YYYY-MM-DD` of the day `days` after 1970-01-01.
 pub use date::civil_date as date_from_days;
+pub use project_file::UnreadFile;
 
 /// A rough token count: about four characters a token, the usual estimate for English text
 /// and code. The API's reported usage corrects it where it matters.
