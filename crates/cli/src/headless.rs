@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -11,6 +11,7 @@ use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentEvent, ContentBlock, Op};
 use cairn_session::entry_for;
 use cairn_tools::SessionState;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::args::Args;
@@ -70,7 +71,7 @@ pub async fn run(args: Args) -> ExitCode {
         let mut sink = events;
         engine.run(op_receiver, &mut sink).await
     });
-    watch_interrupts(ops.clone(), tool_state.clone());
+    let stopped_by = watch_stop_signals(ops.clone(), tool_state.clone());
     let op = Op::turn(content, model, allowed_tools);
     if ops.send(op).is_err() {
         eprintln!("error: the engine stopped before the prompt was sent");
@@ -107,43 +108,100 @@ pub async fn run(args: Args) -> ExitCode {
     let mut input = serde_json::Map::new();
     input.insert("reason".into(), "other".into());
     run_session_hook(&governance, HookEvent::SessionEnd, Some("other"), input).await;
+    if let Some(status) = stopped_by.get().and_then(|signal| signal.exit_status()) {
+        return ExitCode::from(status);
+    }
     code.unwrap_or_else(|| {
         eprintln!("error: the engine stopped without finishing the turn");
         ExitCode::FAILURE
     })
 }
 
-/// Turns the first Ctrl-C into an interrupt of the running turn (which then reports and
-/// exits); a second one leaves at once. The handler is registered before this returns, so a
-/// signal that arrives while the first request is in flight is never missed.
-fn watch_interrupts(ops: mpsc::UnboundedSender<Op>, tool_state: Arc<SessionState>) {
-    #[cfg(unix)]
-    let mut signals = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-    {
+/// The exit status after SIGTERM or SIGHUP, as the interactive UI exits and as a shell
+/// reports a process killed by SIGTERM.
+const TERMINATED_STATUS: u8 = 143;
+/// The exit status when a second Ctrl-C leaves at once.
+const INTERRUPTED_STATUS: u8 = 130;
+
+/// A signal that stops a `-p` run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StopSignal {
+    /// SIGINT: Ctrl-C.
+    Interrupt,
+    /// SIGTERM, or SIGHUP (the terminal closed).
+    Terminate,
+}
+
+impl StopSignal {
+    /// The exit status a run stopped by this signal ends with, once its result is printed;
+    /// `None` keeps the run's own (1: the turn ended in an error).
+    fn exit_status(self) -> Option<u8> {
+        match self {
+            StopSignal::Interrupt => None,
+            StopSignal::Terminate => Some(TERMINATED_STATUS),
+        }
+    }
+}
+
+/// Turns the first SIGINT, SIGTERM or SIGHUP into an interrupt of the running turn: the
+/// running command's whole process group is killed, and the turn reports and exits (see
+/// [`StopSignal::exit_status`]). A second one kills the background shells and leaves at once.
+/// The handlers are registered before this returns, so a signal that arrives while the first
+/// request is in flight is never missed. Returns the first signal once it has come.
+fn watch_stop_signals(
+    ops: mpsc::UnboundedSender<Op>,
+    tool_state: Arc<SessionState>,
+) -> Arc<OnceLock<StopSignal>> {
+    let first = Arc::new(OnceLock::new());
+    let mut signals = match StopSignals::register() {
         Ok(signals) => signals,
         Err(err) => {
-            eprintln!("warning: cannot watch for Ctrl-C: {err}");
-            return;
+            eprintln!("warning: cannot watch for Ctrl-C, SIGTERM and SIGHUP: {err}");
+            return first;
         }
     };
+    let seen = Arc::clone(&first);
     tokio::spawn(async move {
-        let mut interrupted = false;
-        loop {
-            #[cfg(unix)]
-            let received = signals.recv().await.is_some();
-            #[cfg(not(unix))]
-            let received = tokio::signal::ctrl_c().await.is_ok();
-            if !received {
-                return;
-            }
-            if interrupted {
+        while let Some(signal) = signals.next().await {
+            if let Some(earlier) = seen.get() {
                 tool_state.shells.kill_all();
-                std::process::exit(130);
+                let status = match (earlier, signal) {
+                    (StopSignal::Interrupt, StopSignal::Interrupt) => INTERRUPTED_STATUS,
+                    (StopSignal::Terminate, _) | (_, StopSignal::Terminate) => TERMINATED_STATUS,
+                };
+                std::process::exit(i32::from(status));
             }
-            interrupted = true;
+            let _ = seen.set(signal);
             let _ = ops.send(Op::Interrupt);
         }
     });
+    first
+}
+
+/// The signals that stop a `-p` run, registered together.
+struct StopSignals {
+    interrupt: Signal,
+    terminate: Signal,
+    hangup: Signal,
+}
+
+impl StopSignals {
+    fn register() -> std::io::Result<StopSignals> {
+        Ok(StopSignals {
+            interrupt: signal(SignalKind::interrupt())?,
+            terminate: signal(SignalKind::terminate())?,
+            hangup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// The next signal; `None` once none can come.
+    async fn next(&mut self) -> Option<StopSignal> {
+        tokio::select! {
+            received = self.interrupt.recv() => received.map(|()| StopSignal::Interrupt),
+            received = self.terminate.recv() => received.map(|()| StopSignal::Terminate),
+            received = self.hangup.recv() => received.map(|()| StopSignal::Terminate),
+        }
+    }
 }
 
 /// The prompt from the argument and, when standard input is piped, from standard input.

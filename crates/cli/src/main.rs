@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Some(args::Command::Sessions) => return session::run_sessions_command(),
         None => {}
     }
+    reap_commands_of_killed_cairns();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -64,5 +65,29 @@ fn main() -> ExitCode {
     };
     // Don't wait for stray blocking work (a stdin reader, a tool) on the way out.
     runtime.shutdown_background();
+    // Its commands were stopped, or deliberately left running, on the way out.
+    cairn_tools::forget_recorded_process_groups();
     code
+}
+
+/// Stops the commands that a cairn killed without a chance to stop them (SIGKILL) left
+/// running, and records this cairn's commands under `~/.cairn/process-groups` so that the next
+/// cairn can do the same for it (see [`cairn_tools::reap_orphaned_process_groups`]).
+fn reap_commands_of_killed_cairns() {
+    let Ok(home) = session::cairn_home() else {
+        return;
+    };
+    match cairn_tools::reap_orphaned_process_groups(&home.join("process-groups")) {
+        Ok(reaped) if !reaped.killed.is_empty() => {
+            let groups: Vec<String> = reaped.killed.iter().map(ToString::to_string).collect();
+            eprintln!(
+                "cairn: stopped commands that a cairn killed earlier left running (process \
+                 groups {})",
+                groups.join(", ")
+            );
+        }
+        // An unwritable `~/.cairn` is already warned about when the session cannot be saved;
+        // commands then run unrecorded.
+        Ok(_) | Err(_) => {}
+    }
 }

@@ -31,8 +31,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use bash::{
-    BashOutputTool, BashTool, KillShellTool, ShellRegistry, WorkspaceRoots,
-    hide_own_process_from_commands,
+    BashOutputTool, BashTool, KillShellTool, Reaped, ShellRegistry, WorkspaceRoots,
+    forget_recorded_process_groups, hide_own_process_from_commands, reap_orphaned_process_groups,
 };
 pub use edit::{EditTool, MultiEditTool};
 pub use file_state::{FileStamp, FileTracker, StaleRead};

@@ -15,11 +15,13 @@ mod capture;
 mod exit_dir;
 mod foreground;
 mod process;
+mod reaper;
 mod shells;
 mod workspace;
 
 pub use background::{BashOutputTool, KillShellTool};
 pub use foreground::BashTool;
 pub use process::hide_own_process_from_commands;
+pub use reaper::{Reaped, forget_recorded_process_groups, reap_orphaned_process_groups};
 pub use shells::ShellRegistry;
 pub use workspace::WorkspaceRoots;

@@ -68,7 +68,22 @@ pub(super) fn spawn_shell(
         .env("GIT_TERMINAL_PROMPT", "0")
         // Lets scripts and tools know they run under cairn.
         .env("CAIRN", "1");
-    command.spawn()
+    let child = command.spawn()?;
+    if let Some(leader) = child.id() {
+        // As the shell runs, sandboxed or not (the wrapper `exec`s it with these arguments).
+        let argv = [
+            shell_program().as_os_str(),
+            "-c".as_ref(),
+            script.as_ref(),
+            "bash".as_ref(),
+        ]
+        .into_iter()
+        .chain(args.iter().copied())
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+        super::reaper::record_group(leader, argv);
+    }
+    Ok(child)
 }
 
 /// Makes cairn's own process unreadable to the commands it runs, which run as the same user:
