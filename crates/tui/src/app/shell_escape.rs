@@ -439,7 +439,8 @@ impl ProcessGroup {
 
 /// Stops a command's process group unless released: SIGTERM (and SIGCONT, so that a stopped
 /// process gets it), then SIGKILL once [`KILL_GRACE`] has passed. Dropped while the group
-/// runs, as when cairn exits, it sends SIGTERM at once and SIGKILL from a thread of its own.
+/// runs: SIGKILL at once if SIGTERM was already sent (cairn exiting after SIGTERM, SIGHUP or
+/// `/exit`), else SIGTERM at once and SIGKILL from a thread of its own, which ends with cairn.
 #[derive(Debug)]
 struct GroupStopper {
     group: Option<ProcessGroup>,
@@ -483,6 +484,13 @@ impl Drop for GroupStopper {
     fn drop(&mut self) {
         let Some(group) = self.group else { return };
         if group.is_gone() {
+            return;
+        }
+        // SIGTERM went out earlier (cairn leaving stops the command first, then drops its
+        // runner on the way out): the grace is over, since a thread left to send SIGKILL
+        // later would end with cairn.
+        if self.kill_at.is_some() {
+            group.signal(Signal::KILL);
             return;
         }
         let wait = self.terminate().saturating_duration_since(Instant::now());
