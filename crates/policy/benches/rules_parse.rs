@@ -1,7 +1,9 @@
 //! Permission rules at scale: a settings file with 10,000, 40,000 and 100,000 allow rules,
 //! loaded (read, merged with the other levels, checked) and parsed into the `RuleSet` the
 //! gate judges calls with. Both steps must be linear: 10,000 rules once took 0.5 s and
-//! 40,000 took 4.6 s, comparing each rule with every one before it.
+//! 40,000 took 4.6 s, comparing each rule with every one before it. 100,000 rules must load
+//! and parse well under a second, and a call no rule covers must be judged against all of
+//! them in a few milliseconds (`evaluate_3_calls`: a Read, a Bash and a WebFetch call).
 //!
 //! Run with `cargo bench -p cairn-policy --bench rules_parse`; throughput is in rules per
 //! second.
@@ -10,7 +12,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use cairn_config::SettingsLoader;
-use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+use cairn_policy::rules::{CallFacts, RuleKind, RuleOrigin, RuleSet};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
@@ -78,6 +80,39 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("load_only", count), &count, |b, _| {
             b.iter(|| black_box(SettingsLoader::new(home.path(), project.path()).load().ok()));
         });
+
+        // Calls no rule covers, so each is tried against every rule: the slowest verdicts.
+        let set = load_and_parse(home.path(), project.path());
+        let read_paths = [project.path().join("src/elsewhere/main.rs")];
+        let bash_commands = ["tool-unknown --flag".to_owned()];
+        let read_input = json!({"file_path": read_paths[0]});
+        let bash_input = json!({"command": bash_commands[0]});
+        let fetch_input = json!({"url": "https://unknown.example.org/x"});
+        let calls = [
+            ("Read", &read_input, &read_paths[..], None),
+            ("Bash", &bash_input, &[][..], Some(&bash_commands[..])),
+            ("WebFetch", &fetch_input, &[][..], None),
+        ];
+        group.throughput(Throughput::Elements(count as u64 * calls.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new("evaluate_3_calls", count),
+            &count,
+            |b, _| {
+                b.iter(|| {
+                    for (tool, input, paths, bash_commands) in calls {
+                        let call = CallFacts {
+                            tool,
+                            input,
+                            paths,
+                            bash_commands,
+                            home: home.path(),
+                            cwd: project.path(),
+                        };
+                        assert!(black_box(set.evaluate(&call)).is_none());
+                    }
+                });
+            },
+        );
     }
     group.finish();
 }
