@@ -723,8 +723,6 @@ fn assert_ends_cleanly_when_closed(close: impl FnOnce(&mut Terminal)) {
 }
 
 #[test]
-#[ignore = "cairn can spin forever (crossterm reading end-of-file on the main thread) once \
-            its terminal is closed, about 1 close in 4 under load; run with --ignored"]
 fn closing_the_terminal_ends_cairn_cleanly() {
     // As a terminal emulator closes its window: SIGHUP to the shell's process group (the
     // shell ignores it, cairn does not), and the terminal gone.
@@ -732,8 +730,6 @@ fn closing_the_terminal_ends_cairn_cleanly() {
 }
 
 #[test]
-#[ignore = "cairn can spin forever (crossterm reading end-of-file on the main thread) once \
-            its terminal is gone, about 1 close in 20 under load; run with --ignored"]
 fn a_terminal_gone_without_a_hang_up_signal_ends_cairn_cleanly() {
     // cairn itself gets no hang-up (only the session's leader, the shell, does), only a
     // terminal that is gone.

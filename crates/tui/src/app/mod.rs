@@ -25,6 +25,7 @@ mod replay;
 mod shell_escape;
 mod slash;
 mod terminal;
+mod watchdog;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -151,6 +152,7 @@ pub async fn run_app(
     mut events: UnboundedReceiver<AgentEvent>,
 ) -> Result<AppExit, AppError> {
     let guard = terminal::TerminalGuard::enter()?;
+    watchdog::watch_terminal();
     // A previous app's (after `/clear`) EventStream leaves a wake-up pending in crossterm's
     // reader when it is dropped; the cursor query below would take it for a timeout. A
     // zero-length poll consumes it (any keys read meanwhile stay queued).
