@@ -16,6 +16,7 @@ use tokio::process::Child;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::{CappedBuffer, Captured, cut_middle, incomplete_utf8_suffix, join_streams};
+use super::guarded::{absent_guarded_files, remove_created};
 use super::process::{ProcessGroup, pump, spawn_shell};
 use crate::{Access, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput};
 
@@ -75,6 +76,7 @@ impl BackgroundShell {
         env: &[(String, String)],
         sandbox: Option<&crate::CommandSandbox>,
     ) -> io::Result<Arc<Self>> {
+        let absent = absent_guarded_files(sandbox);
         let child = spawn_shell(command, &[], cwd, env, sandbox)?;
         let shell = Arc::new(BackgroundShell {
             id,
@@ -82,7 +84,7 @@ impl BackgroundShell {
             group: ProcessGroup::led_by(&child),
             state: Mutex::default(),
         });
-        tokio::spawn(collect(Arc::clone(&shell), child));
+        tokio::spawn(collect(Arc::clone(&shell), child, absent));
         Ok(shell)
     }
 
@@ -164,14 +166,18 @@ fn keep_matching(text: &str, filter: &Regex) -> String {
 }
 
 /// Collects the command's output into the shell until both streams close and it has exited.
-async fn collect(shell: Arc<BackgroundShell>, mut child: Child) {
+async fn collect(shell: Arc<BackgroundShell>, mut child: Child, absent: Vec<PathBuf>) {
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let (_, _, waited) = tokio::join!(
         pump(stdout, |bytes| shell.state().stdout.push(bytes)),
         pump(stderr, |bytes| shell.state().stderr.push(bytes)),
         child.wait(),
     );
+    let removed = remove_created(&absent);
     let mut state = shell.state();
+    if let Some(note) = removed {
+        state.stderr.push(format!("\n{note}\n").as_bytes());
+    }
     if state.status == ShellStatus::Running {
         state.status = match waited {
             Ok(status) => ShellStatus::Finished(status),

@@ -17,6 +17,7 @@ use super::ShellRegistry;
 use super::background::BackgroundShell;
 use super::capture::{CappedBuffer, Captured, MAX_OUTPUT_CHARS, cut_middle, join_streams};
 use super::exit_dir::ExitDir;
+use super::guarded::{absent_guarded_files, remove_created};
 use super::process::{KillOnDrop, ProcessGroup, describe_failure, pump, spawn_shell};
 use crate::{
     Access, CommandSandbox, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput,
@@ -135,7 +136,7 @@ impl Tool for BashTool {
         }
         let timeout_ms = effective_timeout(input.timeout, &mut notes);
 
-        let absent = sandbox.map(absent_guarded_files).unwrap_or_default();
+        let absent = absent_guarded_files(sandbox);
         let exit_dir = ExitDir::prepare();
         let child = match spawn_shell(
             WRAPPER_SCRIPT,
@@ -411,33 +412,4 @@ fn report(run: Run, timeout_ms: u64, mut lines: Vec<String>) -> ToolOutput {
     } else {
         ToolOutput::text(text)
     }
-}
-
-/// The sandbox's guarded files that do not exist before a command runs.
-fn absent_guarded_files(sandbox: &CommandSandbox) -> Vec<PathBuf> {
-    sandbox
-        .guarded_files
-        .iter()
-        .filter(|path| std::fs::symlink_metadata(path).is_err())
-        .cloned()
-        .collect()
-}
-
-/// Removes the guarded files a command created, and says so.
-fn remove_created(absent: &[PathBuf]) -> Option<String> {
-    let created: Vec<String> = absent
-        .iter()
-        .filter(|path| {
-            std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_dir())
-                && std::fs::remove_file(path).is_ok()
-        })
-        .map(|path| path.display().to_string())
-        .collect();
-    (!created.is_empty()).then(|| {
-        format!(
-            "The sandbox removed {}: commands may not create the files that decide which \
-             programs cairn starts. Write it with the Write tool, which asks the user.",
-            created.join(", ")
-        )
-    })
 }

@@ -14,6 +14,7 @@ mod background;
 mod capture;
 mod exit_dir;
 mod foreground;
+mod guarded;
 mod process;
 mod reaper;
 mod shells;
