@@ -80,7 +80,7 @@ pub async fn run(args: Args) -> ExitCode {
 
     let mut printer = Printer::new(args.output_format, args.verbose, session);
     printer.start();
-    if let Some(message) = crate::prompt::skipped_imports_warning(&args, &cwd) {
+    for message in crate::prompt::instruction_warnings(&args, &cwd) {
         printer.event(&AgentEvent::Warning { message });
     }
     let mut code = None;
@@ -245,8 +245,15 @@ fn expand_custom_command(
         Some((name, rest)) => (name, rest.trim()),
         None => (body, ""),
     };
-    let commands = cairn_context::commands::discover_commands(cwd, Some(home));
-    let command = commands.iter().find(|command| command.name == name)?;
+    let loaded = cairn_context::commands::load_commands(cwd, Some(home));
+    let command = loaded.commands.iter().find(|command| command.name == name);
+    if command.is_none() {
+        // A command file that could not be read may be the one asked for: say why.
+        for unread in &loaded.unread {
+            eprintln!("warning: {unread}");
+        }
+    }
+    let command = command?;
     let model = command
         .model
         .as_deref()

@@ -37,7 +37,9 @@ fn output_within_deadline(mut command: Command) -> Output {
     match receiver.recv_timeout(WAIT) {
         Ok(output) => output.unwrap(),
         Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            if let Some(pid) = rustix::process::Pid::from_raw(pid.cast_signed()) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
             panic!("cairn -p did not finish within {WAIT:?}");
         }
     }
@@ -68,6 +70,12 @@ fn a_project_with_a_fifo_and_links_to_dev_zero_still_gets_its_answer() {
 
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    for skipped in ["CLAUDE.md was skipped", "endless.md was skipped"] {
+        assert!(
+            stderr.contains(skipped),
+            "the warning names the file: {stderr}"
+        );
+    }
     assert_eq!(String::from_utf8(output.stdout).unwrap(), "Hello, world.\n");
     let requests = h.server.requests();
     assert_eq!(requests.len(), 1);
