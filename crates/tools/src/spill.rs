@@ -115,7 +115,7 @@ fn write_spill(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 /// Creates directories (and their missing parents) only the user can enter.
-fn private_dir_builder() -> std::fs::DirBuilder {
+pub(crate) fn private_dir_builder() -> std::fs::DirBuilder {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

@@ -66,7 +66,8 @@ pub struct Reaped {
 /// then run unrecorded.
 pub fn reap_orphaned_process_groups(dir: &Path) -> io::Result<Reaped> {
     let mut reaped = Reaped::default();
-    fs::create_dir_all(dir)?;
+    // cairn's own state: only the user may look (the home, this directory, the records).
+    crate::spill::private_dir_builder().create(dir)?;
     for entry in fs::read_dir(dir)?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         // This process's own file, if any, is a running owner's too.
@@ -95,7 +96,11 @@ pub fn reap_orphaned_process_groups(dir: &Path) -> io::Result<Reaped> {
         return Ok(reaped);
     };
     let path = dir.join(format!("cairn-{}-{start}.jsonl", std::process::id()));
-    let file = OpenOptions::new().create(true).append(true).open(&path)?;
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&path)?;
     let _ = RECORDS.set(Records {
         path,
         file: Mutex::new(file),
