@@ -7,7 +7,7 @@
 )]
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use cairn_test_support::Reply;
@@ -393,11 +393,8 @@ fn sigint_during_a_stream_exits_promptly_with_an_error_result() {
     // The request has arrived and the server is holding the stream open.
     h.server.wait_for_requests(1, WAIT);
     let interrupted = Instant::now();
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let pid = rustix::process::Pid::from_raw(child.id().cast_signed()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
     let exit = child.wait().unwrap();
     let elapsed = interrupted.elapsed();
     let mut stdout = String::new();

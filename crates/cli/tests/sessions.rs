@@ -7,7 +7,7 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use cairn_test_support::Reply;
 use pretty_assertions::assert_eq;
@@ -253,8 +253,11 @@ fn a_tool_call_cut_off_by_a_crash_is_answered_on_resume() {
 }
 
 fn kill_leftover(pid_file: &Path) {
-    if let Ok(pid) = std::fs::read_to_string(pid_file) {
-        let _ = Command::new("kill").args(["-9", pid.trim()]).status();
+    if let Ok(pid) = std::fs::read_to_string(pid_file)
+        && let Ok(pid) = pid.trim().parse::<i32>()
+        && let Some(pid) = rustix::process::Pid::from_raw(pid)
+    {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
     }
 }
 

@@ -207,9 +207,7 @@ async fn a_process_left_holding_the_output_does_not_block_the_result() {
     );
     // It was started deliberately with `&`, so it was left running; end it here.
     assert!(is_alive(pid));
-    std::process::Command::new("kill")
-        .arg(pid.to_string())
-        .status()
-        .unwrap();
+    let leftover = rustix::process::Pid::from_raw(pid.cast_signed()).unwrap();
+    rustix::process::kill_process(leftover, rustix::process::Signal::TERM).unwrap();
     wait_until_dead(pid).await;
 }
