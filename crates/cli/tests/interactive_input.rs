@@ -65,17 +65,19 @@ fn an_at_mention_completes_and_attaches_the_file() {
     // The files are listed in the background from the start and matched at each key, so keys
     // typed before the listing is done show no list until the next key: retype the last
     // letter until it shows, as a user would.
-    term.wait_until("the completion list", |screen| {
-        if screen.contains("src/notes.txt") {
-            return true;
+    // Each key waits for the screen to show it, so no key is sent twice.
+    let typed_all = |screen: &str| screen.contains("> read @notes");
+    term.wait_until("the typed text", |screen| typed_all(screen));
+    for _ in 0..50 {
+        if term.screen().contains("src/notes.txt") {
+            break;
         }
-        if screen.contains("> read @notes") {
-            term.press("BSpace");
-        } else if screen.contains("> read @note") {
-            term.type_text("s");
-        }
-        false
-    });
+        term.press("BSpace");
+        term.wait_until("the last letter gone", |screen| !typed_all(screen));
+        term.type_text("s");
+        term.wait_until("the last letter again", |screen| typed_all(screen));
+    }
+    term.wait_for("src/notes.txt");
     term.press("Tab");
     term.wait_for("> read @src/notes.txt");
     term.press("Enter");
