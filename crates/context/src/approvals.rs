@@ -131,7 +131,9 @@ impl ImportApprovals {
             source,
         };
         let directory = self.path.parent().unwrap_or(Path::new("."));
-        create_private_dir(directory).map_err(failed)?;
+        cairn_protocol::private_dir_builder()
+            .create(directory)
+            .map_err(failed)?;
         let temp = directory.join(format!(".{APPROVALS_FILE}.{}.tmp", std::process::id()));
         let text = format!("{document:#}\n");
         let written = create_private_file(&temp).and_then(|mut file| {
@@ -197,36 +199,10 @@ fn into_object(value: Value) -> Map<String, Value> {
     }
 }
 
-#[cfg(unix)]
-fn create_private_dir(directory: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(directory)
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(directory: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(directory)
-}
-
-#[cfg(unix)]
 fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
     // A leftover from a crash is replaced, not reused with whatever mode it had.
     let _ = std::fs::remove_file(path);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    let _ = std::fs::remove_file(path);
-    std::fs::OpenOptions::new()
+    cairn_protocol::private_file_options()
         .write(true)
         .create_new(true)
         .open(path)

@@ -13,6 +13,7 @@
 mod child_env;
 mod event;
 mod message;
+mod private_files;
 mod usage;
 
 pub use child_env::{child_environment, declare_credential_variables, is_credential_variable};
@@ -24,4 +25,5 @@ pub use message::{
     ContentBlock, ImageSource, Message, Role, StopReason, SystemPrompt, ToolResultBlock,
     ToolResultContent, ToolSpec,
 };
+pub use private_files::{private_dir_builder, private_file_options};
 pub use usage::Usage;

@@ -1,6 +1,8 @@
 //! Appending to a session file, one complete line per entry.
 
 use std::fs::{File, OpenOptions};
+
+use cairn_protocol::{private_dir_builder, private_file_options};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -47,11 +49,11 @@ impl SessionWriter {
                     source,
                 })?;
         }
-        let mut options = OpenOptions::new();
-        options.append(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = match options.open(&path) {
+        let file = match private_file_options()
+            .append(true)
+            .create_new(true)
+            .open(&path)
+        {
             Ok(file) => file,
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
                 return Err(SessionError::AlreadyExists { path });
@@ -204,15 +206,6 @@ fn lock(file: &File, path: &Path) -> Result<(), SessionError> {
 #[cfg(not(unix))]
 fn lock(_file: &File, _path: &Path) -> Result<(), SessionError> {
     Ok(())
-}
-
-/// Creates directories (and their missing parents) only the user can enter.
-pub(crate) fn private_dir_builder() -> std::fs::DirBuilder {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
 }
 
 /// Whether the file is empty or ends with `\n`.

@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use cairn_protocol::ToolResultContent;
+use cairn_protocol::{ToolResultContent, private_dir_builder, private_file_options};
 
 /// A single result longer than this (in characters) is spilled.
 pub const SPILL_THRESHOLD: usize = 50_000;
@@ -102,7 +102,11 @@ fn write_spill(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         private_dir_builder().create(parent)?;
     }
-    let mut file = private_file_options().open(path)?;
+    let mut file = private_file_options()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)?;
     // `sync_data`: a full disk may only show itself when the data is written back.
     let written = file
         .write_all(text.as_bytes())
@@ -112,24 +116,6 @@ fn write_spill(path: &Path, text: &str) -> std::io::Result<()> {
         let _ = std::fs::remove_file(path);
     }
     written
-}
-
-/// Creates directories (and their missing parents) only the user can enter.
-pub(crate) fn private_dir_builder() -> std::fs::DirBuilder {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-}
-
-/// Opens a file for writing from the start, created readable by the user alone.
-fn private_file_options() -> std::fs::OpenOptions {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options
 }
 
 /// Tool-use ids come from the model; keep only characters that are safe in a file name.

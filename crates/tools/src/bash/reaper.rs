@@ -21,7 +21,7 @@
 //! - `!` commands of the interactive UI, which it stops itself but does not record;
 //! - platforms without `/proc` (everywhere but Linux): nothing is recorded.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -67,7 +67,7 @@ pub struct Reaped {
 pub fn reap_orphaned_process_groups(dir: &Path) -> io::Result<Reaped> {
     let mut reaped = Reaped::default();
     // cairn's own state: only the user may look (the home, this directory, the records).
-    crate::spill::private_dir_builder().create(dir)?;
+    cairn_protocol::private_dir_builder().create(dir)?;
     for entry in fs::read_dir(dir)?.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         // This process's own file, if any, is a running owner's too.
@@ -96,11 +96,10 @@ pub fn reap_orphaned_process_groups(dir: &Path) -> io::Result<Reaped> {
         return Ok(reaped);
     };
     let path = dir.join(format!("cairn-{}-{start}.jsonl", std::process::id()));
-    let mut options = OpenOptions::new();
-    options.create(true).append(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let file = options.open(&path)?;
+    let file = cairn_protocol::private_file_options()
+        .create(true)
+        .append(true)
+        .open(&path)?;
     let _ = RECORDS.set(Records {
         path,
         file: Mutex::new(file),

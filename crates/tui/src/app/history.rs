@@ -86,19 +86,15 @@ impl PromptHistory {
         let write = || -> std::io::Result<()> {
             // Prompts are the user's alone: the file 0600, directories made for it 0700.
             if let Some(parent) = path.parent() {
-                let mut dirs = std::fs::DirBuilder::new();
-                dirs.recursive(true);
-                #[cfg(unix)]
-                std::os::unix::fs::DirBuilderExt::mode(&mut dirs, 0o700);
-                dirs.create(parent)?;
+                cairn_protocol::private_dir_builder().create(parent)?;
             }
             let mut line = serde_json::to_string(&entry).map_err(std::io::Error::other)?;
             line.push('\n');
-            let mut options = std::fs::OpenOptions::new();
-            options.create(true).append(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            options.open(path)?.write_all(line.as_bytes())
+            cairn_protocol::private_file_options()
+                .create(true)
+                .append(true)
+                .open(path)?
+                .write_all(line.as_bytes())
         };
         write().map_err(|source| HistoryError {
             path: path.clone(),
