@@ -13,6 +13,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
+use cairn_policy::bash::BashVerdict;
 use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
 use cairn_policy::{Asking, CallInfo, Mode, PermissionGate, Verdict};
 use serde_json::json;
@@ -84,4 +85,39 @@ fn check_in(world: &World, mode: Mode, allow: &[&str], command: &str) -> Verdict
         paths: &paths,
         read_only: false,
     })
+}
+
+/// The instances of `cases` (a command and the allow rules matching its words) that did not
+/// run their hidden `touch pwned` in the real bash: each should.
+pub fn harmless_instances(cases: &[(&'static str, &[&str])]) -> Vec<&'static str> {
+    let world = World::new();
+    plant_tools(&world);
+    cases
+        .iter()
+        .map(|(command, _)| *command)
+        .filter(|command| !runs_the_payload(&world, command))
+        .collect()
+}
+
+/// The instances the analysis does not call unanalysable with a reason, and what it said.
+pub fn not_unanalysable(cases: &[(&str, &[&str])]) -> Vec<String> {
+    let world = World::new();
+    cases
+        .iter()
+        .filter_map(|(command, _)| {
+            let analysis = world.analyze(command);
+            (analysis.verdict != BashVerdict::Unanalysable || analysis.reasons.is_empty())
+                .then(|| format!("{command:?}: {:?} {:?}", analysis.verdict, analysis.reasons))
+        })
+        .collect()
+}
+
+/// The instances the real gate lets through in `cairn -p` with their allow rules, or in plan
+/// mode.
+pub fn not_refused(cases: &[(&str, &[&str])]) -> Vec<String> {
+    let world = World::new();
+    cases
+        .iter()
+        .filter_map(|(command, rules)| denied_everywhere(&world, command, rules).err())
+        .collect()
 }
