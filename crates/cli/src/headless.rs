@@ -33,6 +33,7 @@ pub async fn run(args: Args) -> ExitCode {
             resumed,
             cwd,
             home,
+            instruction_warnings,
             ..
         },
     ) = match prepared {
@@ -80,7 +81,7 @@ pub async fn run(args: Args) -> ExitCode {
 
     let mut printer = Printer::new(args.output_format, args.verbose, session);
     printer.start();
-    for message in crate::prompt::instruction_warnings(&args, &cwd) {
+    for message in instruction_warnings {
         printer.event(&AgentEvent::Warning { message });
     }
     let mut code = None;

@@ -45,16 +45,14 @@ fn approvals() -> anyhow::Result<ImportApprovals> {
     Ok(ImportApprovals::new(&crate::session::cairn_home()?))
 }
 
-/// `cairn -p`'s warnings about the instruction files: imports from outside the project that
-/// nobody approved (each one, the file that imports it, and how to include them), and files
-/// that could not be read (a FIFO, a link to a device, not text), each naming the file.
-pub fn instruction_warnings(args: &Args, cwd: &Path) -> Vec<String> {
-    let home = std::env::home_dir();
-    let scope = import_scope(args, cwd, home.as_deref());
-    let set = InstructionSet::load(cwd, home.as_deref(), &scope);
-    describe_skipped(set.skipped_imports())
+/// The warnings about the instruction files the prompt was built from: imports from outside
+/// the project that nobody approved (each one, the file that imports it, and how to include
+/// them), and files that could not be read (a FIFO, a link to a device, not text), each naming
+/// the file.
+pub fn instruction_warnings(builder: &PromptBuilder) -> Vec<String> {
+    describe_skipped(builder.skipped_imports().iter())
         .into_iter()
-        .chain(set.unread.iter().map(ToString::to_string))
+        .chain(builder.unread_files().iter().map(ToString::to_string))
         .collect()
 }
 

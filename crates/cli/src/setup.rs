@@ -40,6 +40,9 @@ pub struct Prepared {
     pub resumed: bool,
     pub cwd: PathBuf,
     pub home: PathBuf,
+    /// What the user should hear about the instruction files (skipped imports, unreadable
+    /// files), from the load that built the system prompt.
+    pub instruction_warnings: Vec<String>,
 }
 
 /// Runs SessionStart or SessionEnd hooks, printing what they say for the user; returns the
@@ -138,11 +141,13 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         api_key_source,
         permission_mode: permission_mode.as_str(),
     };
+    let system_prompt = PromptBuilder::new(prompt_options(args, &cwd, &model)?);
+    let instruction_warnings = crate::prompt::instruction_warnings(&system_prompt);
     let engine = Engine::new(
         Arc::new(client),
         Arc::new(tools),
         EngineConfig {
-            system_prompt: Arc::new(PromptBuilder::new(prompt_options(args, &cwd, &model)?)),
+            system_prompt: Arc::new(system_prompt),
             model,
             max_turns: args.max_turns,
             max_output_tokens,
@@ -160,5 +165,6 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         resumed,
         cwd,
         home,
+        instruction_warnings,
     })
 }
