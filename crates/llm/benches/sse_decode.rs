@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use cairn_llm::sse::decode_stream_with;
+use cairn_llm::anthropic::stream::decode_stream_with;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
@@ -253,7 +253,7 @@ mod stages {
             b.iter(|| {
                 let decoded = data
                     .iter()
-                    .filter(|data| cairn_llm::sse::parse_event(data).is_ok())
+                    .filter(|data| cairn_llm::anthropic::stream::parse_event(data).is_ok())
                     .count();
                 black_box(decoded)
             })

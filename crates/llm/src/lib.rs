@@ -6,11 +6,10 @@
 //! API: SSE framing and decoding, assembling tool inputs from partial JSON, retries with
 //! backoff, and clear errors. [`pricing`] turns usage into dollars.
 
-mod anthropic;
+pub mod anthropic;
 mod error;
 pub mod models;
 pub mod pricing;
-pub mod request_body;
 mod retry;
 pub mod sse;
 
@@ -24,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 pub use anthropic::{ANTHROPIC_VERSION, DEFAULT_BASE_URL};
 pub use anthropic::{AnthropicClient, AnthropicConfig, Credential};
 pub use error::ModelError;
-pub use request_body::PromptCaching;
+pub use anthropic::PromptCaching;
 pub use retry::RetryPolicy;
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
 

@@ -14,7 +14,7 @@ const MAX_QUOTED_INPUT: usize = 200;
 /// [`ModelEvent`]s as they become known.
 ///
 /// ```
-/// use cairn_llm::sse::{parse_event, StreamAssembler};
+/// use cairn_llm::anthropic::stream::{parse_event, StreamAssembler};
 ///
 /// let mut assembler = StreamAssembler::new();
 /// let mut events = Vec::new();

@@ -1,10 +1,10 @@
-//! Server-sent events from the Anthropic Messages API, from raw bytes to a [`ModelResponse`].
+//! The Anthropic Messages API's event stream, from raw bytes to a [`ModelResponse`].
 //!
 //! Three steps, each usable on its own:
 //!
-//! 1. Framing: an [`SseFramer`] splits the byte stream into events, whatever the network
-//!    chunking (events split across chunks or several in one, `\n`, `\r\n` or `\r` line ends,
-//!    comments, multi-line `data:`).
+//! 1. Framing: the provider-neutral [`SseFramer`] splits the byte stream into server-sent
+//!    events, whatever the network chunking (events split across chunks or several in one,
+//!    `\n`, `\r\n` or `\r` line ends, comments, multi-line `data:`).
 //! 2. Decoding: [`parse_event`] reads an event's `data` into a [`StreamEvent`]. Event, delta
 //!    and content-block types this version does not know decode to an `Unknown` variant and are
 //!    skipped, so a new API feature does not break old clients.
@@ -19,13 +19,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::truncate_chars;
+use crate::sse::{SseEvent, SseFramer};
 use crate::{ModelError, ModelEvent, ModelResponse};
 
 mod assembler;
-mod framer;
 
 pub use assembler::StreamAssembler;
-pub use framer::{SseError, SseEvent, SseFramer};
 
 /// One event of the Messages API stream, as its `data` JSON reads.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -298,12 +297,6 @@ fn push_event(
     }
 }
 
-impl From<SseError> for ModelError {
-    fn from(error: SseError) -> Self {
-        ModelError::InvalidStream(error.to_string())
-    }
-}
-
 /// Decodes a whole response held in memory as `chunks` of bytes, split anywhere.
 ///
 /// ```
@@ -313,7 +306,7 @@ impl From<SseError> for ModelError {
 ///     "event: message_stop\n",
 ///     "data: {\"type\":\"message_stop\"}\n\n",
 /// );
-/// let response = cairn_llm::sse::decode_stream(body.as_bytes().chunks(7)).unwrap();
+/// let response = cairn_llm::anthropic::stream::decode_stream(body.as_bytes().chunks(7)).unwrap();
 /// assert_eq!(response.id, "msg_1");
 /// ```
 pub fn decode_stream<'a>(

@@ -15,9 +15,9 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{body_excerpt, error_chain};
-use crate::request_body::{PromptCaching, messages_body};
+use super::request_body::{PromptCaching, messages_body};
 use crate::retry::retry_after_from_headers;
-use crate::sse::StreamDecoder;
+use super::stream::StreamDecoder;
 use crate::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy};
 
 /// The API version cairn speaks.
