@@ -1,4 +1,9 @@
 //! What can go wrong when talking to a model API, in words a user can act on.
+//!
+//! The errors are the same for every provider; the names in them are not. A provider says
+//! which environment variables it reads ([`ProviderVariables`]), and the error carries those
+//! names, so that an Anthropic user is told to check `ANTHROPIC_BASE_URL` and an
+//! OpenAI-compatible one `OPENAI_BASE_URL`.
 
 use std::time::Duration;
 
@@ -6,15 +11,30 @@ use thiserror::Error;
 
 use crate::retry;
 
+/// The environment variables behind one client's requests, as the provider names them: what
+/// an error tells the user to check. The Anthropic client fills it with `ANTHROPIC_API_KEY`
+/// (or `ANTHROPIC_AUTH_TOKEN`) and `ANTHROPIC_BASE_URL`; an OpenAI-compatible client would
+/// fill it with `OPENAI_API_KEY` and `OPENAI_BASE_URL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProviderVariables {
+    /// The variable the credential was read from (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`).
+    pub credential: &'static str,
+    /// The variable that says where requests go (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`).
+    pub base_url: &'static str,
+}
+
 /// Why a model request failed.
 ///
 /// The `Display` text is what the user reads: it says what happened and, where there is one,
 /// what to do. When the API explained itself (the `message` of its JSON error body), that
-/// explanation is part of the text. No variant ever holds a credential.
+/// explanation is part of the text. Variables are named as the provider that failed reads
+/// them. No variant ever holds a credential.
 #[derive(Debug, Error)]
 pub enum ModelError {
-    #[error("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")]
-    MissingCredentials,
+    /// None of the variables a provider reads its credential from is set. `variables` lists
+    /// them, the one it reads first first.
+    #[error("no API credentials: set {}", one_of(.variables))]
+    MissingCredentials { variables: &'static [&'static str] },
 
     /// An environment variable or setting holds a value cairn cannot use.
     #[error("{variable} is `{value}`: expected {expected}")]
@@ -53,12 +73,16 @@ pub enum ModelError {
         message: String,
     },
 
-    /// 404: usually a misspelt model id, sometimes a wrong `ANTHROPIC_BASE_URL`.
+    /// 404: usually a misspelt model id, sometimes a wrong base URL (`base_url_variable`).
     #[error(
-        "model or endpoint not found (404) for model `{model}`{}: check the model name and ANTHROPIC_BASE_URL",
+        "model or endpoint not found (404) for model `{model}`{}: check the model name and {base_url_variable}",
         api_says(.message)
     )]
-    NotFound { model: String, message: String },
+    NotFound {
+        model: String,
+        message: String,
+        base_url_variable: &'static str,
+    },
 
     /// 413: the request body is over the API's size limit.
     #[error(
@@ -115,15 +139,20 @@ pub enum ModelError {
     #[error("the API reported an error mid-stream ({error_type}): {message}")]
     StreamError { error_type: String, message: String },
 
-    /// A successful response that is not an event stream: usually `ANTHROPIC_BASE_URL` points
-    /// at something other than the Messages API. `body` is the start of what came instead.
+    /// A successful response that is not an event stream: usually the base URL
+    /// (`base_url_variable`) points at something other than the provider's API. `body` is the
+    /// start of what came instead.
     #[error(
-        "expected an event stream from the API but got `{content_type}`{}: check ANTHROPIC_BASE_URL",
+        "expected an event stream from the API but got `{content_type}`{}: check {base_url_variable}",
         api_says(.body)
     )]
-    NotAnEventStream { content_type: String, body: String },
+    NotAnEventStream {
+        content_type: String,
+        body: String,
+        base_url_variable: &'static str,
+    },
 
-    /// The stream held something that is not the Anthropic event protocol.
+    /// The stream held something that is not the provider's event protocol.
     #[error("the API sent an event cairn could not read: {0}")]
     InvalidStream(String),
 
@@ -144,6 +173,15 @@ fn api_says(message: &str) -> String {
         String::new()
     } else {
         format!(": {message}")
+    }
+}
+
+/// `A`, `A (or B)`, `A (or B, or C)`: the variables a credential may be set in.
+fn one_of(variables: &[&str]) -> String {
+    match variables.split_first() {
+        None => "an API key".to_string(),
+        Some((first, [])) => (*first).to_string(),
+        Some((first, rest)) => format!("{first} (or {})", rest.join(", or ")),
     }
 }
 
@@ -171,7 +209,7 @@ impl ModelError {
             | ModelError::StreamStalled(_)
             | ModelError::RequestTimedOut(_)
             | ModelError::ResponseTooLarge { .. } => true,
-            ModelError::MissingCredentials
+            ModelError::MissingCredentials { .. }
             | ModelError::InvalidSetting { .. }
             | ModelError::InvalidCredential { .. }
             | ModelError::HttpClient(_)
@@ -223,12 +261,13 @@ impl ModelError {
     /// The error for an HTTP error status, from the response body (the API's JSON error
     /// object, or the raw text when it is not one).
     ///
-    /// `variable` names where the credential came from; `model` is the requested model id.
+    /// `variables` names where the credential and the base URL came from; `model` is the
+    /// requested model id.
     pub(crate) fn from_status(
         status: u16,
         body: &[u8],
         retry_after: Option<Duration>,
-        variable: &'static str,
+        variables: ProviderVariables,
         model: &str,
     ) -> ModelError {
         let message = api_error_message(body);
@@ -240,11 +279,18 @@ impl ModelError {
                     message
                 },
             },
-            401 => ModelError::Unauthorized { variable, message },
-            403 => ModelError::PermissionDenied { variable, message },
+            401 => ModelError::Unauthorized {
+                variable: variables.credential,
+                message,
+            },
+            403 => ModelError::PermissionDenied {
+                variable: variables.credential,
+                message,
+            },
             404 => ModelError::NotFound {
                 model: model.to_string(),
                 message,
+                base_url_variable: variables.base_url,
             },
             413 => ModelError::RequestTooLarge { message },
             _ => ModelError::Api {
@@ -323,13 +369,23 @@ mod tests {
             .into_bytes()
     }
 
+    const ANTHROPIC: ProviderVariables = ProviderVariables {
+        credential: "ANTHROPIC_API_KEY",
+        base_url: "ANTHROPIC_BASE_URL",
+    };
+
+    const OPENAI: ProviderVariables = ProviderVariables {
+        credential: "OPENAI_API_KEY",
+        base_url: "OPENAI_BASE_URL",
+    };
+
     #[test]
     fn unauthorized_names_the_variable_and_quotes_the_api() {
         let error = ModelError::from_status(
             401,
             &error_body("authentication_error", "invalid x-api-key"),
             None,
-            "ANTHROPIC_API_KEY",
+            ANTHROPIC,
             "claude-sonnet-4-5",
         );
         assert_eq!(
@@ -346,7 +402,7 @@ mod tests {
             404,
             &error_body("not_found_error", "model: claude-nope"),
             None,
-            "ANTHROPIC_API_KEY",
+            ANTHROPIC,
             "claude-nope",
         );
         assert_eq!(
@@ -356,13 +412,61 @@ mod tests {
         );
     }
 
+    /// The same failures from an OpenAI-compatible provider name the variables it reads.
+    #[test]
+    fn errors_name_the_variables_of_the_provider_that_failed() {
+        let texts = [
+            ModelError::from_status(401, b"", None, OPENAI, "gpt-5"),
+            ModelError::from_status(403, b"", None, OPENAI, "gpt-5"),
+            ModelError::from_status(404, b"", None, OPENAI, "gpt-5"),
+            ModelError::NotAnEventStream {
+                content_type: "text/html".to_string(),
+                body: String::new(),
+                base_url_variable: OPENAI.base_url,
+            },
+            ModelError::MissingCredentials {
+                variables: &["OPENAI_API_KEY"],
+            },
+        ]
+        .map(|error| error.to_string());
+        assert_eq!(
+            texts,
+            [
+                "the API key was rejected (401 unauthorized): check the value of OPENAI_API_KEY",
+                "permission denied (403): the credential in OPENAI_API_KEY may not use this model \
+                 or endpoint",
+                "model or endpoint not found (404) for model `gpt-5`: check the model name and \
+                 OPENAI_BASE_URL",
+                "expected an event stream from the API but got `text/html`: check OPENAI_BASE_URL",
+                "no API credentials: set OPENAI_API_KEY",
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_credentials_list_every_variable_in_order() {
+        let missing = |variables| ModelError::MissingCredentials { variables }.to_string();
+        assert_eq!(
+            [
+                missing(&["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]),
+                missing(&["A", "B", "C"]),
+                missing(&[]),
+            ],
+            [
+                "no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)",
+                "no API credentials: set A (or B, or C)",
+                "no API credentials: set an API key",
+            ]
+        );
+    }
+
     #[test]
     fn bad_request_shows_the_api_message() {
         let error = ModelError::from_status(
             400,
             &error_body("invalid_request_error", "max_tokens: must be at least 1"),
             None,
-            "ANTHROPIC_API_KEY",
+            ANTHROPIC,
             "m",
         );
         assert_eq!(
@@ -373,20 +477,24 @@ mod tests {
 
     #[test]
     fn permission_and_size_errors_read_clearly() {
-        let forbidden = ModelError::from_status(403, b"", None, "ANTHROPIC_AUTH_TOKEN", "m");
+        let token = ProviderVariables {
+            credential: "ANTHROPIC_AUTH_TOKEN",
+            ..ANTHROPIC
+        };
+        let forbidden = ModelError::from_status(403, b"", None, token, "m");
         assert_eq!(
             forbidden.to_string(),
             "permission denied (403): the credential in ANTHROPIC_AUTH_TOKEN may not use this \
              model or endpoint"
         );
-        let too_large = ModelError::from_status(413, b"", None, "ANTHROPIC_API_KEY", "m");
+        let too_large = ModelError::from_status(413, b"", None, ANTHROPIC, "m");
         assert!(too_large.to_string().starts_with("request too large (413)"));
     }
 
     #[test]
     fn non_json_bodies_are_quoted_and_capped() {
         let body = format!("<html>{}</html>", "x".repeat(1000));
-        let error = ModelError::from_status(502, body.as_bytes(), None, "ANTHROPIC_API_KEY", "m");
+        let error = ModelError::from_status(502, body.as_bytes(), None, ANTHROPIC, "m");
         let text = error.to_string();
         assert!(text.starts_with("server error 502: <html>xxx"), "{text}");
         assert!(text.ends_with('…'), "{text}");
@@ -403,7 +511,7 @@ mod tests {
                 529,
                 &error_body("overloaded_error", "Overloaded"),
                 None,
-                "ANTHROPIC_API_KEY",
+                ANTHROPIC,
                 "m",
             )),
         };

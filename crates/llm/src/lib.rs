@@ -2,12 +2,18 @@
 //!
 //! [`ModelClient`] is the provider-neutral contract the engine depends on: send a
 //! [`ModelRequest`], receive [`ModelEvent`]s while the answer streams, and get the complete
-//! [`ModelResponse`] at the end. [`AnthropicClient`] implements it for the Anthropic Messages
-//! API: SSE framing and decoding, assembling tool inputs from partial JSON, retries with
-//! backoff, and clear errors. [`pricing`] turns usage into dollars.
+//! [`ModelResponse`] at the end.
+//!
+//! Each provider is a module of its own that implements the contract. [`anthropic`] speaks
+//! the Anthropic Messages API ([`AnthropicClient`]): its request body, its event stream, its
+//! credentials. An OpenAI-compatible client will sit beside it as `openai`. What they share
+//! stays here: [`ModelError`], whose messages name the variables the failing provider reads
+//! ([`ProviderVariables`]); [`RetryPolicy`]; SSE framing ([`sse`]); the model registry
+//! ([`models`]); and [`pricing`], which turns usage into dollars.
 
 pub mod anthropic;
 mod error;
+mod http;
 pub mod models;
 pub mod pricing;
 mod retry;
@@ -20,10 +26,8 @@ use cairn_protocol::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use anthropic::{ANTHROPIC_VERSION, DEFAULT_BASE_URL};
-pub use anthropic::{AnthropicClient, AnthropicConfig, Credential};
-pub use error::ModelError;
-pub use anthropic::PromptCaching;
+pub use anthropic::{AnthropicClient, AnthropicConfig, Credential, PromptCaching};
+pub use error::{ModelError, ProviderVariables};
 pub use retry::RetryPolicy;
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
 

@@ -272,6 +272,40 @@ async fn a_rejected_key_is_not_retried_and_says_so() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// A wrong base URL shows as a 404 or as a page instead of an event stream; both tell the
+/// user to check the variable the Anthropic provider reads it from.
+#[tokio::test]
+async fn a_wrong_endpoint_names_anthropic_base_url() {
+    let server = ScriptedServer::start();
+    server.push(Reply::error(404, "not_found_error", "no such route"));
+    server.push(
+        Reply::raw_sse("<html>Welcome to nginx!</html>").with_header("content-type", "text/html"),
+    );
+    let client = client(&server);
+    let mut errors = Vec::new();
+    for _ in 0..2 {
+        let (result, events) = send(&client, &request("hi")).await;
+        assert_eq!(events, vec![]);
+        errors.push(result.err().map(|error| error.to_string()));
+    }
+    assert_eq!(
+        errors,
+        vec![
+            Some(
+                "model or endpoint not found (404) for model `claude-sonnet-4-5`: no such route: \
+                 check the model name and ANTHROPIC_BASE_URL"
+                    .to_string()
+            ),
+            Some(
+                "expected an event stream from the API but got `text/html`: <html>Welcome to \
+                 nginx!</html>: check ANTHROPIC_BASE_URL"
+                    .to_string()
+            ),
+        ]
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
 #[tokio::test]
 async fn retries_run_out() {
     let server = ScriptedServer::start();

@@ -3,7 +3,6 @@
 
 use std::fmt;
 use std::pin::pin;
-use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -14,207 +13,22 @@ use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
-use crate::error::{body_excerpt, error_chain};
+use super::config::AnthropicConfig;
 use super::request_body::{PromptCaching, messages_body};
-use crate::retry::retry_after_from_headers;
 use super::stream::StreamDecoder;
-use crate::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy};
+use crate::error::{body_excerpt, error_chain};
+use crate::http::{HttpClient, is_event_stream, stream_broke};
+use crate::retry::retry_after_from_headers;
+use crate::{
+    ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, ProviderVariables,
+    RetryPolicy,
+};
 
 /// The API version cairn speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
-/// Where requests go unless `ANTHROPIC_BASE_URL` says otherwise.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-
-const API_KEY_VAR: &str = "ANTHROPIC_API_KEY";
-const AUTH_TOKEN_VAR: &str = "ANTHROPIC_AUTH_TOKEN";
-const BASE_URL_VAR: &str = "ANTHROPIC_BASE_URL";
-/// Set to anything but `0` or `false` to send no prompt-caching breakpoints.
-const DISABLE_CACHING_VAR: &str = "DISABLE_PROMPT_CACHING";
-
-/// The longest one attempt may take, in milliseconds.
-const API_TIMEOUT_VAR: &str = "API_TIMEOUT_MS";
-/// Claude Code's default for `API_TIMEOUT_MS`: ten minutes.
-const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
-/// The largest response body read. The longest real answer (128k output tokens, each delta
-/// wrapped in its event) is tens of megabytes.
-const DEFAULT_MAX_RESPONSE_BYTES: u64 = 256 * 1024 * 1024;
-
 /// After `message_stop`, how long to wait for the body's end before dropping the connection.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// How cairn proves who it is to the API. `Debug` never shows the secret.
-#[derive(Clone, PartialEq, Eq)]
-pub enum Credential {
-    /// An API key, sent as `x-api-key` (from `ANTHROPIC_API_KEY`).
-    ApiKey(String),
-    /// A bearer token, sent as `Authorization: Bearer …` (from `ANTHROPIC_AUTH_TOKEN`), as
-    /// gateways and proxies in front of the API expect.
-    AuthToken(String),
-}
-
-impl Credential {
-    /// The environment variable this kind of credential is read from; error messages name it.
-    pub fn variable(&self) -> &'static str {
-        match self {
-            Credential::ApiKey(_) => API_KEY_VAR,
-            Credential::AuthToken(_) => AUTH_TOKEN_VAR,
-        }
-    }
-
-    /// The request header that carries the credential, marked sensitive so that HTTP-level
-    /// debug output leaves it out.
-    fn header(&self) -> Result<(HeaderName, HeaderValue), ModelError> {
-        let (name, value) = match self {
-            Credential::ApiKey(key) => (HeaderName::from_static("x-api-key"), key.clone()),
-            Credential::AuthToken(token) => {
-                (reqwest::header::AUTHORIZATION, format!("Bearer {token}"))
-            }
-        };
-        let mut value =
-            HeaderValue::try_from(value).map_err(|_| ModelError::InvalidCredential {
-                variable: self.variable(),
-            })?;
-        value.set_sensitive(true);
-        Ok((name, value))
-    }
-}
-
-impl fmt::Debug for Credential {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self {
-            Credential::ApiKey(_) => "ApiKey",
-            Credential::AuthToken(_) => "AuthToken",
-        };
-        f.debug_tuple(kind).field(&"<redacted>").finish()
-    }
-}
-
-/// Everything [`AnthropicClient`] needs: where to send requests, how to authenticate, how
-/// to retry, how long to wait.
-///
-/// ```
-/// use cairn_llm::{AnthropicConfig, Credential};
-///
-/// let config = AnthropicConfig::new(Credential::ApiKey("sk-ant-secret".to_string()));
-/// assert!(!format!("{config:?}").contains("secret"));
-/// ```
-#[derive(Clone)]
-pub struct AnthropicConfig {
-    /// The API's root, without `/v1/messages`.
-    pub base_url: String,
-    pub credential: Credential,
-    pub retry: RetryPolicy,
-    /// The limit on opening a connection (TCP and TLS).
-    pub connect_timeout: Duration,
-    /// The longest silence accepted while waiting for response headers or between two chunks
-    /// of a stream. The API sends `ping` events, so silence this long means a dead stream.
-    pub idle_timeout: Duration,
-    /// The longest one attempt may take, headers to `message_stop` (`API_TIMEOUT_MS`, as in
-    /// Claude Code). Long answers stream for minutes, so it is generous; it exists for a
-    /// stream that keeps sending (pings, deltas) and never ends, which the idle timeout never
-    /// catches.
-    pub request_timeout: Duration,
-    /// The most bytes of one response body read before giving up on it: far above any real
-    /// answer, so that a server streaming deltas forever cannot fill the memory.
-    pub max_response_bytes: u64,
-    /// Whether requests carry prompt-caching breakpoints.
-    pub prompt_caching: PromptCaching,
-}
-
-impl AnthropicConfig {
-    /// The defaults (the public API, [`RetryPolicy::default`], a 15 s connect timeout, a
-    /// 5 minute idle timeout, a 10 minute request timeout, a 256 MiB response cap) with
-    /// `credential`.
-    pub fn new(credential: Credential) -> Self {
-        AnthropicConfig {
-            base_url: DEFAULT_BASE_URL.to_string(),
-            credential,
-            retry: RetryPolicy::default(),
-            connect_timeout: Duration::from_secs(15),
-            idle_timeout: Duration::from_secs(300),
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
-            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
-            prompt_caching: PromptCaching::Enabled,
-        }
-    }
-
-    /// The configuration the environment describes: `ANTHROPIC_API_KEY` (or else
-    /// `ANTHROPIC_AUTH_TOKEN`), `ANTHROPIC_BASE_URL`, `CAIRN_MAX_RETRIES` and
-    /// `API_TIMEOUT_MS`.
-    pub fn from_env() -> Result<Self, ModelError> {
-        Self::from_vars(|name| std::env::var(name).ok())
-    }
-
-    /// [`from_env`](Self::from_env) with variables looked up through `var`, so that callers
-    /// and tests can supply them from somewhere else. Empty values count as unset.
-    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
-        let value = |name: &str| {
-            var(name)
-                .map(|value| value.trim().to_string())
-                .filter(|value| !value.is_empty())
-        };
-        let credential = match (value(API_KEY_VAR), value(AUTH_TOKEN_VAR)) {
-            (Some(key), _) => Credential::ApiKey(key),
-            (None, Some(token)) => Credential::AuthToken(token),
-            (None, None) => return Err(ModelError::MissingCredentials),
-        };
-        let mut config = AnthropicConfig::new(credential);
-        if let Some(base_url) = value(BASE_URL_VAR) {
-            config.base_url = base_url;
-        }
-        config.retry =
-            RetryPolicy::from_max_retries(value(crate::retry::MAX_RETRIES_VAR).as_deref())?;
-        if value(DISABLE_CACHING_VAR).is_some_and(|value| value != "0" && value != "false") {
-            config.prompt_caching = PromptCaching::Disabled;
-        }
-        if let Some(text) = value(API_TIMEOUT_VAR) {
-            let ms = text
-                .parse::<u64>()
-                .ok()
-                .filter(|ms| *ms > 0)
-                .ok_or_else(|| ModelError::InvalidSetting {
-                    variable: API_TIMEOUT_VAR,
-                    value: text.clone(),
-                    expected: "a whole number of milliseconds above 0, such as 600000",
-                })?;
-            config.request_timeout = Duration::from_millis(ms);
-        }
-        Ok(config)
-    }
-
-    /// The messages endpoint under `base_url`.
-    fn messages_url(&self) -> Result<Url, ModelError> {
-        let invalid = || ModelError::InvalidSetting {
-            variable: BASE_URL_VAR,
-            value: self.base_url.clone(),
-            expected: "an http or https URL such as https://api.anthropic.com",
-        };
-        let url = Url::parse(&format!(
-            "{}/v1/messages",
-            self.base_url.trim_end_matches('/')
-        ))
-        .map_err(|_| invalid())?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(invalid());
-        }
-        Ok(url)
-    }
-}
-
-impl fmt::Debug for AnthropicConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AnthropicConfig")
-            .field("base_url", &self.base_url)
-            .field("credential", &self.credential)
-            .field("retry", &self.retry)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("max_response_bytes", &self.max_response_bytes)
-            .finish()
-    }
-}
 
 /// A [`ModelClient`] for the Anthropic Messages API.
 ///
@@ -227,8 +41,8 @@ pub struct AnthropicClient {
     http: HttpClient,
     url: Url,
     auth: (HeaderName, HeaderValue),
-    /// Where the credential came from, for error messages.
-    credential_variable: &'static str,
+    /// Where the credential and the base URL came from, for error messages.
+    variables: ProviderVariables,
     retry: RetryPolicy,
     idle_timeout: Duration,
     request_timeout: Duration,
@@ -250,7 +64,7 @@ impl AnthropicClient {
             http: HttpClient::warm_up(config.connect_timeout),
             url,
             auth,
-            credential_variable: config.credential.variable(),
+            variables: config.variables(),
             retry: config.retry,
             idle_timeout: config.idle_timeout,
             request_timeout: config.request_timeout,
@@ -309,7 +123,7 @@ impl AnthropicClient {
                 status.as_u16(),
                 &body,
                 retry_after,
-                self.credential_variable,
+                self.variables,
                 model,
             ));
         }
@@ -329,6 +143,7 @@ impl AnthropicClient {
             return Err(ModelError::NotAnEventStream {
                 content_type: content_type.unwrap_or_default(),
                 body: body_excerpt(&body),
+                base_url_variable: self.variables.base_url,
             });
         }
 
@@ -398,73 +213,11 @@ impl fmt::Debug for AnthropicClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AnthropicClient")
             .field("url", &self.url.as_str())
-            .field("credential", &self.credential_variable)
+            .field("credential", &self.variables.credential)
             .field("retry", &self.retry)
             .field("idle_timeout", &self.idle_timeout)
             .finish_non_exhaustive()
     }
-}
-
-/// Whether a successful response's `content-type` promises SSE. A missing header gets the
-/// benefit of the doubt.
-fn is_event_stream(content_type: Option<&str>) -> bool {
-    content_type.is_none_or(|kind| {
-        kind.trim_start()
-            .to_ascii_lowercase()
-            .starts_with("text/event-stream")
-    })
-}
-
-/// The error for a response body that failed part-way through.
-fn stream_broke(error: &dyn std::error::Error) -> ModelError {
-    ModelError::StreamBroke {
-        message: error_chain(error),
-    }
-}
-
-/// The reqwest client, built once, off the caller's thread when possible.
-///
-/// Building it reads and parses the system's root certificates (3–6 ms on Linux), a large
-/// share of cairn's startup budget; started early on another thread, that work overlaps
-/// whatever the caller does before its first request.
-struct HttpClient {
-    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
-    connect_timeout: Duration,
-}
-
-impl HttpClient {
-    fn warm_up(connect_timeout: Duration) -> Self {
-        let client = Arc::new(OnceLock::new());
-        let warming = Arc::clone(&client);
-        // Without a thread, the first request builds the client instead.
-        let _ = std::thread::Builder::new()
-            .name("cairn-http-init".to_string())
-            .spawn(move || {
-                warming.get_or_init(|| build_http_client(connect_timeout));
-            });
-        HttpClient {
-            client,
-            connect_timeout,
-        }
-    }
-
-    /// The client, waiting for the warm-up thread if it is still building it.
-    fn get(&self) -> Result<&reqwest::Client, ModelError> {
-        self.client
-            .get_or_init(|| build_http_client(self.connect_timeout))
-            .as_ref()
-            .map_err(|message| ModelError::HttpClient(message.clone()))
-    }
-}
-
-fn build_http_client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
-    // reqwest is built without a default crypto provider; installing it twice is harmless.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
-        .connect_timeout(connect_timeout)
-        .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|error| error_chain(&error))
 }
 
 #[async_trait]
@@ -535,99 +288,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use super::*;
-
-    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        }
-    }
-
-    #[test]
-    fn credentials_come_from_the_environment() {
-        let config = AnthropicConfig::from_vars(vars(&[("ANTHROPIC_API_KEY", " sk-ant-1\n")]));
-        assert_eq!(
-            config.map(|c| c.credential).ok(),
-            Some(Credential::ApiKey("sk-ant-1".to_string()))
-        );
-        let config = AnthropicConfig::from_vars(vars(&[
-            ("ANTHROPIC_API_KEY", ""),
-            ("ANTHROPIC_AUTH_TOKEN", "tok"),
-        ]));
-        assert_eq!(
-            config.map(|c| c.credential).ok(),
-            Some(Credential::AuthToken("tok".to_string()))
-        );
-    }
-
-    #[test]
-    fn missing_credentials_say_what_to_set() {
-        let error = AnthropicConfig::from_vars(vars(&[])).err();
-        assert_eq!(
-            error.map(|e| e.to_string()),
-            Some("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".to_string())
-        );
-    }
-
-    #[test]
-    fn base_url_and_retries_come_from_the_environment() {
-        let config = AnthropicConfig::from_vars(vars(&[
-            ("ANTHROPIC_API_KEY", "k"),
-            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/proxy/"),
-            ("CAIRN_MAX_RETRIES", "2"),
-        ]));
-        let config = match config {
-            Ok(config) => config,
-            Err(error) => panic!("{error}"),
-        };
-        assert_eq!(config.retry.max_attempts, 3);
-        assert_eq!(
-            config.messages_url().map(String::from).ok(),
-            Some("http://127.0.0.1:9/proxy/v1/messages".to_string())
-        );
-    }
-
-    #[test]
-    fn the_request_timeout_comes_from_api_timeout_ms() {
-        let timeout = |value: &str| {
-            AnthropicConfig::from_vars(vars(&[
-                ("ANTHROPIC_API_KEY", "k"),
-                ("API_TIMEOUT_MS", value),
-            ]))
-            .map(|config| config.request_timeout)
-            .map_err(|error| error.to_string())
-        };
-        assert_eq!(timeout(""), Ok(Duration::from_secs(600)));
-        assert_eq!(timeout("1500"), Ok(Duration::from_millis(1500)));
-        assert_eq!(
-            timeout("soon"),
-            Err(
-                "API_TIMEOUT_MS is `soon`: expected a whole number of milliseconds above 0, \
-                 such as 600000"
-                    .to_string()
-            )
-        );
-    }
-
-    #[test]
-    fn a_bad_base_url_is_named() {
-        let mut config = AnthropicConfig::new(Credential::ApiKey("k".to_string()));
-        config.base_url = "api.anthropic.com".to_string();
-        assert_eq!(
-            AnthropicClient::new(config).err().map(|e| e.to_string()),
-            Some(
-                "ANTHROPIC_BASE_URL is `api.anthropic.com`: expected an http or https URL such \
-                 as https://api.anthropic.com"
-                    .to_string()
-            )
-        );
-    }
+    use crate::anthropic::Credential;
 
     #[test]
     fn debug_output_hides_secrets() {
@@ -665,38 +326,6 @@ mod tests {
                 "the value of ANTHROPIC_API_KEY cannot be sent in an HTTP header (it holds a \
                  control character or line break): set it again"
                     .to_string()
-            )
-        );
-    }
-
-    #[test]
-    fn only_event_streams_are_decoded() {
-        assert!(is_event_stream(Some("text/event-stream")));
-        assert!(is_event_stream(Some("Text/Event-Stream; charset=utf-8")));
-        assert!(is_event_stream(None));
-        assert!(!is_event_stream(Some("text/html")));
-        assert!(!is_event_stream(Some("application/json")));
-        let error = ModelError::NotAnEventStream {
-            content_type: "text/html".to_string(),
-            body: "<html>Welcome to nginx!</html>".to_string(),
-        };
-        assert_eq!(
-            error.to_string(),
-            "expected an event stream from the API but got `text/html`: <html>Welcome to \
-             nginx!</html>: check ANTHROPIC_BASE_URL"
-        );
-        assert!(!error.is_retryable());
-    }
-
-    #[test]
-    fn a_transport_error_is_a_broken_stream() {
-        let error = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection reset");
-        let error = stream_broke(&error);
-        assert_eq!(
-            (error.to_string(), error.retry_reason()),
-            (
-                "the response stream broke: connection reset".to_string(),
-                "stream broke".to_string()
             )
         );
     }
