@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cairn_config::PermissionMode;
+use cairn_protocol::PermissionMode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 /// cairn: a terminal coding agent.

@@ -6,14 +6,15 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cairn_config::{LoadedSettings, PermissionMode, Source};
+use cairn_config::{LoadedSettings, Source};
 use cairn_core::Governance;
 use cairn_policy::hooks::{HookCommon, HookConfig, HookRunner};
 use cairn_policy::rules::{PrefixReach, RuleKind, RuleOrigin, RuleSet};
 use cairn_policy::sandbox::{
     NetworkAccess, SandboxSupport, default_policy, detect_support, explain_failure, wrap_command,
 };
-use cairn_policy::{Asking, Mode, PermissionGate};
+use cairn_policy::{Asking, PermissionGate};
+use cairn_protocol::PermissionMode;
 use cairn_tools::CommandSandbox;
 use serde_json::Value;
 
@@ -62,7 +63,7 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         .filter_map(|rule| rule.read_deny_prefix(home, cwd))
         .collect();
     let gate = PermissionGate::new(
-        policy_mode(mode),
+        mode,
         rules,
         workspace_roots.clone(),
         cwd.to_path_buf(),
@@ -97,16 +98,6 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         },
         sandbox: sandbox(settings, &workspace_roots, &read_denied, home)?,
     })
-}
-
-fn policy_mode(mode: PermissionMode) -> Mode {
-    match mode {
-        PermissionMode::Default => Mode::Default,
-        PermissionMode::AcceptEdits => Mode::AcceptEdits,
-        PermissionMode::Plan => Mode::Plan,
-        PermissionMode::BypassPermissions => Mode::BypassPermissions,
-        PermissionMode::DontAsk => Mode::DontAsk,
-    }
 }
 
 /// Every rule from every settings layer and flag, with its origin. Rules are read from each

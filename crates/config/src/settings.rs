@@ -7,10 +7,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::str::FromStr;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The top-level keys of [`Settings`]. A legacy `.claude.json` contributes only these (the
@@ -89,90 +88,9 @@ pub struct SandboxSettings {
     pub network: Option<bool>,
 }
 
-/// How much the agent may do without asking (DESIGN.md §8). JSON names are Claude Code's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PermissionMode {
-    /// Ask on first use of each tool that is not allowed by a rule.
-    Default,
-    /// Accept file edits without asking.
-    AcceptEdits,
-    /// Read and plan only; no edits, no commands.
-    Plan,
-    /// Never ask (for sandboxes and containers).
-    BypassPermissions,
-    /// Never ask: what is not allowed by a rule is refused.
-    DontAsk,
-}
-
-impl PermissionMode {
-    /// Every mode, in the order they are listed to users.
-    pub const ALL: [PermissionMode; 5] = [
-        PermissionMode::Default,
-        PermissionMode::AcceptEdits,
-        PermissionMode::Plan,
-        PermissionMode::BypassPermissions,
-        PermissionMode::DontAsk,
-    ];
-
-    /// The name used in settings files and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionMode::Default => "default",
-            PermissionMode::AcceptEdits => "acceptEdits",
-            PermissionMode::Plan => "plan",
-            PermissionMode::BypassPermissions => "bypassPermissions",
-            PermissionMode::DontAsk => "dontAsk",
-        }
-    }
-}
-
-impl fmt::Display for PermissionMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A permission mode name that is not one of [`PermissionMode::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown mode {0:?} (expected one of {names})", names = mode_names())]
-pub struct UnknownPermissionMode(pub String);
-
-fn mode_names() -> String {
-    PermissionMode::ALL.map(PermissionMode::as_str).join(", ")
-}
-
-impl FromStr for PermissionMode {
-    type Err = UnknownPermissionMode;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        PermissionMode::ALL
-            .into_iter()
-            .find(|mode| mode.as_str() == name)
-            .ok_or_else(|| UnknownPermissionMode(name.to_owned()))
-    }
-}
-
-impl Serialize for PermissionMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for PermissionMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ModeVisitor;
-        impl Visitor<'_> for ModeVisitor {
-            type Value = PermissionMode;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "a permission mode, one of {}", mode_names())
-            }
-            fn visit_str<E: de::Error>(self, name: &str) -> Result<PermissionMode, E> {
-                name.parse().map_err(E::custom)
-            }
-        }
-        deserializer.deserialize_str(ModeVisitor)
-    }
-}
+/// `permissions.defaultMode`'s type is the one every crate uses, from `cairn-protocol`:
+/// settings files, the command line, the gate and the faces name modes alike.
+pub use cairn_protocol::{PermissionMode, UnknownPermissionMode};
 
 /// `permissions`: an object, or null for none. (serde's derive alone would also take an
 /// array, as the fields in order, and then complain about the wrong thing.)

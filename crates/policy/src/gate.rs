@@ -7,30 +7,27 @@
 //! allow, and a destructive command asks even under an allow rule. Where nobody can be
 //! asked (`cairn -p`), a question becomes a refusal that says which rule or flag would allow
 //! the call.
+//!
+//! # Destructive calls
+//!
+//! A tool declares whether a call destroys something the call itself does not carry
+//! ([`CallInfo::destructive`]: Write over an existing file, NotebookEdit replacing or deleting
+//! a cell; Edit is not, its `old_string` is in the call). `acceptEdits` runs edits unasked, but
+//! grants a destructive one nothing: it is judged as in `default` mode, so it is asked about
+//! inside the workspace and refused outside it, unless a rule allows it (`Write`,
+//! `Edit(docs/**)`) or the mode is `bypassPermissions`. A rule is the user's word for that
+//! call; a mode is a blanket, and a blanket should not cover losing a file's content. A Bash
+//! command's destructiveness is the gate's own analysis (`cairn-shell`): a destructive command
+//! asks even under an allow rule, in every mode but `bypassPermissions`.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
-use cairn_protocol::DecisionSource;
+use cairn_protocol::{DecisionSource, PermissionMode};
+use cairn_shell::{BashAnalysis, BashContext, BashVerdict, analyze};
 use serde_json::Value;
 
-use crate::bash::{BashAnalysis, BashContext, BashVerdict, analyze};
-use crate::rules::{CallFacts, RuleError, RuleKind, RuleOrigin, RuleSet, Specifier};
-
-/// Claude Code's permission modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Read-only calls run; edits and commands ask.
-    Default,
-    /// File edits inside the workspace run too.
-    AcceptEdits,
-    /// Only read-only calls; everything else is refused so that the model presents a plan.
-    Plan,
-    /// Everything runs.
-    BypassPermissions,
-    /// What no rule allows is refused, never asked.
-    DontAsk,
-}
+use crate::rules::{CallFacts, EDIT_TOOLS, RuleError, RuleKind, RuleOrigin, RuleSet, Specifier};
 
 /// What a call needs, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -58,6 +55,9 @@ pub struct CallInfo<'a> {
     pub paths: &'a [PathBuf],
     /// The tool declares this call read-only.
     pub read_only: bool,
+    /// The tool declares that this call can destroy what it does not carry (overwriting a
+    /// whole file, deleting): no mode but `bypassPermissions` lets it run unasked.
+    pub destructive: bool,
 }
 
 /// The gate's answer.
@@ -83,7 +83,7 @@ pub enum Verdict {
 /// Decides tool calls for one session.
 #[derive(Debug)]
 pub struct PermissionGate {
-    mode: Mutex<Mode>,
+    mode: Mutex<PermissionMode>,
     /// A lock because `/permissions` adds and removes rules while the session runs.
     rules: RwLock<RuleSet>,
     /// Rules the user added with "yes, and don't ask again" during this session.
@@ -97,9 +97,6 @@ pub struct PermissionGate {
     asking: Asking,
 }
 
-/// The tools whose calls edit files; `acceptEdits` lets them write inside the workspace.
-const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
-
 /// Tools that only touch the session's own state (its todo list, the shells it started):
 /// they need no more than reading, whatever they declare.
 const SESSION_TOOLS: &[&str] = &["TodoWrite", "BashOutput", "KillShell"];
@@ -107,7 +104,7 @@ const SESSION_TOOLS: &[&str] = &["TodoWrite", "BashOutput", "KillShell"];
 impl PermissionGate {
     /// `workspace_roots` are the project directory and every additional directory.
     pub fn new(
-        mode: Mode,
+        mode: PermissionMode,
         rules: RuleSet,
         workspace_roots: Vec<PathBuf>,
         cwd: PathBuf,
@@ -126,14 +123,14 @@ impl PermissionGate {
         }
     }
 
-    pub fn mode(&self) -> Mode {
+    pub fn mode(&self) -> PermissionMode {
         *self
             .mode
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    pub fn set_mode(&self, mode: Mode) {
+    pub fn set_mode(&self, mode: PermissionMode) {
         *self
             .mode
             .lock()
@@ -356,13 +353,13 @@ impl PermissionGate {
                 rule: Some(rule),
             };
         }
-        if mode == Mode::BypassPermissions {
+        if mode == PermissionMode::BypassPermissions {
             return Verdict::Allow {
                 source: DecisionSource::Mode,
                 rule: None,
             };
         }
-        if mode == Mode::Plan && level > Level::ReadOnly {
+        if mode == PermissionMode::Plan && level > Level::ReadOnly {
             return Verdict::Deny {
                 source: DecisionSource::Mode,
                 rule: None,
@@ -415,10 +412,23 @@ impl PermissionGate {
             };
         }
 
+        // acceptEdits covers edits, not destroying content: see "Destructive calls" above.
+        let edit = EDIT_TOOLS.contains(&call.tool);
         let granted = match mode {
-            Mode::AcceptEdits if EDIT_TOOLS.contains(&call.tool) => Level::WorkspaceWrite,
-            Mode::Default | Mode::AcceptEdits | Mode::Plan | Mode::DontAsk => Level::ReadOnly,
-            Mode::BypassPermissions => Level::FullAccess,
+            PermissionMode::AcceptEdits if edit && !call.destructive => Level::WorkspaceWrite,
+            PermissionMode::Default
+            | PermissionMode::AcceptEdits
+            | PermissionMode::Plan
+            | PermissionMode::DontAsk => Level::ReadOnly,
+            PermissionMode::BypassPermissions => Level::FullAccess,
+        };
+        let why = if mode == PermissionMode::AcceptEdits && edit && call.destructive {
+            format!(
+                "{why} It would replace or delete content that the call does not carry, and \
+                 acceptEdits runs only edits that keep it unasked."
+            )
+        } else {
+            why
         };
         if level <= granted {
             return Verdict::Allow {
@@ -581,7 +591,12 @@ impl PermissionGate {
     /// An "ask" as the mode and the asking situation allow it. `suggested_rule` is `None`
     /// when no allow rule would lift the question: then only the user, or
     /// `bypassPermissions`, can let the call run.
-    fn question(&self, mode: Mode, reason: String, suggested_rule: Option<String>) -> Verdict {
+    fn question(
+        &self,
+        mode: PermissionMode,
+        reason: String,
+        suggested_rule: Option<String>,
+    ) -> Verdict {
         let how_to_allow = match &suggested_rule {
             Some(rule) => format!(
                 "To allow it, add the rule `{rule}` to permissions.allow in \
@@ -594,7 +609,7 @@ impl PermissionGate {
                      bypassPermissions."
                 .to_owned(),
         };
-        if mode == Mode::DontAsk {
+        if mode == PermissionMode::DontAsk {
             return Verdict::Deny {
                 source: DecisionSource::Mode,
                 rule: None,
@@ -646,11 +661,7 @@ impl PermissionGate {
     }
 
     /// The level a call needs, and why it needs more than reading.
-    fn level(
-        &self,
-        call: &CallInfo<'_>,
-        analysis: Option<&crate::bash::BashAnalysis>,
-    ) -> (Level, String) {
+    fn level(&self, call: &CallInfo<'_>, analysis: Option<&BashAnalysis>) -> (Level, String) {
         if SESSION_TOOLS.contains(&call.tool) {
             return (Level::ReadOnly, String::new());
         }
@@ -804,7 +815,7 @@ mod tests {
         std::fs::create_dir_all(&other).unwrap();
         let (rules, _) = RuleSet::new(std::iter::empty());
         let gate = PermissionGate::new(
-            Mode::Default,
+            PermissionMode::Default,
             rules,
             vec![project.clone()],
             project.clone(),

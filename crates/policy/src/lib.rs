@@ -3,20 +3,20 @@
 //! - [`rules`]: permission rules in Claude Code's syntax (`Bash(npm run test:*)`,
 //!   `Edit(src/**)`, `WebFetch(domain:example.com)`, `mcp__server__tool`) and their
 //!   precedence, deny > ask > allow.
-//! - [`bash`]: a real parse of shell commands (tree-sitter-bash), split into simple commands
-//!   each judged on its own: read-only, needs approval, or destructive.
 //! - [`hooks`]: Claude Code's hooks, run as shell commands with its JSON contract.
 //! - [`protected`]: the project files that decide what runs later (`.claude/`, `.mcp.json`, git's
 //!   configuration and hooks), which a tool changes only after asking.
 //! - [`sandbox`]: Landlock on Linux, confining commands' writes to the workspace.
 //! - [`PermissionGate`]: the decision for each call, from the mode, the rules and the
-//!   analysis, escalating one level short to a question and refusing two levels short.
+//!   analysis of Bash commands (`cairn-shell`), escalating one level short to a question and
+//!   refusing two levels short.
 
-pub mod bash;
 mod gate;
 pub mod hooks;
 pub mod protected;
 pub mod rules;
 pub mod sandbox;
 
-pub use gate::{Asking, CallInfo, Level, Mode, PermissionGate, Verdict};
+/// The mode the gate is in: one type for every crate, defined in `cairn-protocol`.
+pub use cairn_protocol::PermissionMode;
+pub use gate::{Asking, CallInfo, Level, PermissionGate, Verdict};

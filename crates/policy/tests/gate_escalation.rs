@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
-use cairn_policy::{Asking, CallInfo, Mode, PermissionGate, Verdict};
+use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
 use cairn_protocol::DecisionSource;
 use serde_json::{Value, json};
 
@@ -32,7 +32,12 @@ fn fixture() -> Fixture {
     }
 }
 
-fn gate(f: &Fixture, mode: Mode, rules: &[(RuleKind, &str)], asking: Asking) -> PermissionGate {
+fn gate(
+    f: &Fixture,
+    mode: PermissionMode,
+    rules: &[(RuleKind, &str)],
+    asking: Asking,
+) -> PermissionGate {
     let (rules, errors) = RuleSet::new(rules.iter().map(|(kind, text)| {
         (
             *kind,
@@ -57,6 +62,7 @@ struct Call {
     input: Value,
     paths: Vec<PathBuf>,
     read_only: bool,
+    destructive: bool,
 }
 
 fn read(path: &Path) -> Call {
@@ -65,6 +71,7 @@ fn read(path: &Path) -> Call {
         input: json!({"file_path": path}),
         paths: vec![path.into()],
         read_only: true,
+        destructive: false,
     }
 }
 
@@ -74,15 +81,29 @@ fn edit(path: &Path) -> Call {
         input: json!({"file_path": path, "old_string": "a", "new_string": "b"}),
         paths: vec![path.into()],
         read_only: false,
+        destructive: false,
     }
 }
 
+/// A Write as the Write tool declares it: destructive when the file exists.
+fn write(path: &Path, replaces_a_file: bool) -> Call {
+    Call {
+        tool: "Write",
+        input: json!({"file_path": path, "content": "new"}),
+        paths: vec![path.into()],
+        read_only: false,
+        destructive: replaces_a_file,
+    }
+}
+
+/// A Bash call declaring the worst case: the gate judges a command by its own analysis.
 fn bash(f: &Fixture, command: &str) -> Call {
     Call {
         tool: "Bash",
         input: json!({"command": command}),
         paths: vec![f.workspace.clone()],
         read_only: false,
+        destructive: true,
     }
 }
 
@@ -92,6 +113,7 @@ fn check(gate: &PermissionGate, call: &Call) -> Verdict {
         input: &call.input,
         paths: &call.paths,
         read_only: call.read_only,
+        destructive: call.destructive,
     })
 }
 
@@ -106,7 +128,7 @@ fn kind(verdict: &Verdict) -> (&'static str, Option<DecisionSource>) {
 
 /// One row of the escalation table: mode, rules, the call, and the expected verdict.
 type Case = (
-    Mode,
+    PermissionMode,
     Vec<(RuleKind, &'static str)>,
     Call,
     (&'static str, Option<DecisionSource>),
@@ -121,71 +143,87 @@ fn escalation_table() {
     let cases: Vec<Case> = vec![
         // Default mode: reading runs, one level short asks, two levels short is refused.
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![],
             read(&inside),
             ("allow", Some(ByMode)),
         ),
-        (Mode::Default, vec![], edit(&inside), ("ask", None)),
-        (Mode::Default, vec![], read(&outside), ("ask", None)),
         (
-            Mode::Default,
+            PermissionMode::Default,
+            vec![],
+            edit(&inside),
+            ("ask", None),
+        ),
+        (
+            PermissionMode::Default,
+            vec![],
+            read(&outside),
+            ("ask", None),
+        ),
+        (
+            PermissionMode::Default,
             vec![],
             edit(&outside),
             ("deny", Some(ByMode)),
         ),
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![],
             bash(&f, "ls -la src | wc -l"),
             ("allow", Some(ByMode)),
         ),
-        (Mode::Default, vec![], bash(&f, "npm test"), ("ask", None)),
         (
-            Mode::Default,
+            PermissionMode::Default,
+            vec![],
+            bash(&f, "npm test"),
+            ("ask", None),
+        ),
+        (
+            PermissionMode::Default,
             vec![],
             bash(&f, "curl https://example.com -o page.html"),
             ("deny", Some(ByMode)),
         ),
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![],
             bash(&f, "echo x > /etc/passwd"),
             ("deny", Some(ByMode)),
         ),
         // Stopping a shell this session started needs no approval.
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![],
             Call {
                 tool: "KillShell",
                 input: json!({"shell_id": "bash_1"}),
                 paths: vec![],
                 read_only: false,
+                destructive: false,
             },
             ("allow", Some(ByMode)),
         ),
         // Rules: allow skips the question, deny beats allow, ask beats allow.
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![(RuleKind::Allow, "Edit(src/**)")],
             edit(&inside),
             ("allow", Some(ByRule)),
         ),
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![(RuleKind::Allow, "Bash(npm test)")],
             bash(&f, "npm test"),
             ("allow", Some(ByRule)),
         ),
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![(RuleKind::Allow, "Read"), (RuleKind::Deny, "Read(src/**)")],
             read(&inside),
             ("deny", Some(ByRule)),
         ),
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![
                 (RuleKind::Allow, "Bash(npm *)"),
                 (RuleKind::Ask, "Bash(npm publish)"),
@@ -195,70 +233,128 @@ fn escalation_table() {
         ),
         // The compound-command bypass: a rule for git does not cover what follows it.
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![(RuleKind::Allow, "Bash(git *)")],
             bash(&f, "git status && npm test"),
             ("ask", None),
         ),
         // Destructive commands ask even under an allow rule.
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![(RuleKind::Allow, "Bash")],
             bash(&f, "git reset --hard"),
             ("ask", None),
         ),
         (
-            Mode::Default,
+            PermissionMode::Default,
             vec![(RuleKind::Allow, "Bash(git *)")],
             bash(&f, "git status && rm -rf ~"),
             ("ask", None),
         ),
         // acceptEdits: edits inside the workspace run; commands still ask.
         (
-            Mode::AcceptEdits,
+            PermissionMode::AcceptEdits,
             vec![],
             edit(&inside),
             ("allow", Some(ByMode)),
         ),
-        (Mode::AcceptEdits, vec![], edit(&outside), ("ask", None)),
         (
-            Mode::AcceptEdits,
+            PermissionMode::AcceptEdits,
+            vec![],
+            edit(&outside),
+            ("ask", None),
+        ),
+        (
+            PermissionMode::AcceptEdits,
             vec![],
             bash(&f, "npm test"),
             ("ask", None),
         ),
-        // plan: only reading.
-        (Mode::Plan, vec![], read(&inside), ("allow", Some(ByMode))),
-        (Mode::Plan, vec![], edit(&inside), ("deny", Some(ByMode))),
+        // acceptEdits and destruction: a new file runs; replacing one is judged as in default
+        // mode (asked inside the workspace, refused outside) unless a rule allows it.
         (
-            Mode::Plan,
+            PermissionMode::AcceptEdits,
+            vec![],
+            write(&inside, false),
+            ("allow", Some(ByMode)),
+        ),
+        (
+            PermissionMode::AcceptEdits,
+            vec![],
+            write(&inside, true),
+            ("ask", None),
+        ),
+        (
+            PermissionMode::AcceptEdits,
+            vec![],
+            write(&outside, true),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            PermissionMode::AcceptEdits,
+            vec![(RuleKind::Allow, "Edit(src/**)")],
+            write(&inside, true),
+            ("allow", Some(ByRule)),
+        ),
+        (
+            PermissionMode::DontAsk,
+            vec![(RuleKind::Allow, "Write")],
+            write(&inside, true),
+            ("allow", Some(ByRule)),
+        ),
+        (
+            PermissionMode::BypassPermissions,
+            vec![],
+            write(&outside, true),
+            ("allow", Some(ByMode)),
+        ),
+        // plan: only reading.
+        (
+            PermissionMode::Plan,
+            vec![],
+            read(&inside),
+            ("allow", Some(ByMode)),
+        ),
+        (
+            PermissionMode::Plan,
+            vec![],
+            edit(&inside),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            PermissionMode::Plan,
             vec![(RuleKind::Allow, "Bash")],
             bash(&f, "npm test"),
             ("deny", Some(ByMode)),
         ),
         // bypassPermissions: everything but deny rules.
         (
-            Mode::BypassPermissions,
+            PermissionMode::BypassPermissions,
             vec![],
             edit(&outside),
             ("allow", Some(ByMode)),
         ),
         (
-            Mode::BypassPermissions,
+            PermissionMode::BypassPermissions,
             vec![(RuleKind::Deny, "Bash(rm:*)")],
             bash(&f, "rm -rf build"),
             ("deny", Some(ByRule)),
         ),
         // dontAsk: what no rule allows is refused.
-        (Mode::DontAsk, vec![], edit(&inside), ("deny", Some(ByMode))),
         (
-            Mode::DontAsk,
+            PermissionMode::DontAsk,
+            vec![],
+            edit(&inside),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            PermissionMode::DontAsk,
             vec![(RuleKind::Allow, "Edit")],
             edit(&inside),
             ("allow", Some(ByRule)),
         ),
         (
-            Mode::DontAsk,
+            PermissionMode::DontAsk,
             vec![],
             read(&inside),
             ("allow", Some(ByMode)),
@@ -278,10 +374,43 @@ fn escalation_table() {
 }
 
 #[test]
+fn accept_edits_asks_before_a_write_replaces_a_file_and_says_which_rule_would_allow_it() {
+    let f = fixture();
+    let target = f.workspace.join("src/main.rs");
+    std::fs::write(&target, "fn main() {}\n").unwrap();
+    let interactive = gate(&f, PermissionMode::AcceptEdits, &[], Asking::Interactive);
+    assert_eq!(
+        check(&interactive, &write(&target, true)),
+        Verdict::Ask {
+            reason: "Write changes files in the workspace. It would replace or delete content \
+                     that the call does not carry, and acceptEdits runs only edits that keep \
+                     it unasked."
+                .into(),
+            suggested_rule: Some("Edit(src/**)".into()),
+        }
+    );
+    interactive.allow_for_session("Edit(src/**)").unwrap();
+    assert_eq!(
+        kind(&check(&interactive, &write(&target, true))),
+        ("allow", Some(DecisionSource::User)),
+        "the suggested rule, once allowed, lets the write run"
+    );
+
+    let headless = gate(&f, PermissionMode::AcceptEdits, &[], Asking::NonInteractive);
+    let verdict = check(&headless, &write(&target, true));
+    let Verdict::Deny { source, reason, .. } = verdict else {
+        panic!("{verdict:?}")
+    };
+    assert_eq!(source, DecisionSource::NonInteractive);
+    assert!(reason.contains("acceptEdits runs only edits"), "{reason}");
+    assert!(reason.contains("Edit(src/**)"), "{reason}");
+}
+
+#[test]
 fn without_anyone_to_ask_a_question_becomes_a_refusal_naming_the_rule_that_would_allow_it() {
     let f = fixture();
     let verdict = check(
-        &gate(&f, Mode::Default, &[], Asking::NonInteractive),
+        &gate(&f, PermissionMode::Default, &[], Asking::NonInteractive),
         &bash(&f, "npm run test"),
     );
     let Verdict::Deny { source, reason, .. } = verdict else {
@@ -300,7 +429,7 @@ fn without_anyone_to_ask_a_question_becomes_a_refusal_naming_the_rule_that_would
 fn two_levels_short_says_how_to_allow_it() {
     let f = fixture();
     let verdict = check(
-        &gate(&f, Mode::Default, &[], Asking::Interactive),
+        &gate(&f, PermissionMode::Default, &[], Asking::Interactive),
         &edit(Path::new("/etc/hosts")),
     );
     let Verdict::Deny { reason, .. } = verdict else {
@@ -313,7 +442,7 @@ fn two_levels_short_says_how_to_allow_it() {
 #[test]
 fn allow_for_the_rest_of_the_session_stops_the_questions() {
     let f = fixture();
-    let gate = gate(&f, Mode::Default, &[], Asking::Interactive);
+    let gate = gate(&f, PermissionMode::Default, &[], Asking::Interactive);
     let call = bash(&f, "npm run test --watch=false");
     let Verdict::Ask { suggested_rule, .. } = check(&gate, &call) else {
         panic!()
@@ -336,7 +465,7 @@ fn paths_through_a_symlink_out_of_the_workspace_count_as_outside() {
     let f = fixture();
     std::os::unix::fs::symlink("/etc", f.workspace.join("etc-link")).unwrap();
     let verdict = check(
-        &gate(&f, Mode::AcceptEdits, &[], Asking::Interactive),
+        &gate(&f, PermissionMode::AcceptEdits, &[], Asking::Interactive),
         &edit(&f.workspace.join("etc-link/hosts")),
     );
     assert_eq!(kind(&verdict), ("ask", None), "{verdict:?}");
@@ -347,7 +476,7 @@ fn rules_added_and_removed_while_the_session_runs_take_effect_at_once() {
     let f = fixture();
     let gate = gate(
         &f,
-        Mode::Default,
+        PermissionMode::Default,
         &[(RuleKind::Allow, "Bash(npm test:*)")],
         Asking::Interactive,
     );
@@ -386,7 +515,7 @@ fn rules_added_and_removed_while_the_session_runs_take_effect_at_once() {
 #[test]
 fn the_suggestion_for_a_compound_command_covers_every_part() {
     let f = fixture();
-    let gate = gate(&f, Mode::Default, &[], Asking::Interactive);
+    let gate = gate(&f, PermissionMode::Default, &[], Asking::Interactive);
     let call = bash(&f, "sleep 1; touch marker-file");
     let Verdict::Ask { suggested_rule, .. } = check(&gate, &call) else {
         panic!()

@@ -13,7 +13,7 @@
 
 mod security_support;
 
-use cairn_policy::bash::BashVerdict::{self, Destructive, NeedsApproval, ReadOnly, Unanalysable};
+use cairn_shell::BashVerdict::{self, Destructive, NeedsApproval, ReadOnly, Unanalysable};
 use pretty_assertions::assert_eq;
 use security_support::{World, kind};
 
@@ -263,9 +263,9 @@ fn the_git_config_file_written_is_named_so_protected_files_are_seen() {
     world.file("src/lib.rs", "");
     let in_src = world.workspace.join("src");
     let roots = [world.workspace.clone()];
-    let analysis = cairn_policy::bash::analyze(
+    let analysis = cairn_shell::analyze(
         "git config user.name someone",
-        &cairn_policy::bash::BashContext {
+        &cairn_shell::BashContext {
             cwd: &in_src,
             workspace_roots: &roots,
             home: &world.home,

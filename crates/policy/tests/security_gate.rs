@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
-use cairn_policy::{Asking, CallInfo, Mode, PermissionGate, Verdict};
+use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -58,7 +58,12 @@ fn fixture() -> Fixture {
     }
 }
 
-fn gate(f: &Fixture, mode: Mode, rules: &[(RuleKind, &str)], asking: Asking) -> PermissionGate {
+fn gate(
+    f: &Fixture,
+    mode: PermissionMode,
+    rules: &[(RuleKind, &str)],
+    asking: Asking,
+) -> PermissionGate {
     let (rules, errors) = RuleSet::new(rules.iter().map(|(kind, text)| {
         (
             *kind,
@@ -109,6 +114,7 @@ fn check(gate: &PermissionGate, call: &Call) -> Verdict {
         input: &call.input,
         paths: &call.paths,
         read_only: call.read_only,
+        destructive: false,
     })
 }
 
@@ -150,11 +156,20 @@ fn protected_files_ask_from_every_tool_in_every_mode_but_bypass() {
     ];
     for call in &calls {
         let what = format!("{} {}", call.tool, call.input);
-        for mode in [Mode::Default, Mode::AcceptEdits, Mode::DontAsk] {
+        for mode in [
+            PermissionMode::Default,
+            PermissionMode::AcceptEdits,
+            PermissionMode::DontAsk,
+        ] {
             let headless = gate(&f, mode, allow_everything, Asking::NonInteractive);
             assert_eq!(kind(&check(&headless, call)), "deny", "{mode:?}: {what}");
         }
-        let interactive = gate(&f, Mode::AcceptEdits, allow_everything, Asking::Interactive);
+        let interactive = gate(
+            &f,
+            PermissionMode::AcceptEdits,
+            allow_everything,
+            Asking::Interactive,
+        );
         match check(&interactive, call) {
             Verdict::Ask {
                 suggested_rule,
@@ -165,9 +180,19 @@ fn protected_files_ask_from_every_tool_in_every_mode_but_bypass() {
             }
             other => panic!("{what}: {other:?}"),
         }
-        let plan = gate(&f, Mode::Plan, allow_everything, Asking::Interactive);
+        let plan = gate(
+            &f,
+            PermissionMode::Plan,
+            allow_everything,
+            Asking::Interactive,
+        );
         assert_eq!(kind(&check(&plan, call)), "deny", "plan: {what}");
-        let bypass = gate(&f, Mode::BypassPermissions, &[], Asking::NonInteractive);
+        let bypass = gate(
+            &f,
+            PermissionMode::BypassPermissions,
+            &[],
+            Asking::NonInteractive,
+        );
         assert_eq!(kind(&check(&bypass, call)), "allow", "bypass: {what}");
     }
 }
@@ -186,7 +211,7 @@ fn ordinary_edits_next_to_protected_files_are_not_protected() {
     let rules: &[(RuleKind, &str)] =
         &[(RuleKind::Allow, "Edit"), (RuleKind::Allow, "Bash(echo *)")];
     for call in &calls {
-        let headless = gate(&f, Mode::Default, rules, Asking::NonInteractive);
+        let headless = gate(&f, PermissionMode::Default, rules, Asking::NonInteractive);
         assert_eq!(kind(&check(&headless, call)), "allow", "{}", call.input);
     }
 }
@@ -211,14 +236,14 @@ fn allow_rules_never_outrank_what_the_analysis_finds() {
         let call = bash(&f, command);
         let headless = gate(
             &f,
-            Mode::Default,
+            PermissionMode::Default,
             &[(RuleKind::Allow, rule)],
             Asking::NonInteractive,
         );
         assert_eq!(kind(&check(&headless, &call)), "deny", "{command}");
         let accept = gate(
             &f,
-            Mode::AcceptEdits,
+            PermissionMode::AcceptEdits,
             &[(RuleKind::Allow, rule)],
             Asking::Interactive,
         );
@@ -235,12 +260,12 @@ fn a_path_rule_of_its_own_allows_an_outside_path() {
         (RuleKind::Allow, "Bash(cat *)"),
         (RuleKind::Allow, read_rule.as_str()),
     ];
-    let headless = gate(&f, Mode::Default, &rules, Asking::NonInteractive);
+    let headless = gate(&f, PermissionMode::Default, &rules, Asking::NonInteractive);
     assert_eq!(kind(&check(&headless, &bash(&f, &command))), "allow");
     // A rule for the whole Read tool speaks of the workspace only.
     let broad = gate(
         &f,
-        Mode::Default,
+        PermissionMode::Default,
         &[(RuleKind::Allow, "Bash(cat *)"), (RuleKind::Allow, "Read")],
         Asking::NonInteractive,
     );
@@ -277,7 +302,12 @@ fn deny_rules_apply_to_what_a_command_reads_and_writes() {
     ];
     for (command, deny, allow) in cases {
         let rules = [(RuleKind::Deny, deny), (RuleKind::Allow, allow)];
-        let bypass = gate(&f, Mode::BypassPermissions, &rules, Asking::Interactive);
+        let bypass = gate(
+            &f,
+            PermissionMode::BypassPermissions,
+            &rules,
+            Asking::Interactive,
+        );
         match check(&bypass, &bash(&f, command)) {
             Verdict::Deny { rule, .. } => assert_eq!(rule.as_deref(), Some(deny), "{command}"),
             other => panic!("{command}: {other:?}"),
@@ -293,13 +323,18 @@ fn file_rules_match_where_a_link_leads() {
     let edit_rule = [(RuleKind::Allow, "Edit(src/**)")];
     for tool in ["Write", "Edit", "MultiEdit", "NotebookEdit"] {
         let call = file_call(tool, &w.join("src/linked/notes.txt"));
-        let headless = gate(&f, Mode::Default, &edit_rule, Asking::NonInteractive);
+        let headless = gate(
+            &f,
+            PermissionMode::Default,
+            &edit_rule,
+            Asking::NonInteractive,
+        );
         assert_eq!(
             kind(&check(&headless, &call)),
             "deny",
             "{tool} through the link"
         );
-        let accept = gate(&f, Mode::AcceptEdits, &[], Asking::NonInteractive);
+        let accept = gate(&f, PermissionMode::AcceptEdits, &[], Asking::NonInteractive);
         assert_eq!(
             kind(&check(&accept, &call)),
             "deny",
@@ -307,12 +342,22 @@ fn file_rules_match_where_a_link_leads() {
         );
     }
     let plain = file_call("Write", &w.join("src/lib.rs"));
-    let headless = gate(&f, Mode::Default, &edit_rule, Asking::NonInteractive);
+    let headless = gate(
+        &f,
+        PermissionMode::Default,
+        &edit_rule,
+        Asking::NonInteractive,
+    );
     assert_eq!(kind(&check(&headless, &plain)), "allow", "an ordinary file");
 
     // A deny rule on the target holds for a link to it.
     let deny = [(RuleKind::Deny, "Read(./secret.txt)")];
-    let bypass = gate(&f, Mode::BypassPermissions, &deny, Asking::Interactive);
+    let bypass = gate(
+        &f,
+        PermissionMode::BypassPermissions,
+        &deny,
+        Asking::Interactive,
+    );
     assert_eq!(
         kind(&check(&bypass, &file_call("Read", &w.join("innocent.txt")))),
         "deny"

@@ -14,7 +14,7 @@
 
 mod security_support;
 
-use cairn_policy::bash::BashVerdict;
+use cairn_shell::BashVerdict;
 use pretty_assertions::assert_eq;
 use security_support::World;
 

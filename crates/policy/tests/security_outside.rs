@@ -16,7 +16,7 @@ mod security_support;
 
 use std::path::PathBuf;
 
-use cairn_policy::bash::BashVerdict::{self, NeedsApproval, Unanalysable};
+use cairn_shell::BashVerdict::{self, NeedsApproval, Unanalysable};
 use pretty_assertions::assert_eq;
 use security_support::{World, kind};
 

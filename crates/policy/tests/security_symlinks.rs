@@ -16,7 +16,7 @@ mod security_support;
 use std::fs;
 use std::path::PathBuf;
 
-use cairn_policy::bash::BashVerdict::{self, NeedsApproval, ReadOnly, Unanalysable};
+use cairn_shell::BashVerdict::{self, NeedsApproval, ReadOnly, Unanalysable};
 use pretty_assertions::assert_eq;
 use security_support::{World, kind};
 

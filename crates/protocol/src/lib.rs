@@ -13,6 +13,7 @@
 mod child_env;
 mod event;
 mod message;
+mod permission_mode;
 mod private_files;
 mod usage;
 
@@ -25,5 +26,6 @@ pub use message::{
     ContentBlock, ImageSource, Message, Role, StopReason, SystemPrompt, ToolResultBlock,
     ToolResultContent, ToolSpec,
 };
+pub use permission_mode::{PermissionMode, UnknownPermissionMode};
 pub use private_files::{private_dir_builder, private_file_options};
 pub use usage::Usage;

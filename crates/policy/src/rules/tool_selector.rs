@@ -2,12 +2,13 @@
 
 use super::wildcard::Wildcard;
 
-/// The built-in tools that edit files; an `Edit` rule governs all of them.
-pub(crate) const EDIT_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// The built-in tools that edit files: an `Edit` rule governs all of them, and `acceptEdits`
+/// lets them write inside the workspace. The one list of them.
+pub const EDIT_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
 
 /// The built-in tools that read files; a `Read` rule governs all of them. For Glob, Grep and LS
-/// the path judged is the directory searched.
-pub(crate) const READ_TOOLS: [&str; 4] = ["Read", "Glob", "Grep", "LS"];
+/// the path judged is the directory searched. The one list of them.
+pub const READ_TOOLS: [&str; 4] = ["Read", "Glob", "Grep", "LS"];
 
 /// Claude Code's built-in tool names, to catch a rule written with the wrong case (`bash`),
 /// which would otherwise never match anything.

@@ -13,9 +13,9 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
-use cairn_policy::bash::BashVerdict;
 use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
-use cairn_policy::{Asking, CallInfo, Mode, PermissionGate, Verdict};
+use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
+use cairn_shell::BashVerdict;
 use serde_json::json;
 
 use super::security_support::{World, kind};
@@ -50,7 +50,7 @@ pub fn runs_the_payload(world: &World, command: &str) -> bool {
 /// words, and in plan mode; `Err` says where it did not.
 pub fn denied_everywhere(world: &World, command: &str, rules: &[&str]) -> Result<(), String> {
     let print_mode = world.check(rules, command);
-    let plan = check_in(world, Mode::Plan, rules, command);
+    let plan = check_in(world, PermissionMode::Plan, rules, command);
     match (kind(&print_mode), kind(&plan)) {
         ("deny", "deny") => Ok(()),
         _ => Err(format!(
@@ -60,7 +60,7 @@ pub fn denied_everywhere(world: &World, command: &str, rules: &[&str]) -> Result
 }
 
 /// The gate's verdict in `mode`, with someone to ask.
-fn check_in(world: &World, mode: Mode, allow: &[&str], command: &str) -> Verdict {
+fn check_in(world: &World, mode: PermissionMode, allow: &[&str], command: &str) -> Verdict {
     let (rules, errors) = RuleSet::new(allow.iter().map(|text| {
         (
             RuleKind::Allow,
@@ -84,6 +84,7 @@ fn check_in(world: &World, mode: Mode, allow: &[&str], command: &str) -> Verdict
         input: &input,
         paths: &paths,
         read_only: false,
+        destructive: true,
     })
 }
 

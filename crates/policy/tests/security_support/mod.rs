@@ -13,9 +13,9 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use cairn_policy::bash::{BashAnalysis, BashContext, analyze};
 use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
-use cairn_policy::{Asking, CallInfo, Mode, PermissionGate, Verdict};
+use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
+use cairn_shell::{BashAnalysis, BashContext, analyze};
 use serde_json::json;
 
 pub struct World {
@@ -86,7 +86,7 @@ impl World {
         }));
         assert!(errors.is_empty(), "{errors:?}");
         PermissionGate::new(
-            Mode::Default,
+            PermissionMode::Default,
             rules,
             vec![self.workspace.clone()],
             self.workspace.clone(),
@@ -104,6 +104,7 @@ impl World {
             input: &input,
             paths: &paths,
             read_only: false,
+            destructive: true,
         })
     }
 }

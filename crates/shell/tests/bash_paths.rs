@@ -14,7 +14,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use bash_support::Sandbox;
-use cairn_policy::bash::BashVerdict;
+use cairn_shell::BashVerdict;
 use pretty_assertions::assert_eq;
 
 /// A sandbox whose workspace holds `link` → `base/outside` and `creds` → `base/outside/secret`.

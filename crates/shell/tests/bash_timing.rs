@@ -6,7 +6,7 @@
 )]
 
 //! How long one analysis takes. Run with
-//! `cargo test --release -p cairn-policy --test bash_timing -- --ignored --nocapture`.
+//! `cargo test --release -p cairn-shell --test bash_timing -- --ignored --nocapture`.
 
 mod bash_support;
 

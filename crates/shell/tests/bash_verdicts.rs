@@ -10,7 +10,7 @@
 mod bash_support;
 
 use bash_support::Sandbox;
-use cairn_policy::bash::BashVerdict::{self, Destructive, NeedsApproval, ReadOnly};
+use cairn_shell::BashVerdict::{self, Destructive, NeedsApproval, ReadOnly};
 use pretty_assertions::assert_eq;
 
 const READ_ONLY: &[&str] = &[

@@ -9,7 +9,7 @@
 mod bash_support;
 
 use bash_support::Sandbox;
-use cairn_policy::bash::{BashAnalysis, BashVerdict, SimpleCommand};
+use cairn_shell::{BashAnalysis, BashVerdict, SimpleCommand};
 use pretty_assertions::assert_eq;
 
 fn texts(sandbox: &Sandbox, command: &str) -> Vec<String> {

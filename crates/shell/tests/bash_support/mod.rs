@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use cairn_policy::bash::{BashAnalysis, BashContext, analyze};
+use cairn_shell::{BashAnalysis, BashContext, analyze};
 use tempfile::TempDir;
 
 pub struct Sandbox {

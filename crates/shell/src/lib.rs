@@ -1,6 +1,10 @@
 //! Syntax-level analysis of Bash commands: what a command line runs, what it touches, and
 //! whether it can run without asking.
 //!
+//! It sits below the two crates that judge commands: `cairn-policy`'s permission gate decides
+//! with it whether a command may run, and `cairn-tools`' `Bash` declares with it whether a
+//! command may run beside others. It depends on nothing of cairn.
+//!
 //! The command is parsed with tree-sitter-bash, not matched with regular expressions. Lists
 //! (`&&`, `||`, `;`, `&`, newlines), pipelines, subshells and groups are split into simple
 //! commands, each judged on its own; the commands inside `$(…)`, backticks, `<(…)`,
@@ -15,7 +19,7 @@
 //!
 //! ```
 //! use std::path::{Path, PathBuf};
-//! use cairn_policy::bash::{BashContext, BashVerdict, analyze};
+//! use cairn_shell::{BashContext, BashVerdict, analyze};
 //!
 //! let roots = [PathBuf::from("/work/project")];
 //! let ctx = BashContext {
