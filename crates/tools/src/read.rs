@@ -61,7 +61,7 @@ impl Tool for ReadTool {
             .into()
     }
 
-    fn safety(&self, _input: &ReadInput) -> Safety {
+    fn safety(&self, _input: &ReadInput, _ctx: &ToolContext) -> Safety {
         Safety::READ_ONLY
     }
 

@@ -49,7 +49,7 @@ impl<T: Tool> ErasedTool for T {
         ctx: &ToolContext,
     ) -> Result<(Safety, Vec<std::path::PathBuf>), String> {
         let input: T::Input = parse_input(Tool::name(self), input)?;
-        Ok((self.safety(&input), self.touched_paths(&input, ctx)))
+        Ok((self.safety(&input, ctx), self.touched_paths(&input, ctx)))
     }
 
     async fn validate_json(&self, input: &Value, ctx: &ToolContext) -> Result<(), String> {

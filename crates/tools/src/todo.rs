@@ -36,7 +36,7 @@ impl Tool for TodoWriteTool {
             .into()
     }
 
-    fn safety(&self, _input: &TodoWriteInput) -> Safety {
+    fn safety(&self, _input: &TodoWriteInput, _ctx: &ToolContext) -> Safety {
         // It changes only cairn's own session state; two updates at once would race.
         Safety {
             access: crate::Access::ReadOnly,

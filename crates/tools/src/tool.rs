@@ -93,8 +93,10 @@ pub trait Tool: Send + Sync + 'static {
 
     fn description(&self) -> String;
 
-    /// The safety attributes of this call (a shell command's depend on the command).
-    fn safety(&self, input: &Self::Input) -> Safety;
+    /// The safety attributes of this call. They may depend on the input and on where the call
+    /// runs: a shell command's on what the command does from the shell's working directory,
+    /// a Write's on whether the file it names exists.
+    fn safety(&self, input: &Self::Input, ctx: &ToolContext) -> Safety;
 
     /// The absolute paths this call will read or write, for the permission layer.
     fn touched_paths(&self, input: &Self::Input, ctx: &ToolContext) -> Vec<PathBuf>;

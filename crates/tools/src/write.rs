@@ -52,11 +52,9 @@ impl Tool for WriteTool {
             .into()
     }
 
-    fn safety(&self, input: &WriteInput) -> Safety {
-        // Replacing a file loses its old content; creating one loses nothing. A relative path
-        // cannot be checked here (no working directory), so it counts as an overwrite.
-        let path = Path::new(&input.file_path);
-        let overwrites = !path.is_absolute() || path.exists();
+    fn safety(&self, input: &WriteInput, ctx: &ToolContext) -> Safety {
+        // Replacing a file loses its old content; creating one loses nothing.
+        let overwrites = ctx.resolve(&input.file_path).exists();
         Safety {
             access: Access::Writes,
             destructive: if overwrites {

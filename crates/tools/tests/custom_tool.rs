@@ -31,7 +31,7 @@ impl Tool for Careful {
     fn description(&self) -> String {
         "states its safety".into()
     }
-    fn safety(&self, _: &Input) -> Safety {
+    fn safety(&self, _: &Input, _: &ToolContext) -> Safety {
         Safety::READ_ONLY
     }
     fn touched_paths(&self, input: &Input, ctx: &ToolContext) -> Vec<PathBuf> {

@@ -168,4 +168,12 @@ async fn overwriting_is_destructive_and_creating_is_not() {
     };
     assert_eq!(safety("exists.txt"), writes(Destructiveness::Destructive));
     assert_eq!(safety("new.txt"), writes(Destructiveness::Harmless));
+    // A relative path is judged where it leads from the project directory.
+    let relative = |name: &str| {
+        project
+            .prepare("Write", json!({"file_path": name, "content": ""}))
+            .safety
+    };
+    assert_eq!(relative("exists.txt"), writes(Destructiveness::Destructive));
+    assert_eq!(relative("new.txt"), writes(Destructiveness::Harmless));
 }

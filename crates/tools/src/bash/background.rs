@@ -217,7 +217,7 @@ impl Tool for BashOutputTool {
             .into()
     }
 
-    fn safety(&self, _input: &BashOutputInput) -> Safety {
+    fn safety(&self, _input: &BashOutputInput, _ctx: &ToolContext) -> Safety {
         // Reading only moves cairn's own read position in the shell's buffer.
         Safety::READ_ONLY
     }
@@ -285,7 +285,7 @@ impl Tool for KillShellTool {
             .into()
     }
 
-    fn safety(&self, _input: &KillShellInput) -> Safety {
+    fn safety(&self, _input: &KillShellInput, _ctx: &ToolContext) -> Safety {
         // It ends processes outside cairn (Writes), but only ones this session started itself,
         // and a stopped command can be started again: whatever it could destroy was weighed
         // when the command was allowed to run (Harmless). Exclusive: it changes a shell's state

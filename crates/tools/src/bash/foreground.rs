@@ -23,6 +23,7 @@ use crate::{
     Access, CommandSandbox, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput,
 };
 use cairn_protocol::ToolResultContent;
+use cairn_shell::{BashAnalysis, BashContext, BashVerdict, analyze};
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -103,14 +104,24 @@ impl Tool for BashTool {
         )
     }
 
-    fn safety(&self, _input: &BashInput) -> Safety {
-        // Until command analysis lands (the governance work), any command is assumed to
-        // write, to be able to destroy, and to need the machine to itself.
-        Safety {
-            access: Access::Writes,
-            destructive: Destructiveness::Destructive,
-            concurrency: Concurrency::Exclusive,
-        }
+    fn safety(&self, input: &BashInput, ctx: &ToolContext) -> Safety {
+        // Without a home directory `~` means nothing, and the analysis could not tell where
+        // a path leads.
+        let Some(home) = std::env::var_os("HOME") else {
+            return WORST_CASE;
+        };
+        let cwd = ctx.session.shells.working_dir(&ctx.cwd);
+        let roots = ctx.workspace_roots.all(&ctx.cwd);
+        let analysis = analyze(
+            &input.command,
+            &BashContext {
+                cwd: &cwd,
+                workspace_roots: &roots,
+                home: Path::new(&home),
+            },
+        );
+        let background = input.run_in_background == Some(true);
+        command_safety(&analysis, background)
     }
 
     fn touched_paths(&self, _input: &BashInput, ctx: &ToolContext) -> Vec<PathBuf> {
@@ -169,6 +180,45 @@ impl Tool for BashTool {
             }
         }
         output
+    }
+}
+
+/// What a command that the analysis cannot vouch for is assumed to be: writing, able to
+/// destroy, and needing the machine to itself.
+const WORST_CASE: Safety = Safety {
+    access: Access::Writes,
+    destructive: Destructiveness::Destructive,
+    concurrency: Concurrency::Exclusive,
+};
+
+/// The builtins that move the shell, whose directory carries over to the next command.
+const DIRECTORY_CHANGERS: [&str; 3] = ["cd", "pushd", "popd"];
+
+/// The safety of a command from its analysis. Only a read-only command is better than the
+/// worst case; it runs beside other read-only calls unless it may move the shell (the next
+/// command's directory would depend on which finished last) or runs in the background.
+fn command_safety(analysis: &BashAnalysis, background: bool) -> Safety {
+    match analysis.verdict {
+        BashVerdict::ReadOnly => {
+            let moves_the_shell = analysis.commands.iter().any(|command| {
+                command
+                    .argv
+                    .first()
+                    .is_some_and(|name| DIRECTORY_CHANGERS.contains(&name.as_str()))
+            });
+            Safety {
+                access: Access::ReadOnly,
+                destructive: Destructiveness::Harmless,
+                concurrency: if moves_the_shell || background {
+                    Concurrency::Exclusive
+                } else {
+                    Concurrency::Safe
+                },
+            }
+        }
+        BashVerdict::NeedsApproval | BashVerdict::Unanalysable | BashVerdict::Destructive => {
+            WORST_CASE
+        }
     }
 }
 

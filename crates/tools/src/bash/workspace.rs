@@ -53,6 +53,22 @@ impl WorkspaceRoots {
         }
     }
 
+    /// Every root as it stands now, the project directory first.
+    pub fn all(&self, project_dir: &Path) -> Vec<PathBuf> {
+        let mut roots = vec![project_dir.to_path_buf()];
+        for root in self
+            .current
+            .as_ref()
+            .map(|current| current())
+            .unwrap_or_default()
+        {
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        roots
+    }
+
     /// `dir` (a real path, symbolic links resolved) spelled from the workspace root that holds
     /// it, or `None` when no root does. A root reached through a symbolic link keeps its own
     /// spelling, so the directory reads as inside it wherever it was reached from.

@@ -87,7 +87,7 @@ impl Tool for EditTool {
             .into()
     }
 
-    fn safety(&self, _input: &EditInput) -> Safety {
+    fn safety(&self, _input: &EditInput, _ctx: &ToolContext) -> Safety {
         EDIT_SAFETY
     }
 

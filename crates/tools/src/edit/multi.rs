@@ -58,7 +58,7 @@ impl Tool for MultiEditTool {
             .into()
     }
 
-    fn safety(&self, _input: &MultiEditInput) -> Safety {
+    fn safety(&self, _input: &MultiEditInput, _ctx: &ToolContext) -> Safety {
         EDIT_SAFETY
     }
 

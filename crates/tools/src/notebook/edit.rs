@@ -80,7 +80,7 @@ impl Tool for NotebookEditTool {
             .into()
     }
 
-    fn safety(&self, input: &NotebookEditInput) -> Safety {
+    fn safety(&self, input: &NotebookEditInput, _ctx: &ToolContext) -> Safety {
         // Replace and delete drop a cell's old source and outputs, which the call does not
         // carry (the outputs may not be reproducible); insert only adds.
         let destructive = match input.edit_mode.unwrap_or(NotebookEditMode::Replace) {

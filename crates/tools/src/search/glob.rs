@@ -56,7 +56,7 @@ impl Tool for GlobTool {
         )
     }
 
-    fn safety(&self, _input: &GlobInput) -> Safety {
+    fn safety(&self, _input: &GlobInput, _ctx: &ToolContext) -> Safety {
         Safety::READ_ONLY
     }
 

@@ -105,7 +105,7 @@ impl Tool for GrepTool {
             .into()
     }
 
-    fn safety(&self, _input: &GrepInput) -> Safety {
+    fn safety(&self, _input: &GrepInput, _ctx: &ToolContext) -> Safety {
         Safety::READ_ONLY
     }
 

@@ -53,7 +53,7 @@ impl Tool for LsTool {
         )
     }
 
-    fn safety(&self, _input: &LsInput) -> Safety {
+    fn safety(&self, _input: &LsInput, _ctx: &ToolContext) -> Safety {
         Safety::READ_ONLY
     }
 
