@@ -45,12 +45,19 @@
 //! (DESIGN.md §1, "old formats keep working"): only the keys [`Settings`] knows are taken from
 //! them, and one that is not JSON, not an object, or has a known key of the wrong type is
 //! skipped with one [`ConfigWarning`]. This crate never prints; warnings are returned.
+//!
+//! # Writing rules back
+//!
+//! The one settings file cairn writes is the project's `.claude/settings.local.json`, when the
+//! user adds or removes a permission rule while it runs: [`rules_file`] does that for every
+//! face.
 
 mod error;
 mod load;
 mod loaded;
 mod merge;
 mod regular_file;
+pub mod rules_file;
 mod settings;
 mod source;
 

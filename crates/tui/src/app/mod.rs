@@ -16,7 +16,6 @@ mod frame;
 mod history;
 mod inline_backend;
 mod input_aids;
-mod local_settings;
 mod memory;
 mod mention;
 mod pager;
@@ -35,7 +34,7 @@ use std::time::{Duration, Instant};
 use cairn_context::PromptSource;
 use cairn_context::commands::CustomCommand;
 use cairn_policy::PermissionGate;
-use cairn_protocol::{AgentEvent, Message, Op, PermissionAnswer, ToolSpec, Usage};
+use cairn_protocol::{AgentEvent, Message, Op, ToolSpec, Usage};
 use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use futures_util::StreamExt;
 use ratatui::layout::Rect;
@@ -653,12 +652,8 @@ impl App {
                 return;
             }
             if let Some(outcome) = dialog.handle_key(key) {
-                // "Don't ask again" also holds for later sessions, as in Claude Code.
-                if let PermissionAnswer::AllowAlways { rule } = &outcome.answer
-                    && let Err(warning) = local_settings::save_allow_rule(&self.config.cwd, rule)
-                {
-                    self.transcript.push_warning(warning);
-                }
+                // The engine keeps a "don't ask again" rule for later sessions too; a failure
+                // to save it comes back as a warning event.
                 let _ = self.ops.send(outcome.into_op());
                 self.dialogs.pop_front();
             }

@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
+use cairn_config::rules_file;
 use cairn_policy::PermissionGate;
 use cairn_policy::rules::{Rule, RuleKind, RuleOrigin};
-
-use super::local_settings;
 
 /// What `/permissions <arguments>` asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,12 +53,12 @@ pub fn add(
     kind: RuleKind,
     text: &str,
 ) -> Result<String, String> {
-    let path = local_settings::local_settings_path(cwd);
+    let path = rules_file::local_settings_path(cwd);
     let origin = RuleOrigin::new(path.display().to_string(), cwd);
     // Parsed before anything is saved: a malformed rule changes nothing. (Named after the
     // command, not the file: the file is not what is wrong.)
     Rule::parse(kind, text, RuleOrigin::new("/permissions", cwd)).map_err(|err| err.to_string())?;
-    let saved = local_settings::save_rule(cwd, kind.as_str(), text);
+    let saved = rules_file::save_rules(cwd, kind.as_str(), [text]);
     let added = gate
         .add_rule(kind, text, origin)
         .map_err(|err| err.to_string())?;
@@ -95,7 +94,7 @@ pub fn remove(gate: &PermissionGate, text: &str) -> Result<String, String> {
         let source = &rule.origin.source;
         let kind = rule.kind.as_str();
         if source.ends_with(".json") && Path::new(source).is_absolute() {
-            match local_settings::remove_rule(Path::new(source), &rule.text) {
+            match rules_file::remove_rule(Path::new(source), &rule.text) {
                 Ok(true) => report.push(format!("Removed the {kind} rule {text} from {source}")),
                 Ok(false) => report.push(format!(
                     "Removed the {kind} rule {text} for this session ({source} no longer has it)"
