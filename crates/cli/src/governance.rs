@@ -95,6 +95,7 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
             gate: Some(Arc::new(gate)),
             hooks,
             hook_common: Some(hook_common),
+            rules_kept_in: None,
         },
         sandbox: sandbox(settings, &workspace_roots, &read_denied, home)?,
     })

@@ -8,8 +8,9 @@ use std::time::Instant;
 use anyhow::Context;
 use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
-use cairn_protocol::{AgentEvent, ContentBlock, Op};
-use cairn_session::entry_for;
+use cairn_core::ChannelSink;
+use cairn_core::assembly::{self, Turn};
+use cairn_protocol::{AgentAddress, AgentEvent, ContentBlock, EventEnvelope, EventSender, Op};
 use cairn_tools::SessionState;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
@@ -28,7 +29,6 @@ pub async fn run(args: Args) -> ExitCode {
             engine,
             session,
             tool_state,
-            mut log,
             governance,
             resumed,
             cwd,
@@ -43,38 +43,29 @@ pub async fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // `/name args` runs the project's or the user's custom command of that name: the model
-    // gets the command line, tagged as Claude Code does, then its expansion.
-    let (mut content, model, allowed_tools) = match expand_custom_command(&prompt, &cwd, &home) {
-        Some(command) => (
-            vec![
-                ContentBlock::text(command.tag),
-                ContentBlock::text(command.prompt),
-            ],
-            command.model,
-            command.allowed_tools,
-        ),
-        None => (vec![ContentBlock::text(prompt)], None, Vec::new()),
-    };
+    // `/name args` runs the project's or the user's custom command of that name.
+    let command = assembly::custom_command_turn(&prompt, &cwd, &home);
+    for warning in &command.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let mut turn = command
+        .turn
+        .unwrap_or_else(|| Turn::message(vec![ContentBlock::text(prompt)]));
     // SessionStart hooks may add context to the first prompt.
     let source = if resumed { "resume" } else { "startup" };
     let mut input = serde_json::Map::new();
     input.insert("source".into(), source.into());
-    for context in run_session_hook(&governance, HookEvent::SessionStart, Some(source), input).await
-    {
-        content.push(ContentBlock::text(format!(
-            "<system-reminder>\n{context}\n</system-reminder>"
-        )));
-    }
+    turn.add_context(
+        run_session_hook(&governance, HookEvent::SessionStart, Some(source), input).await,
+    );
     let (ops, op_receiver) = mpsc::unbounded_channel();
-    let (events, mut event_receiver) = mpsc::unbounded_channel::<AgentEvent>();
-    tokio::spawn(async move {
-        let mut sink = events;
-        engine.run(op_receiver, &mut sink).await
-    });
+    let (events, mut event_receiver) = mpsc::unbounded_channel::<EventEnvelope>();
+    tokio::spawn(engine.run(
+        op_receiver,
+        EventSender::new(Arc::new(ChannelSink(events))),
+    ));
     let stopped_by = watch_stop_signals(ops.clone(), tool_state.clone());
-    let op = Op::turn(content, model, allowed_tools);
-    if ops.send(op).is_err() {
+    if ops.send(turn.into_op()).is_err() {
         eprintln!("error: the engine stopped before the prompt was sent");
         return ExitCode::FAILURE;
     }
@@ -82,15 +73,15 @@ pub async fn run(args: Args) -> ExitCode {
     let mut printer = Printer::new(args.output_format, args.verbose, session);
     printer.start();
     for message in instruction_warnings {
-        printer.event(&AgentEvent::Warning { message });
+        printer.event(&EventEnvelope {
+            from: AgentAddress::default(),
+            event: AgentEvent::Warning { message },
+        });
     }
     let mut code = None;
-    while let Some(event) = event_receiver.recv().await {
-        if let Some(entry) = entry_for(&event) {
-            log.append(&entry);
-        }
-        if let AgentEvent::TurnFinished(summary) = &event {
-            log.sync();
+    while let Some(envelope) = event_receiver.recv().await {
+        // The main agent's turn ends the run; a sub-agent's ends only its own call.
+        if let (true, AgentEvent::TurnFinished(summary)) = (envelope.from.is_main(), &envelope.event) {
             let failed = printer.finish(summary, started.elapsed());
             code = Some(if failed {
                 ExitCode::FAILURE
@@ -99,10 +90,7 @@ pub async fn run(args: Args) -> ExitCode {
             });
             break;
         }
-        printer.event(&event);
-    }
-    if let Some(warning) = log.take_warning() {
-        eprintln!("warning: {warning}; the rest of this session is kept in memory only");
+        printer.event(&envelope);
     }
     // Background shells do not outlive cairn.
     tool_state.shells.kill_all();
@@ -223,46 +211,4 @@ fn read_prompt(argument: Option<&str>) -> anyhow::Result<String> {
         anyhow::bail!("no prompt: give one as an argument (cairn -p \"…\") or on standard input");
     }
     Ok(parts.join("\n\n"))
-}
-
-/// A custom command named on the command line, expanded.
-struct ExpandedCommand {
-    /// `<command-name>/name</command-name>` and its arguments, as Claude Code tags them.
-    tag: String,
-    prompt: String,
-    model: Option<String>,
-    allowed_tools: Vec<String>,
-}
-
-/// The custom command `prompt` names (`/name arguments`), expanded, with its model
-/// (resolved) and allowed tools; `None` when it names none.
-fn expand_custom_command(
-    prompt: &str,
-    cwd: &std::path::Path,
-    home: &std::path::Path,
-) -> Option<ExpandedCommand> {
-    let body = prompt.trim().strip_prefix('/')?;
-    let (name, arguments) = match body.split_once(char::is_whitespace) {
-        Some((name, rest)) => (name, rest.trim()),
-        None => (body, ""),
-    };
-    let loaded = cairn_context::commands::load_commands(cwd, Some(home));
-    let command = loaded.commands.iter().find(|command| command.name == name);
-    if command.is_none() {
-        // A command file that could not be read may be the one asked for: say why.
-        for unread in &loaded.unread {
-            eprintln!("warning: {unread}");
-        }
-    }
-    let command = command?;
-    let model = command
-        .model
-        .as_deref()
-        .map(cairn_llm::models::resolve_model);
-    Some(ExpandedCommand {
-        tag: command.invocation_tag(arguments),
-        prompt: command.expand(arguments, cwd),
-        model,
-        allowed_tools: command.allowed_tools.clone(),
-    })
 }

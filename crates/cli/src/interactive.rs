@@ -9,11 +9,11 @@ use anyhow::Context;
 
 use cairn_context::PromptBuilder;
 use cairn_context::commands::discover_commands;
+use cairn_core::ChannelSink;
 use cairn_llm::models;
 use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
-use cairn_protocol::AgentEvent;
-use cairn_session::entry_for;
+use cairn_protocol::{EventEnvelope, EventSender};
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 use cairn_tui::app::{AppConfig, AppExit, SettingsView, run_app};
 use cairn_tui::picker::{PickerEntry, run_picker};
@@ -84,7 +84,6 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         engine,
         session,
         tool_state,
-        mut log,
         governance,
         resumed,
         cwd,
@@ -113,26 +112,12 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         run_session_hook(&governance, HookEvent::SessionStart, Some(source), input).await;
 
     let (ops, op_receiver) = mpsc::unbounded_channel();
-    let (engine_events, mut engine_receiver) = mpsc::unbounded_channel::<AgentEvent>();
-    let (ui_events, ui_receiver) = mpsc::unbounded_channel::<AgentEvent>();
-    let engine_task = tokio::spawn(async move {
-        let mut sink = engine_events;
-        engine.run(op_receiver, &mut sink).await;
-    });
-    // Every event is logged to the session file before the UI sees it.
-    let logger = tokio::spawn(async move {
-        while let Some(event) = engine_receiver.recv().await {
-            if let Some(entry) = entry_for(&event) {
-                log.append(&entry);
-            }
-            if matches!(event, AgentEvent::TurnFinished(_)) {
-                log.sync();
-            }
-            let _ = ui_events.send(event);
-        }
-        log.sync();
-        log.take_warning()
-    });
+    let (ui_events, ui_receiver) = mpsc::unbounded_channel::<EventEnvelope>();
+    // The engine records the session before the UI sees each event.
+    let engine_task = tokio::spawn(engine.run(
+        op_receiver,
+        EventSender::new(Arc::new(ChannelSink(ui_events))),
+    ));
 
     let config = AppConfig {
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -170,11 +155,6 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
     // The UI interrupted any running turn; closing the channel lets the engine stop.
     drop(ops);
     let _ = tokio::time::timeout(SHUTDOWN_WAIT, engine_task).await;
-    if let Ok(Ok(Some(warning))) = tokio::time::timeout(SHUTDOWN_WAIT, logger).await {
-        say_err(format_args!(
-            "warning: {warning}; the rest of this session is kept in memory only"
-        ));
-    }
     tool_state.shells.kill_all();
     let reason = match &result {
         Ok(AppExit::Clear) => "clear",

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use cairn_protocol::{AgentEvent, TurnEnd, TurnSummary};
+use cairn_protocol::{AgentEvent, EventEnvelope, TurnEnd, TurnSummary};
 use serde_json::{Value, json};
 
 use crate::args::OutputFormat;
@@ -55,8 +55,11 @@ impl Printer {
         }
     }
 
-    pub fn event(&mut self, event: &AgentEvent) {
-        match event {
+    /// Prints one event. A sub-agent's messages carry the `tool_use` id of the call that
+    /// started it as `parent_tool_use_id`, as Claude Code's stream-json does.
+    pub fn event(&mut self, envelope: &EventEnvelope) {
+        let parent_tool_use_id = &envelope.from.parent_tool_use_id;
+        match &envelope.event {
             AgentEvent::Retrying(notice) => {
                 let seconds = notice.delay_ms as f64 / 1000.0;
                 eprintln!(
@@ -86,7 +89,7 @@ impl Printer {
                             "stop_sequence": null,
                             "usage": usage,
                         },
-                        "parent_tool_use_id": null,
+                        "parent_tool_use_id": parent_tool_use_id,
                         "session_id": self.session.session_id,
                     }));
                 }
@@ -96,7 +99,7 @@ impl Printer {
                     self.line(json!({
                         "type": "user",
                         "message": message,
-                        "parent_tool_use_id": null,
+                        "parent_tool_use_id": parent_tool_use_id,
                         "session_id": self.session.session_id,
                     }));
                 }
@@ -140,6 +143,26 @@ impl Printer {
             | AgentEvent::ToolCallStarted { .. }
             | AgentEvent::ToolCallResult { .. }
             | AgentEvent::TurnFinished(_) => {}
+            AgentEvent::Compacted(compaction) => {
+                if self.verbose {
+                    eprintln!(
+                        "context: {} made the conversation {} tokens (was {})",
+                        compaction.step, compaction.tokens_after, compaction.tokens_before
+                    );
+                }
+                // A rewritten history is a boundary, as Claude Code's stream-json reports it.
+                if self.format == OutputFormat::StreamJson && compaction.summary.is_some() {
+                    self.line(json!({
+                        "type": "system",
+                        "subtype": "compact_boundary",
+                        "session_id": self.session.session_id,
+                        "compact_metadata": {
+                            "trigger": if compaction.step == "manual" { "manual" } else { "auto" },
+                            "pre_tokens": compaction.tokens_before,
+                        },
+                    }));
+                }
+            }
         }
     }
 
@@ -148,7 +171,7 @@ impl Printer {
         let is_error = summary.end.is_error();
         let (subtype, result) = match &summary.end {
             TurnEnd::Completed | TurnEnd::MaxTokens => ("success", summary.result.clone()),
-            TurnEnd::MaxTurns { limit } => (
+            TurnEnd::MaxRequests { limit } => (
                 "error_max_turns",
                 format!("Reached the maximum number of turns ({limit})."),
             ),
@@ -178,7 +201,8 @@ impl Printer {
                     "is_error": is_error,
                     "result": result,
                     "session_id": self.session.session_id,
-                    "num_turns": summary.num_turns,
+                    // Claude Code's "turns" are cairn's model requests.
+                    "num_turns": summary.requests,
                     "duration_ms": elapsed.as_millis() as u64,
                     "duration_api_ms": summary.duration_api_ms,
                     "total_cost_usd": summary.cost_usd,

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use anyhow::Context;
 use cairn_config::{LoadedSettings, PermissionMode};
 use cairn_context::PromptBuilder;
-use cairn_core::{Engine, EngineConfig, Governance};
+use cairn_context::StandardPipeline;
+use cairn_core::{AskThroughEvents, Engine, EngineConfig, Governance};
 use cairn_llm::{AnthropicClient, AnthropicConfig, models};
 use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
-use cairn_protocol::AgentEvent;
-use cairn_session::SessionLog;
+use cairn_protocol::{AgentEvent, CollectedEvents, EventSender};
 use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
 use tokio_util::sync::CancellationToken;
 
@@ -32,8 +32,6 @@ pub struct Prepared {
     pub session: SessionInfo,
     /// The tools' session state, for stopping background shells on the way out.
     pub tool_state: Arc<SessionState>,
-    /// The transcript every event that matters is appended to.
-    pub log: SessionLog,
     /// For the session hooks the CLI runs itself (SessionStart, SessionEnd).
     pub governance: Governance,
     /// The run continues an earlier session.
@@ -53,12 +51,18 @@ pub async fn run_session_hook(
     subject: Option<&str>,
     input: serde_json::Map<String, serde_json::Value>,
 ) -> Vec<String> {
-    let mut notes: Vec<AgentEvent> = Vec::new();
+    let notes = Arc::new(CollectedEvents::default());
     let outcome = governance
-        .run_hooks(event, subject, input, &mut notes, &CancellationToken::new())
+        .run_hooks(
+            event,
+            subject,
+            input,
+            &EventSender::new(notes.clone()),
+            &CancellationToken::new(),
+        )
         .await;
-    for note in notes {
-        if let AgentEvent::Warning { message } = note {
+    for note in notes.take() {
+        if let AgentEvent::Warning { message } = note.event {
             // Dropped if the terminal is gone (a SessionEnd hook after the window closed).
             let _ = writeln!(std::io::stderr(), "warning: {message}");
         }
@@ -115,7 +119,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
             .unwrap_or(PermissionMode::Default)
     };
     let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
-    let governance = build_governance(&GovernanceInputs {
+    let mut governance = build_governance(&GovernanceInputs {
         args,
         settings: &settings,
         cwd: &cwd,
@@ -125,6 +129,10 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         transcript_path: &opened.transcript_path,
         asking,
     })?;
+    // Where someone answers, "don't ask again" keeps the rule in the project's local settings.
+    if asking == Asking::Interactive {
+        governance.governance.rules_kept_in = Some(cwd.clone());
+    }
     let mut tool_context = ToolContext::new(cwd.clone());
     tool_context.env = settings.env().clone().into_iter().collect();
     tool_context.sandbox = governance.sandbox;
@@ -149,18 +157,23 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         EngineConfig {
             system_prompt: Arc::new(system_prompt),
             model,
-            max_turns: args.max_turns,
+            max_requests: args.max_turns,
             max_output_tokens,
-            spill_dir,
+            pipeline: Arc::new(StandardPipeline::new(spill_dir)),
             governance: governance.governance.clone(),
         },
-    );
-    let engine = engine.with_history(opened.history);
+    )
+    .with_history(opened.history)
+    .with_session_log(opened.log);
+    // Questions go to whoever can answer: the interactive UI's dialog; in `-p` nobody.
+    let engine = match asking {
+        Asking::Interactive => engine.with_permissions(Arc::new(AskThroughEvents::default())),
+        Asking::NonInteractive => engine,
+    };
     Ok(Prepared {
         engine,
         session,
         tool_state,
-        log: opened.log,
         governance: governance.governance,
         resumed,
         cwd,

@@ -15,9 +15,11 @@ mod date;
 pub mod environment;
 pub mod git;
 pub mod instructions;
+pub mod pipeline;
 mod project_file;
 pub mod sections;
 
+pub use pipeline::{ContextPipeline, Projection, StandardPipeline, TokenAccounting};
 pub use builder::{PromptBuilder, PromptOptions, PromptSource, Section, SectionPart};
 /// `YYYY-MM-DD` of the day `days` after 1970-01-01.
 pub use date::civil_date as date_from_days;

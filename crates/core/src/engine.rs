@@ -1,22 +1,26 @@
 //! The turn loop (DESIGN.md §3).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cairn_context::PromptSource;
-use cairn_llm::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, pricing};
+use cairn_context::{ContextPipeline, PromptSource, TokenAccounting};
+use cairn_llm::{
+    ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, models, pricing,
+};
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{
-    AgentEvent, ContentBlock, Message, Op, Role, StopReason, TurnEnd, TurnSummary, Usage,
+    AgentEvent, ContentBlock, EventSender, Message, NobodyToAsk, Op, PermissionBroker, Role,
+    StopReason, TurnEnd, TurnSummary, Usage,
 };
+use cairn_session::SessionLog;
 use cairn_tools::{ToolCall, ToolExecutor};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
-use crate::EventSink;
+use crate::assembly::system_reminder;
+use crate::events::Recorder;
 use crate::governance::Governance;
-use crate::permission::PermissionBroker;
+use crate::orchestrate::CallRunner;
 
 /// What one engine instance is allowed and told. Each engine has its own, so a sub-agent can
 /// run beside the main one with other limits.
@@ -25,10 +29,11 @@ pub struct EngineConfig {
     pub model: String,
     pub system_prompt: Arc<dyn PromptSource>,
     /// Model requests allowed per turn; `None` for no limit.
-    pub max_turns: Option<u32>,
+    pub max_requests: Option<u32>,
     pub max_output_tokens: u32,
-    /// Where tool results too large for the conversation are written.
-    pub spill_dir: PathBuf,
+    /// What of the conversation each request sends; it also keeps large tool results out of
+    /// the conversation.
+    pub pipeline: Arc<dyn ContextPipeline>,
     /// Hooks and the permission gate; the default runs every call.
     pub governance: Governance,
 }
@@ -39,7 +44,11 @@ pub struct Engine {
     tools: Arc<dyn ToolExecutor>,
     config: EngineConfig,
     messages: Vec<Message>,
-    permissions: Arc<PermissionBroker>,
+    permissions: Arc<dyn PermissionBroker>,
+    /// The session file, until `run` puts the recorder in front of the face's sink.
+    log: Option<SessionLog>,
+    /// What the API reported for the last request: input tokens, and how many messages it sent.
+    last_reported: Option<(u64, usize)>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -57,7 +66,7 @@ const MAX_STOP_CONTINUATIONS: u32 = 8;
 /// Tallies of the turn in progress.
 #[derive(Debug, Default)]
 struct TurnTally {
-    num_turns: u32,
+    requests: u32,
     usage: Usage,
     cost_usd: f64,
     duration_api_ms: u64,
@@ -82,8 +91,24 @@ impl Engine {
             tools,
             config,
             messages: Vec::new(),
-            permissions: Arc::default(),
+            permissions: Arc::new(NobodyToAsk),
+            log: None,
+            last_reported: None,
         }
+    }
+
+    /// Who answers this engine's permission questions: the face's broker (a dialog, a host),
+    /// or a parent's for a sub-agent. Without one, nobody can be asked and questions are
+    /// refused.
+    pub fn with_permissions(mut self, broker: Arc<dyn PermissionBroker>) -> Self {
+        self.permissions = broker;
+        self
+    }
+
+    /// Records the conversation in `log` as it happens (see [`Recorder`]).
+    pub fn with_session_log(mut self, log: SessionLog) -> Self {
+        self.log = Some(log);
+        self
     }
 
     /// Continues a conversation (a resumed session): `messages` become the history the next
@@ -102,17 +127,21 @@ impl Engine {
         &self.config
     }
 
-    /// Serves operations until the sender is dropped. An `Interrupt` that arrives while a turn
+    /// Serves operations until the sender is dropped, emitting through `events` (and recording
+    /// the session on the way, when it has a log). An `Interrupt` that arrives while a turn
     /// runs cancels it; a user message that arrives meanwhile is queued for after it.
-    pub async fn run(mut self, mut ops: UnboundedReceiver<Op>, sink: &mut dyn EventSink) -> Self {
+    pub async fn run(mut self, mut ops: UnboundedReceiver<Op>, events: EventSender) -> Self {
+        let events = match self.log.take() {
+            Some(log) => events.with_sink(Arc::new(Recorder::new(log, events.sink()))),
+            None => events,
+        };
         let mut queued: std::collections::VecDeque<(Vec<ContentBlock>, TurnOverrides)> =
             Default::default();
         loop {
             let (content, overrides) = match queued.pop_front() {
                 Some(queued) => queued,
                 None => match ops.recv().await {
-                    Some(Op::UserMessage { content }) => (content, TurnOverrides::default()),
-                    Some(Op::CommandMessage {
+                    Some(Op::UserMessage {
                         content,
                         model,
                         allowed_tools,
@@ -127,7 +156,7 @@ impl Engine {
                     // No turn is running, so no question is waiting.
                     Some(Op::PermissionAnswer { .. }) => continue,
                     Some(Op::SetModel { model }) => {
-                        sink.emit(AgentEvent::ModelChanged {
+                        events.emit(AgentEvent::ModelChanged {
                             model: model.clone(),
                         });
                         self.config.model = model;
@@ -140,9 +169,9 @@ impl Engine {
             let broker = self.permissions.clone();
             let mut next_model = None;
             let mut senders_gone = false;
-            let restore_model = self.apply_overrides(&overrides, sink);
+            let restore_model = self.apply_overrides(&overrides, &events);
             {
-                let turn = self.run_turn(content, sink, &cancel);
+                let turn = self.run_turn(content, &events, &cancel);
                 tokio::pin!(turn);
                 loop {
                     tokio::select! {
@@ -155,10 +184,7 @@ impl Engine {
                                 cancel.cancel();
                                 queued.clear();
                             }
-                            Some(Op::UserMessage { content }) => {
-                                queued.push_back((content, TurnOverrides::default()));
-                            }
-                            Some(Op::CommandMessage {
+                            Some(Op::UserMessage {
                                 content,
                                 model,
                                 allowed_tools,
@@ -185,7 +211,7 @@ impl Engine {
                 gate.clear_turn_rules();
             }
             if let Some(model) = next_model {
-                sink.emit(AgentEvent::ModelChanged {
+                events.emit(AgentEvent::ModelChanged {
                     model: model.clone(),
                 });
                 self.config.model = model;
@@ -198,13 +224,13 @@ impl Engine {
     fn apply_overrides(
         &mut self,
         overrides: &TurnOverrides,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
     ) -> Option<String> {
         if !overrides.allowed_tools.is_empty()
             && let Some(gate) = &self.config.governance.gate
         {
             for error in gate.set_turn_rules(&overrides.allowed_tools) {
-                sink.emit(AgentEvent::Warning {
+                events.emit(AgentEvent::Warning {
                     message: format!("allowed-tools: {error}"),
                 });
             }
@@ -218,23 +244,23 @@ impl Engine {
     pub async fn run_turn(
         &mut self,
         content: Vec<ContentBlock>,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
         cancel: &CancellationToken,
     ) -> TurnSummary {
         let mut tally = TurnTally::default();
-        let end = match self.submit_prompt(content, sink, cancel).await {
-            Ok(()) => self.turn_loop(sink, cancel, &mut tally).await,
+        let end = match self.submit_prompt(content, events, cancel).await {
+            Ok(()) => self.turn_loop(events, cancel, &mut tally).await,
             Err(end) => end,
         };
         let summary = TurnSummary {
             end,
             result: tally.result,
-            num_turns: tally.num_turns,
+            requests: tally.requests,
             usage: tally.usage,
             cost_usd: tally.cost_usd,
             duration_api_ms: tally.duration_api_ms,
         };
-        sink.emit(AgentEvent::TurnFinished(summary.clone()));
+        events.emit(AgentEvent::TurnFinished(summary.clone()));
         summary
     }
 
@@ -243,7 +269,7 @@ impl Engine {
     async fn submit_prompt(
         &mut self,
         mut content: Vec<ContentBlock>,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<(), TurnEnd> {
         let prompt = Message {
@@ -256,7 +282,7 @@ impl Engine {
         if let Some(outcome) = self
             .config
             .governance
-            .run_hooks(HookEvent::UserPromptSubmit, None, input, sink, cancel)
+            .run_hooks(HookEvent::UserPromptSubmit, None, input, events, cancel)
             .await
         {
             if let Some(reason) = outcome.block.or(outcome.stop) {
@@ -265,16 +291,14 @@ impl Engine {
                 });
             }
             for context in outcome.additional_context {
-                content.push(ContentBlock::text(format!(
-                    "<system-reminder>\n{context}\n</system-reminder>"
-                )));
+                content.push(system_reminder(&context));
             }
         }
         let message = Message {
             role: Role::User,
             content,
         };
-        sink.emit(AgentEvent::UserMessage {
+        events.emit(AgentEvent::UserMessage {
             message: message.clone(),
         });
         self.messages.push(message);
@@ -287,7 +311,7 @@ impl Engine {
     async fn stop_hooks_continue(
         &mut self,
         continuations: &mut u32,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
         cancel: &CancellationToken,
     ) -> bool {
         let mut input = serde_json::Map::new();
@@ -298,7 +322,7 @@ impl Engine {
         let Some(outcome) = self
             .config
             .governance
-            .run_hooks(HookEvent::Stop, None, input, sink, cancel)
+            .run_hooks(HookEvent::Stop, None, input, events, cancel)
             .await
         else {
             return false;
@@ -307,7 +331,7 @@ impl Engine {
             return false;
         };
         if *continuations >= MAX_STOP_CONTINUATIONS {
-            sink.emit(AgentEvent::Warning {
+            events.emit(AgentEvent::Warning {
                 message: format!(
                     "A Stop hook asked to continue a {}th time; stopping anyway.",
                     *continuations + 1
@@ -317,7 +341,7 @@ impl Engine {
         }
         *continuations += 1;
         let message = Message::user_text(format!("A Stop hook says: {reason}"));
-        sink.emit(AgentEvent::UserMessage {
+        events.emit(AgentEvent::UserMessage {
             message: message.clone(),
         });
         self.messages.push(message);
@@ -326,28 +350,41 @@ impl Engine {
 
     async fn turn_loop(
         &mut self,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
         cancel: &CancellationToken,
         tally: &mut TurnTally,
     ) -> TurnEnd {
         let mut stop_continuations = 0;
         loop {
-            if let Some(limit) = self.config.max_turns
-                && tally.num_turns >= limit
+            if let Some(limit) = self.config.max_requests
+                && tally.requests >= limit
             {
-                return TurnEnd::MaxTurns { limit };
+                return TurnEnd::MaxRequests { limit };
             }
+            let accounting = TokenAccounting {
+                last_reported: self.last_reported,
+                context_window: models::context_window(&self.config.model),
+                max_output_tokens: self.config.max_output_tokens,
+            };
+            let projection = tokio::select! {
+                projection = self.config.pipeline.project(&mut self.messages, accounting) => projection,
+                _ = cancel.cancelled() => return TurnEnd::Interrupted,
+            };
+            for compaction in projection.compactions {
+                events.emit(AgentEvent::Compacted(compaction));
+            }
+            let sent = projection.messages.len();
             let request = ModelRequest {
                 model: self.config.model.clone(),
                 system: self.config.system_prompt.system_prompt(),
-                messages: self.messages.clone(),
+                messages: projection.messages,
                 tools: self.tools.specs(),
                 max_tokens: self.config.max_output_tokens,
             };
             let started = Instant::now();
             let outcome = self
                 .client
-                .stream(&request, &mut |event| forward(&mut *sink, event), cancel)
+                .stream(&request, &mut |event| forward(events, event), cancel)
                 .await;
             tally.duration_api_ms += started.elapsed().as_millis() as u64;
             let response = match outcome {
@@ -359,8 +396,9 @@ impl Engine {
                     };
                 }
             };
-            tally.num_turns += 1;
+            tally.requests += 1;
             tally.usage += response.usage;
+            self.last_reported = Some((response.usage.input_total(), sent));
             let cost_usd = pricing::cost_usd(&response.model, &response.usage);
             tally.cost_usd += cost_usd;
             let message = Message {
@@ -368,7 +406,7 @@ impl Engine {
                 content: response.content.clone(),
             };
             tally.result = message.text();
-            sink.emit(AgentEvent::AssistantMessage {
+            events.emit(AgentEvent::AssistantMessage {
                 message: message.clone(),
                 id: response.id.clone(),
                 model: response.model.clone(),
@@ -384,7 +422,7 @@ impl Engine {
             if calls.is_empty() {
                 return match response.stop_reason {
                     Some(StopReason::MaxTokens) => {
-                        sink.emit(AgentEvent::Warning {
+                        events.emit(AgentEvent::Warning {
                             message: format!(
                                 "The answer was cut: the model reached its output limit of {} tokens.",
                                 self.config.max_output_tokens
@@ -394,7 +432,7 @@ impl Engine {
                     }
                     _ => {
                         if self
-                            .stop_hooks_continue(&mut stop_continuations, sink, cancel)
+                            .stop_hooks_continue(&mut stop_continuations, events, cancel)
                             .await
                         {
                             continue;
@@ -403,18 +441,16 @@ impl Engine {
                     }
                 };
             }
-            let results = crate::orchestrate::run_tool_calls(
-                &self.tools,
-                &self.config.governance,
-                &self.permissions,
-                &response,
-                &calls,
-                sink,
+            let mut results = CallRunner {
+                tools: &self.tools,
+                governance: &self.config.governance,
+                permissions: &self.permissions,
+                events,
                 cancel,
-            )
+            }
+            .run(&response, &calls)
             .await;
-            let (results, spilled) =
-                crate::orchestrate::apply_result_budget(results, &self.config.spill_dir);
+            let spilled = self.config.pipeline.admit_tool_results(&mut results);
             // The user sees whole results; say which ones the model got only the start of.
             for spill in spilled {
                 let tool = calls
@@ -425,7 +461,7 @@ impl Engine {
                     .saved
                     .map(|path| format!("; the whole is saved in {}", path.display()))
                     .unwrap_or_default();
-                sink.emit(AgentEvent::Warning {
+                events.emit(AgentEvent::Warning {
                     message: format!(
                         "{tool}'s result ({} characters) was too large for the conversation: \
                          the model got its first {} characters{saved}.",
@@ -437,7 +473,7 @@ impl Engine {
                 role: Role::User,
                 content: results,
             };
-            sink.emit(AgentEvent::ToolResultsMessage {
+            events.emit(AgentEvent::ToolResultsMessage {
                 message: message.clone(),
             });
             self.messages.push(message);
@@ -463,8 +499,8 @@ fn tool_calls(response: &ModelResponse) -> Vec<ToolCall> {
         .collect()
 }
 
-fn forward(sink: &mut dyn EventSink, event: ModelEvent) {
-    sink.emit(match event {
+fn forward(events: &EventSender, event: ModelEvent) {
+    events.emit(match event {
         ModelEvent::TextDelta(text) => AgentEvent::TextDelta { text },
         ModelEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
         ModelEvent::ToolUseStarted { id, name } => AgentEvent::ToolCallStarted { id, name },

@@ -7,15 +7,12 @@ use std::sync::Arc;
 use cairn_policy::hooks::{HookCommon, HookEvent, HookOutcome, HookPermission, HookRunner};
 use cairn_policy::{CallInfo, PermissionGate, Verdict};
 use cairn_protocol::{
-    AgentEvent, DecisionSource, PermissionAnswer, PermissionDecision, ToolResultBlock,
-    ToolResultContent,
+    AgentEvent, DecisionSource, EventSender, PermissionAnswer, PermissionBroker,
+    PermissionDecision, PermissionQuestion, ToolResultBlock, ToolResultContent,
 };
-use cairn_tools::{Access, PreparedCall, ToolCall, ToolExecutor, ToolOutput};
+use cairn_tools::{Access, Destructiveness, PreparedCall, ToolCall, ToolExecutor, ToolOutput};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
-
-use crate::EventSink;
-use crate::permission::PermissionBroker;
 
 /// What the gate judges of a prepared call.
 fn call_info(call: &PreparedCall) -> CallInfo<'_> {
@@ -24,6 +21,7 @@ fn call_info(call: &PreparedCall) -> CallInfo<'_> {
         input: &call.input,
         paths: &call.paths,
         read_only: call.safety.access == Access::ReadOnly,
+        destructive: call.safety.destructive == Destructiveness::Destructive,
     }
 }
 
@@ -35,6 +33,9 @@ pub struct Governance {
     pub hooks: Option<Arc<HookRunner>>,
     /// The fields every hook input carries.
     pub hook_common: Option<HookCommon>,
+    /// The project whose `.claude/settings.local.json` keeps the rules the user allows for
+    /// good; `None` keeps them for the session only.
+    pub rules_kept_in: Option<std::path::PathBuf>,
 }
 
 impl Governance {
@@ -53,13 +54,13 @@ impl Governance {
         event: HookEvent,
         subject: Option<&str>,
         input: Map<String, Value>,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
         cancel: &CancellationToken,
     ) -> Option<HookOutcome> {
         let (runner, common) = self.runner(event)?;
         let outcome = runner.run(event, subject, common, input, cancel).await;
         for message in outcome.system_messages.iter().chain(&outcome.warnings) {
-            sink.emit(AgentEvent::Warning {
+            events.emit(AgentEvent::Warning {
                 message: format!("{} hook: {message}", event.as_str()),
             });
         }
@@ -75,8 +76,8 @@ impl Governance {
         &self,
         tools: &Arc<dyn ToolExecutor>,
         mut call: PreparedCall,
-        broker: &PermissionBroker,
-        sink: &mut dyn EventSink,
+        broker: &dyn PermissionBroker,
+        events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<PreparedCall, ToolOutput> {
         self.validate(tools, &call).await?;
@@ -86,7 +87,13 @@ impl Governance {
         input.insert("tool_input".into(), call.input.clone());
         input.insert("tool_use_id".into(), json!(call.id));
         if let Some(outcome) = self
-            .run_hooks(HookEvent::PreToolUse, Some(&call.name), input, sink, cancel)
+            .run_hooks(
+                HookEvent::PreToolUse,
+                Some(&call.name),
+                input,
+                events,
+                cancel,
+            )
             .await
         {
             if let Some(message) = outcome.block {
@@ -95,7 +102,7 @@ impl Governance {
                     DecisionSource::Hook,
                     None,
                     format!("A PreToolUse hook blocked this call: {message}"),
-                    sink,
+                    events,
                 ));
             }
             if let Some(updated) = outcome.updated_input {
@@ -152,7 +159,7 @@ impl Governance {
             | Verdict::Deny {
                 source: DecisionSource::NonInteractive,
                 ..
-            } => match self.permission_request_hooks(&call, sink, cancel).await {
+            } => match self.permission_request_hooks(&call, events, cancel).await {
                 Some(answer) => answer,
                 None => verdict,
             },
@@ -161,7 +168,7 @@ impl Governance {
 
         match verdict {
             Verdict::Allow { source, rule } => {
-                sink.emit(AgentEvent::PermissionDecided(PermissionDecision {
+                events.emit(AgentEvent::PermissionDecided(PermissionDecision {
                     tool_use_id: call.id.clone(),
                     tool: call.name.clone(),
                     allowed: true,
@@ -175,12 +182,12 @@ impl Governance {
                 source,
                 rule,
                 reason,
-            } => Err(self.refuse(&call, source, rule, reason, sink)),
+            } => Err(self.refuse(&call, source, rule, reason, events)),
             Verdict::Ask {
                 reason,
                 suggested_rule,
             } => {
-                self.ask_user(call, reason, suggested_rule, broker, sink, cancel)
+                self.ask_user(call, reason, suggested_rule, broker, events, cancel)
                     .await
             }
         }
@@ -214,7 +221,7 @@ impl Governance {
     async fn permission_request_hooks(
         &self,
         call: &PreparedCall,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
         cancel: &CancellationToken,
     ) -> Option<Verdict> {
         let mut input = Map::new();
@@ -226,7 +233,7 @@ impl Governance {
                 HookEvent::PermissionRequest,
                 Some(&call.name),
                 input,
-                sink,
+                events,
                 cancel,
             )
             .await?;
@@ -259,37 +266,30 @@ impl Governance {
         call: PreparedCall,
         reason: String,
         suggested_rule: Option<String>,
-        broker: &PermissionBroker,
-        sink: &mut dyn EventSink,
+        broker: &dyn PermissionBroker,
+        events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<PreparedCall, ToolOutput> {
-        let (request_id, answer) = broker.ask();
-        sink.emit(AgentEvent::PermissionRequested {
-            request_id: request_id.clone(),
+        let question = PermissionQuestion {
             tool_use_id: call.id.clone(),
             tool: call.name.clone(),
             input: call.input.clone(),
-            reason: reason.clone(),
+            reason,
             suggested_rule,
-        });
+        };
+        // Dropping the question (an interrupt) withdraws it.
         let answer = tokio::select! {
-            answer = answer => answer.ok(),
+            answer = broker.ask(question, events) => answer,
             _ = cancel.cancelled() => None,
         };
         match answer {
             Some(PermissionAnswer::AllowOnce) => {
-                self.record_allow(&call, None, sink);
+                self.record_allow(&call, None, events);
                 Ok(call)
             }
             Some(PermissionAnswer::AllowAlways { rule }) => {
-                if let Some(gate) = &self.gate
-                    && let Err(err) = gate.allow_for_session(&rule)
-                {
-                    sink.emit(AgentEvent::Warning {
-                        message: format!("{err}; allowed this once only"),
-                    });
-                }
-                self.record_allow(&call, Some(rule), sink);
+                self.allow_always(&rule, events);
+                self.record_allow(&call, Some(rule), events);
                 Ok(call)
             }
             Some(PermissionAnswer::Deny { message }) => {
@@ -297,23 +297,51 @@ impl Governance {
                 if let Some(message) = message.filter(|m| !m.trim().is_empty()) {
                     reason.push_str(&format!(" They said: {message}"));
                 }
-                Err(self.refuse(&call, DecisionSource::User, None, reason, sink))
+                Err(self.refuse(&call, DecisionSource::User, None, reason, events))
             }
-            None => {
-                broker.withdraw(&request_id);
-                Err(self.refuse(
-                    &call,
-                    DecisionSource::User,
-                    None,
-                    "The user interrupted before answering whether this call may run.".into(),
-                    sink,
-                ))
-            }
+            None if cancel.is_cancelled() => Err(self.refuse(
+                &call,
+                DecisionSource::User,
+                None,
+                "The user interrupted before answering whether this call may run.".into(),
+                events,
+            )),
+            None => Err(self.refuse(
+                &call,
+                DecisionSource::NonInteractive,
+                None,
+                "This call needs approval and nobody could be asked, so it was refused.".into(),
+                events,
+            )),
         }
     }
 
-    fn record_allow(&self, call: &PreparedCall, rule: Option<String>, sink: &mut dyn EventSink) {
-        sink.emit(AgentEvent::PermissionDecided(PermissionDecision {
+    /// "Yes, and don't ask again": the rule holds for the rest of the session and, where the
+    /// face keeps rules ([`Governance::rules_kept_in`]), in the project's local settings for
+    /// later sessions. Either failing is a warning; the call itself is allowed.
+    fn allow_always(&self, rule: &str, events: &EventSender) {
+        if let Some(gate) = &self.gate
+            && let Err(err) = gate.allow_for_session(rule)
+        {
+            events.emit(AgentEvent::Warning {
+                message: format!("{err}; allowed this once only"),
+            });
+            return;
+        }
+        if let Some(project) = &self.rules_kept_in
+            && let Err(err) = cairn_config::rules_file::save_allow_rules(
+                project,
+                cairn_policy::rules::split_rule_list(rule),
+            )
+        {
+            events.emit(AgentEvent::Warning {
+                message: err.to_string(),
+            });
+        }
+    }
+
+    fn record_allow(&self, call: &PreparedCall, rule: Option<String>, events: &EventSender) {
+        events.emit(AgentEvent::PermissionDecided(PermissionDecision {
             tool_use_id: call.id.clone(),
             tool: call.name.clone(),
             allowed: true,
@@ -329,9 +357,9 @@ impl Governance {
         source: DecisionSource,
         rule: Option<String>,
         reason: String,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
     ) -> ToolOutput {
-        sink.emit(AgentEvent::PermissionDecided(PermissionDecision {
+        events.emit(AgentEvent::PermissionDecided(PermissionDecision {
             tool_use_id: call.id.clone(),
             tool: call.name.clone(),
             allowed: false,
@@ -346,9 +374,9 @@ impl Governance {
     /// the result.
     pub async fn after_call(
         &self,
-        call: &ToolCall,
+        call: &PreparedCall,
         output: &mut ToolOutput,
-        sink: &mut dyn EventSink,
+        events: &EventSender,
         cancel: &CancellationToken,
     ) {
         let event = if output.is_error {
@@ -367,7 +395,7 @@ impl Governance {
             input.insert("tool_response".into(), json!(response));
         }
         let Some(outcome) = self
-            .run_hooks(event, Some(&call.name), input, sink, cancel)
+            .run_hooks(event, Some(&call.name), input, events, cancel)
             .await
         else {
             return;

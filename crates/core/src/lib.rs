@@ -10,15 +10,16 @@
 //! [`ModelClient`]: cairn_llm::ModelClient
 //! [`ToolExecutor`]: cairn_tools::ToolExecutor
 
+pub mod assembly;
 mod engine;
+mod events;
 mod governance;
 mod orchestrate;
 mod permission;
-mod sink;
 
 pub use cairn_context::PromptSource;
 pub use engine::{Engine, EngineConfig};
+pub use events::{ChannelSink, Recorder};
 pub use governance::Governance;
 pub use orchestrate::MAX_PARALLEL;
-pub use permission::PermissionBroker;
-pub use sink::EventSink;
+pub use permission::AskThroughEvents;

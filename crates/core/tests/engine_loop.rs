@@ -11,18 +11,30 @@ mod support;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use cairn_core::{Engine, EngineConfig};
+use cairn_context::StandardPipeline;
+use cairn_core::{ChannelSink, Engine, EngineConfig};
 use cairn_llm::MalformedToolInput;
 use cairn_protocol::{
-    AgentEvent, ContentBlock, Message, Op, Role, StopReason, SystemPrompt, ToolSpec, TurnEnd,
+    AgentEvent, CollectedEvents, ContentBlock, EventSender, Message, Op, Role, StopReason,
+    SystemPrompt, ToolSpec, TurnEnd,
 };
 use cairn_tools::{
-    Access, Concurrency, Destructiveness, PreparedCall, Safety, ToolCall, ToolExecutor, ToolOutput,
+    Access, CallContext, Concurrency, Destructiveness, PreparedCall, Safety, ToolCall,
+    ToolExecutor, ToolOutput,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use support::{ScriptedClient, Step, response};
 use tokio_util::sync::CancellationToken;
+
+/// The events a turn emitted, without their (main agent's) address.
+fn events_of(collected: &CollectedEvents) -> Vec<AgentEvent> {
+    collected
+        .take()
+        .into_iter()
+        .map(|envelope| envelope.event)
+        .collect()
+}
 
 fn tool_use(id: &str, input: serde_json::Value) -> ContentBlock {
     ContentBlock::ToolUse {
@@ -70,7 +82,7 @@ impl ToolExecutor for EchoTools {
         })
     }
 
-    async fn execute(&self, call: &PreparedCall, _cancel: &CancellationToken) -> ToolOutput {
+    async fn execute(&self, call: &PreparedCall, _cx: &CallContext) -> ToolOutput {
         self.calls.lock().unwrap().push(call.clone());
         if call.name == "Panic" {
             panic!("boom");
@@ -84,7 +96,7 @@ impl ToolExecutor for EchoTools {
     }
 }
 
-fn engine(client: Arc<ScriptedClient>, tools: Arc<EchoTools>, max_turns: Option<u32>) -> Engine {
+fn engine(client: Arc<ScriptedClient>, tools: Arc<EchoTools>, max_requests: Option<u32>) -> Engine {
     Engine::new(
         client,
         tools,
@@ -94,9 +106,11 @@ fn engine(client: Arc<ScriptedClient>, tools: Arc<EchoTools>, max_turns: Option<
                 static_part: "be brief".into(),
                 dynamic_part: String::new(),
             }),
-            max_turns,
+            max_requests,
             max_output_tokens: 1000,
-            spill_dir: std::env::temp_dir().join("cairn-engine-tests"),
+            pipeline: Arc::new(StandardPipeline::new(
+                std::env::temp_dir().join("cairn-engine-tests"),
+            )),
             governance: cairn_core::Governance::default(),
         },
     )
@@ -119,18 +133,19 @@ async fn tool_round_trip_sends_results_back_and_ends_with_the_answer() {
     ]);
     let tools = Arc::new(EchoTools::default());
     let mut engine = engine(client.clone(), tools.clone(), None);
-    let mut events = Vec::new();
+    let collected = Arc::new(CollectedEvents::default());
     let summary = engine
         .run_turn(
             vec![ContentBlock::text("hi")],
-            &mut events,
+            &EventSender::new(collected.clone()),
             &CancellationToken::new(),
         )
         .await;
+    let events = events_of(&collected);
 
     assert_eq!(summary.end, TurnEnd::Completed);
     assert_eq!(summary.result, "Done.");
-    assert_eq!(summary.num_turns, 2);
+    assert_eq!(summary.requests, 2);
     assert_eq!(summary.usage.input_tokens, 200);
     assert!(summary.cost_usd > 0.0);
     let requests = client.requests.lock().unwrap();
@@ -170,7 +185,7 @@ async fn malformed_tool_input_becomes_an_error_result_and_the_loop_goes_on() {
     let summary = engine
         .run_turn(
             vec![ContentBlock::text("hi")],
-            &mut Vec::new(),
+            &EventSender::discard(),
             &CancellationToken::new(),
         )
         .await;
@@ -199,11 +214,11 @@ async fn max_turns_stops_the_loop_with_an_error_end() {
     let summary = engine
         .run_turn(
             vec![ContentBlock::text("hi")],
-            &mut Vec::new(),
+            &EventSender::discard(),
             &CancellationToken::new(),
         )
         .await;
-    assert_eq!(summary.end, TurnEnd::MaxTurns { limit: 1 });
+    assert_eq!(summary.end, TurnEnd::MaxRequests { limit: 1 });
     assert!(summary.end.is_error());
     assert_eq!(client.requests.lock().unwrap().len(), 1);
 }
@@ -215,14 +230,15 @@ async fn max_tokens_warns_that_the_answer_was_cut() {
         StopReason::MaxTokens,
     ))]);
     let mut engine = engine(client, Arc::new(EchoTools::default()), None);
-    let mut events = Vec::new();
+    let collected = Arc::new(CollectedEvents::default());
     let summary = engine
         .run_turn(
             vec![ContentBlock::text("hi")],
-            &mut events,
+            &EventSender::new(collected.clone()),
             &CancellationToken::new(),
         )
         .await;
+    let events = events_of(&collected);
     assert_eq!(summary.end, TurnEnd::MaxTokens);
     assert!(events.iter().any(|event| matches!(event,
         AgentEvent::Warning { message } if message.contains("output limit"))));
@@ -240,33 +256,32 @@ async fn interrupt_op_cancels_the_stream_and_appends_no_half_message() {
     let engine = engine(client.clone(), Arc::new(EchoTools::default()), None);
     let (ops, receiver) = tokio::sync::mpsc::unbounded_channel();
     let (events, mut event_rx) = tokio::sync::mpsc::unbounded_channel();
-    let task = tokio::spawn(async move {
-        let mut sink = events;
-        engine.run(receiver, &mut sink).await
-    });
-    ops.send(Op::UserMessage {
-        content: vec![ContentBlock::text("first")],
-    })
-    .unwrap();
+    let task = tokio::spawn(engine.run(receiver, EventSender::new(Arc::new(ChannelSink(events)))));
+    ops.send(Op::user(vec![ContentBlock::text("first")]))
+        .unwrap();
     // Wait for the partial delta, then interrupt.
     loop {
-        if let Some(AgentEvent::TextDelta { .. }) = event_rx.recv().await {
+        if let Some(AgentEvent::TextDelta { .. }) =
+            event_rx.recv().await.map(|envelope| envelope.event)
+        {
             break;
         }
     }
     ops.send(Op::Interrupt).unwrap();
     let finished = loop {
-        if let Some(AgentEvent::TurnFinished(summary)) = event_rx.recv().await {
+        if let Some(AgentEvent::TurnFinished(summary)) =
+            event_rx.recv().await.map(|envelope| envelope.event)
+        {
             break summary;
         }
     };
     assert_eq!(finished.end, TurnEnd::Interrupted);
-    ops.send(Op::UserMessage {
-        content: vec![ContentBlock::text("second")],
-    })
-    .unwrap();
+    ops.send(Op::user(vec![ContentBlock::text("second")]))
+        .unwrap();
     let finished = loop {
-        if let Some(AgentEvent::TurnFinished(summary)) = event_rx.recv().await {
+        if let Some(AgentEvent::TurnFinished(summary)) =
+            event_rx.recv().await.map(|envelope| envelope.event)
+        {
             break summary;
         }
     };
@@ -312,7 +327,7 @@ async fn safe_calls_run_together_and_results_keep_the_models_order() {
         std::time::Duration::from_secs(10),
         engine.run_turn(
             vec![ContentBlock::text("go")],
-            &mut Vec::new(),
+            &EventSender::discard(),
             &CancellationToken::new(),
         ),
     )
@@ -358,7 +373,7 @@ async fn a_panicking_tool_becomes_an_error_result_and_the_session_goes_on() {
     let summary = engine
         .run_turn(
             vec![ContentBlock::text("go")],
-            &mut Vec::new(),
+            &EventSender::discard(),
             &CancellationToken::new(),
         )
         .await;
@@ -408,7 +423,7 @@ impl ToolExecutor for WritingTools {
         })
     }
 
-    async fn execute(&self, call: &PreparedCall, _cancel: &CancellationToken) -> ToolOutput {
+    async fn execute(&self, call: &PreparedCall, _cx: &CallContext) -> ToolOutput {
         self.ran.lock().unwrap().push(call.id.clone());
         ToolOutput::text("edited")
     }
@@ -420,7 +435,7 @@ fn gated_engine(
     workspace: &std::path::Path,
 ) -> Engine {
     let gate = cairn_policy::PermissionGate::new(
-        cairn_policy::Mode::Default,
+        cairn_policy::PermissionMode::Default,
         cairn_policy::rules::RuleSet::new(Vec::new()).0,
         vec![workspace.to_path_buf()],
         workspace.to_path_buf(),
@@ -433,15 +448,18 @@ fn gated_engine(
         EngineConfig {
             model: "claude-sonnet-4-5".into(),
             system_prompt: Arc::new(SystemPrompt::default()),
-            max_turns: None,
+            max_requests: None,
             max_output_tokens: 1000,
-            spill_dir: std::env::temp_dir().join("cairn-engine-tests"),
+            pipeline: Arc::new(StandardPipeline::new(
+                std::env::temp_dir().join("cairn-engine-tests"),
+            )),
             governance: cairn_core::Governance {
                 gate: Some(Arc::new(gate)),
                 ..cairn_core::Governance::default()
             },
         },
     )
+    .with_permissions(Arc::new(cairn_core::AskThroughEvents::default()))
 }
 
 fn edit_call(id: &str, path: &std::path::Path) -> ContentBlock {
@@ -474,18 +492,18 @@ async fn one_level_short_asks_and_the_answer_decides_two_levels_short_is_refused
     let engine = gated_engine(client.clone(), tools.clone(), workspace.path());
     let (ops, receiver) = tokio::sync::mpsc::unbounded_channel();
     let (events, mut event_rx) = tokio::sync::mpsc::unbounded_channel();
-    let task = tokio::spawn(async move {
-        let mut sink = events;
-        engine.run(receiver, &mut sink).await
-    });
-    ops.send(Op::UserMessage {
-        content: vec![ContentBlock::text("edit")],
-    })
-    .unwrap();
+    let task = tokio::spawn(engine.run(receiver, EventSender::new(Arc::new(ChannelSink(events)))));
+    ops.send(Op::user(vec![ContentBlock::text("edit")]))
+        .unwrap();
 
     let mut asked = Vec::new();
     let summary = loop {
-        match event_rx.recv().await.unwrap() {
+        match event_rx
+            .recv()
+            .await
+            .map(|envelope| envelope.event)
+            .unwrap()
+        {
             AgentEvent::PermissionRequested {
                 request_id,
                 tool_use_id,
@@ -574,26 +592,26 @@ async fn a_commands_model_and_allowed_tools_hold_for_its_turn_only() {
     let engine = gated_engine(client.clone(), tools.clone(), workspace.path());
     let (ops, receiver) = tokio::sync::mpsc::unbounded_channel();
     let (events, mut event_rx) = tokio::sync::mpsc::unbounded_channel();
-    let task = tokio::spawn(async move {
-        let mut sink = events;
-        engine.run(receiver, &mut sink).await
-    });
-    ops.send(Op::CommandMessage {
+    let task = tokio::spawn(engine.run(receiver, EventSender::new(Arc::new(ChannelSink(events)))));
+    ops.send(Op::UserMessage {
         content: vec![ContentBlock::text("edit it")],
         model: Some("claude-haiku-4-5".into()),
         allowed_tools: vec!["Edit".into(), "Bash(".into()],
     })
     .unwrap();
-    ops.send(Op::UserMessage {
-        content: vec![ContentBlock::text("edit again")],
-    })
-    .unwrap();
+    ops.send(Op::user(vec![ContentBlock::text("edit again")]))
+        .unwrap();
 
     let mut asked = Vec::new();
     let mut warnings = Vec::new();
     let mut finished = 0;
     while finished < 2 {
-        match event_rx.recv().await.unwrap() {
+        match event_rx
+            .recv()
+            .await
+            .map(|envelope| envelope.event)
+            .unwrap()
+        {
             AgentEvent::PermissionRequested {
                 request_id,
                 tool_use_id,
@@ -649,31 +667,26 @@ async fn an_interrupt_also_drops_the_messages_queued_behind_the_turn() {
     let engine = engine(client.clone(), Arc::new(EchoTools::default()), None);
     let (ops, receiver) = tokio::sync::mpsc::unbounded_channel();
     let (events, mut event_rx) = tokio::sync::mpsc::unbounded_channel();
-    let task = tokio::spawn(async move {
-        let mut sink = events;
-        engine.run(receiver, &mut sink).await
-    });
-    ops.send(Op::UserMessage {
-        content: vec![ContentBlock::text("first")],
-    })
-    .unwrap();
+    let task = tokio::spawn(engine.run(receiver, EventSender::new(Arc::new(ChannelSink(events)))));
+    ops.send(Op::user(vec![ContentBlock::text("first")]))
+        .unwrap();
     loop {
-        if let Some(AgentEvent::TextDelta { .. }) = event_rx.recv().await {
+        if let Some(AgentEvent::TextDelta { .. }) =
+            event_rx.recv().await.map(|envelope| envelope.event)
+        {
             break;
         }
     }
-    ops.send(Op::UserMessage {
-        content: vec![ContentBlock::text("queued")],
-    })
-    .unwrap();
+    ops.send(Op::user(vec![ContentBlock::text("queued")]))
+        .unwrap();
     ops.send(Op::Interrupt).unwrap();
-    ops.send(Op::UserMessage {
-        content: vec![ContentBlock::text("third")],
-    })
-    .unwrap();
+    ops.send(Op::user(vec![ContentBlock::text("third")]))
+        .unwrap();
     let mut ends = Vec::new();
     while ends.len() < 2 {
-        if let Some(AgentEvent::TurnFinished(summary)) = event_rx.recv().await {
+        if let Some(AgentEvent::TurnFinished(summary)) =
+            event_rx.recv().await.map(|envelope| envelope.event)
+        {
             ends.push(summary.end);
         }
     }

@@ -17,6 +17,7 @@ mod http;
 pub mod models;
 pub mod pricing;
 mod retry;
+pub mod side;
 pub mod sse;
 
 use async_trait::async_trait;
@@ -29,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 pub use anthropic::{AnthropicClient, AnthropicConfig, Credential, PromptCaching};
 pub use error::{ModelError, ProviderVariables};
 pub use retry::RetryPolicy;
+pub use side::{SideAnswer, SideModel};
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
 
 /// One request to a model, independent of the provider.

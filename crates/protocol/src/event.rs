@@ -12,14 +12,14 @@ use crate::{ContentBlock, Message, StopReason, ToolResultContent, Usage};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
-    /// The user says something; starts a turn.
-    UserMessage { content: Vec<ContentBlock> },
-    /// A custom slash command's prompt: a user message whose turn runs on the command's
-    /// `model` (when it names one) and may use the tools its `allowed-tools` rules allow
-    /// without asking. Both hold for that turn only.
-    CommandMessage {
+    /// The user says something; starts a turn. A custom slash command's prompt may run its
+    /// turn on the command's `model` and let it use the tools its `allowed-tools` rules allow
+    /// without asking; both hold for that turn only.
+    UserMessage {
         content: Vec<ContentBlock>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         allowed_tools: Vec<String>,
     },
     /// Stop the running turn as soon as possible.
@@ -34,21 +34,22 @@ pub enum Op {
 }
 
 impl Op {
-    /// The operation that starts a turn with `content`: a plain user message, or a command
-    /// message when a custom command sets a model or allowed tools for its turn.
+    /// The operation that starts a turn with `content`, on the session's model and rules.
+    pub fn user(content: Vec<ContentBlock>) -> Op {
+        Op::turn(content, None, Vec::new())
+    }
+
+    /// The operation that starts a turn with `content`, with a custom command's model and
+    /// allowed tools for that turn.
     pub fn turn(
         content: Vec<ContentBlock>,
         model: Option<String>,
         allowed_tools: Vec<String>,
     ) -> Op {
-        if model.is_none() && allowed_tools.is_empty() {
-            Op::UserMessage { content }
-        } else {
-            Op::CommandMessage {
-                content,
-                model,
-                allowed_tools,
-            }
+        Op::UserMessage {
+            content,
+            model,
+            allowed_tools,
         }
     }
 }
@@ -137,8 +138,9 @@ pub enum TurnEnd {
     Completed,
     /// The model hit its output limit; the answer is cut.
     MaxTokens,
-    /// The loop reached the configured number of model turns.
-    MaxTurns { limit: u32 },
+    /// The turn reached the configured number of model requests (`--max-turns`, named as
+    /// Claude Code names it).
+    MaxRequests { limit: u32 },
     /// The user interrupted the turn.
     Interrupted,
     /// A request failed for good.
@@ -149,19 +151,20 @@ impl TurnEnd {
     pub fn is_error(&self) -> bool {
         match self {
             TurnEnd::Completed | TurnEnd::MaxTokens => false,
-            TurnEnd::MaxTurns { .. } | TurnEnd::Interrupted | TurnEnd::Failed { .. } => true,
+            TurnEnd::MaxRequests { .. } | TurnEnd::Interrupted | TurnEnd::Failed { .. } => true,
         }
     }
 }
 
-/// The totals of one turn (one user message and every model request it caused).
+/// The totals of one turn. A *turn* is one user message and everything it caused until the
+/// model is done; each call to the model within it is a *request*.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnSummary {
     pub end: TurnEnd,
     /// The text of the last assistant message.
     pub result: String,
-    /// Model requests that completed in this turn.
-    pub num_turns: u32,
+    /// Model requests that completed in this turn (stream-json's `num_turns`).
+    pub requests: u32,
     pub usage: Usage,
     pub cost_usd: f64,
     /// Time spent waiting on the model API.
@@ -238,5 +241,21 @@ pub enum AgentEvent {
     Warning {
         message: String,
     },
+    /// The context pipeline made the conversation smaller before a request.
+    Compacted(Compaction),
     TurnFinished(TurnSummary),
+}
+
+/// What the context pipeline did to fit the conversation in the window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compaction {
+    /// The step that did it: `snip`, `microcompact`, `collapse`, `autocompact`, `manual`.
+    pub step: String,
+    /// The estimated tokens of the conversation before and after.
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    /// The summary that replaced the stored conversation before it (autocompact,
+    /// `/compact`), which the session records as a compaction boundary; `None` when only
+    /// what requests send changed.
+    pub summary: Option<String>,
 }

@@ -10,16 +10,20 @@
 //! One rule sits here because every crate that starts a process needs it and this is the
 //! crate they all share: [`child_environment`], cairn's environment without its credentials.
 
+mod asking;
 mod child_env;
+mod envelope;
 mod event;
 mod message;
 mod permission_mode;
 mod private_files;
 mod usage;
 
+pub use asking::{BoxFuture, NobodyToAsk, PermissionBroker, PermissionQuestion};
 pub use child_env::{child_environment, declare_credential_variables, is_credential_variable};
+pub use envelope::{AgentAddress, CollectedEvents, EventEnvelope, EventSender, EventSink};
 pub use event::{
-    AgentEvent, DecisionSource, Op, PermissionAnswer, PermissionDecision, RetryNotice, TodoItem,
+    AgentEvent, Compaction, DecisionSource, Op, PermissionAnswer, PermissionDecision, RetryNotice, TodoItem,
     TodoStatus, TurnEnd, TurnSummary,
 };
 pub use message::{

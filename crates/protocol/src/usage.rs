@@ -24,6 +24,12 @@ fn null_as_zero<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Er
 }
 
 impl Usage {
+    /// Every input token of the request, cached or not: how much of the window it filled
+    /// before the answer.
+    pub fn input_total(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+
     /// Merges a later report about the same request: the API's `message_delta` repeats or
     /// raises counts, so each non-zero field replaces the earlier value.
     pub fn update_from(&mut self, later: &Usage) {

@@ -152,7 +152,7 @@ pub struct PermissionEntry {
     pub timestamp: u64,
     pub tool_name: String,
     pub tool_use_id: String,
-    pub decision: PermissionDecision,
+    pub decision: PermissionOutcome,
     /// The settings rule that decided, as written (`Bash(npm run test:*)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
@@ -164,7 +164,7 @@ pub struct PermissionEntry {
 /// What was decided about a tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PermissionDecision {
+pub enum PermissionOutcome {
     Allow,
     Deny,
     Ask,

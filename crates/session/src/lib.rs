@@ -58,12 +58,12 @@ mod writer;
 
 pub use entry::{
     AssistantEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry, ModelChangeEntry,
-    PermissionDecision, PermissionEntry, SessionHeader, TodosEntry, now_ms,
+    PermissionEntry, PermissionOutcome, SessionHeader, TodosEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};
 pub use history::{INTERRUPTED_TOOL_RESULT, LOST_START};
 pub use id::{InvalidSessionId, SessionId};
-pub use load::{LoadedSession, Transcript, load_file, read_entries};
+pub use load::{LoadedSession, SessionEntries, load_file, read_entries};
 pub use log::{LogWarning, Persistence, SessionLog};
 pub use project::project_key;
 pub use recorder::entry_for;

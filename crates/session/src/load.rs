@@ -108,7 +108,7 @@ pub fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
 
 /// Every entry of a session file as written, with no history building or repair: for
 /// exporting or showing a transcript. Lines are tolerated or refused as by [`load_file`].
-pub fn read_entries(path: &Path) -> Result<Transcript, SessionError> {
+pub fn read_entries(path: &Path) -> Result<SessionEntries, SessionError> {
     let bytes = read_file(path)?;
     let mut entries = Vec::new();
     let (header, warnings) = scan_lines(path, &bytes, |line| {
@@ -116,7 +116,7 @@ pub fn read_entries(path: &Path) -> Result<Transcript, SessionError> {
             entries.push(entry);
         }
     })?;
-    Ok(Transcript {
+    Ok(SessionEntries {
         header,
         entries,
         warnings,
@@ -125,7 +125,7 @@ pub fn read_entries(path: &Path) -> Result<Transcript, SessionError> {
 
 /// A session file's entries, from [`read_entries`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Transcript {
+pub struct SessionEntries {
     pub header: SessionHeader,
     /// In file order; unknown entry types are left out (and warned about).
     pub entries: Vec<Entry>,

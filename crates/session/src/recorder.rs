@@ -3,10 +3,10 @@
 //! Every face of the engine (headless, interactive, SDK) records the same way: each event
 //! that matters for replay is turned into an [`Entry`] the moment it arrives.
 
-use cairn_protocol::AgentEvent;
+use cairn_protocol::{AgentEvent, Compaction};
 
 use crate::Entry;
-use crate::entry::{AssistantEntry, PermissionDecision, PermissionEntry, now_ms};
+use crate::entry::{AssistantEntry, CompactionEntry, PermissionEntry, PermissionOutcome, now_ms};
 
 /// The transcript entry for `event`, or `None` for events that are not part of the history
 /// (deltas, retries, warnings, the end of a turn).
@@ -38,14 +38,26 @@ pub fn entry_for(event: &AgentEvent) -> Option<Entry> {
             tool_name: decision.tool.clone(),
             tool_use_id: decision.tool_use_id.clone(),
             decision: if decision.allowed {
-                PermissionDecision::Allow
+                PermissionOutcome::Allow
             } else {
-                PermissionDecision::Deny
+                PermissionOutcome::Deny
             },
             rule: decision.rule.clone(),
             reason: decision.reason.clone(),
         })),
-        AgentEvent::TextDelta { .. }
+        AgentEvent::Compacted(Compaction {
+            summary: Some(summary),
+            tokens_before,
+            tokens_after,
+            ..
+        }) => Some(Entry::Compaction(CompactionEntry {
+            timestamp: now_ms(),
+            summary: summary.clone(),
+            tokens_before: *tokens_before,
+            tokens_after: *tokens_after,
+        })),
+        AgentEvent::Compacted(_)
+        | AgentEvent::TextDelta { .. }
         | AgentEvent::ThinkingDelta { .. }
         | AgentEvent::ToolCallStarted { .. }
         | AgentEvent::ToolCallInputComplete { .. }

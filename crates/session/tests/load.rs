@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use cairn_protocol::{ContentBlock, Message, Role, TodoItem, TodoStatus, Usage};
 use cairn_session::{
     AssistantEntry, CompactionEntry, Entry, INTERRUPTED_TOOL_RESULT, LOST_START, LoadWarning,
-    LoadWarningKind, LoadedSession, MessageEntry, ModelChangeEntry, NewSession, PermissionDecision,
-    PermissionEntry, SessionError, SessionId, SessionStore, TodosEntry, Transcript, load_file,
-    now_ms, read_entries,
+    LoadWarningKind, LoadedSession, MessageEntry, ModelChangeEntry, NewSession, PermissionEntry,
+    PermissionOutcome, SessionEntries, SessionError, SessionId, SessionStore, TodosEntry,
+    load_file, now_ms, read_entries,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -136,7 +136,7 @@ fn every_entry_type() -> Vec<Entry> {
             timestamp: 3,
             tool_name: "Bash".to_owned(),
             tool_use_id: "toolu_1".to_owned(),
-            decision: PermissionDecision::Ask,
+            decision: PermissionOutcome::Ask,
             rule: Some("Bash(ls:*)".to_owned()),
             reason: Some("asked the user".to_owned()),
         }),
@@ -182,7 +182,7 @@ fn every_entry_type_round_trips() {
     assert!((before..=after).contains(&started_at));
     assert_eq!(
         transcript,
-        Transcript {
+        SessionEntries {
             header: cairn_session::SessionHeader {
                 format_version: 1,
                 cairn_version: env!("CARGO_PKG_VERSION").to_owned(),

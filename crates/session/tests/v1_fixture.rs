@@ -13,7 +13,7 @@ use cairn_protocol::{
     ContentBlock, Message, Role, TodoItem, TodoStatus, ToolResultBlock, ToolResultContent, Usage,
 };
 use cairn_session::{
-    CompactionEntry, LoadedSession, PermissionDecision, PermissionEntry, SessionHeader, SessionId,
+    CompactionEntry, LoadedSession, PermissionEntry, PermissionOutcome, SessionHeader, SessionId,
     SessionStore, load_file,
 };
 use pretty_assertions::assert_eq;
@@ -87,7 +87,7 @@ fn expected(path: PathBuf) -> LoadedSession {
                 timestamp: 1_760_000_002_100,
                 tool_name: "Bash".to_owned(),
                 tool_use_id: "toolu_01".to_owned(),
-                decision: PermissionDecision::Allow,
+                decision: PermissionOutcome::Allow,
                 rule: Some("Bash(cargo test:*)".to_owned()),
                 reason: None,
             },
@@ -95,7 +95,7 @@ fn expected(path: PathBuf) -> LoadedSession {
                 timestamp: 1_760_000_012_500,
                 tool_name: "Edit".to_owned(),
                 tool_use_id: "toolu_02".to_owned(),
-                decision: PermissionDecision::Deny,
+                decision: PermissionOutcome::Deny,
                 rule: None,
                 reason: Some("the user refused".to_owned()),
             },

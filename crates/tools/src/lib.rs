@@ -6,8 +6,7 @@
 //! attributes of each call ([`Safety`]), the paths a call will touch, the checks that tell a
 //! call bound to fail before anyone is asked to allow it, and the work itself.
 //! [`ToolRegistry`] is the executor that holds the built-in tools; it matches the model's
-//! tool names tolerantly and validates input before anything runs. [`spill`] keeps large
-//! results out of the context window.
+//! tool names tolerantly and validates input before anything runs.
 
 mod bash;
 mod edit;
@@ -17,7 +16,6 @@ mod notebook;
 mod read;
 mod registry;
 mod search;
-pub mod spill;
 mod todo;
 mod tool;
 mod write;
@@ -26,7 +24,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use cairn_protocol::{TodoItem, ToolResultContent, ToolSpec};
+use cairn_protocol::{
+    EventSender, NobodyToAsk, PermissionBroker, TodoItem, ToolResultContent, ToolSpec,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -198,5 +198,39 @@ pub trait ToolExecutor: Send + Sync {
     }
 
     /// Runs a prepared call. Never fails: every problem becomes an error output.
-    async fn execute(&self, call: &PreparedCall, cancel: &CancellationToken) -> ToolOutput;
+    async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput;
+}
+
+/// What one tool call gets from the engine that runs it, beside the tools' own
+/// [`ToolContext`]: the way to stop, to report and to ask. An executor that runs a nested
+/// engine (the `Agent` tool) streams its progress through `events.nested(…)` and lets the
+/// sub-agent ask through `permissions`, so its questions reach the same face.
+#[derive(Clone)]
+pub struct CallContext {
+    /// Cancelled when the user interrupts the turn.
+    pub cancel: CancellationToken,
+    /// The calling agent's events.
+    pub events: EventSender,
+    /// Whoever answers the calling agent's permission questions.
+    pub permissions: Arc<dyn PermissionBroker>,
+}
+
+impl std::fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("events", &self.events)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CallContext {
+    /// A call nobody watches and nobody can be asked about, stopped by `cancel`: for running
+    /// tools outside an engine.
+    pub fn detached(cancel: CancellationToken) -> Self {
+        CallContext {
+            cancel,
+            events: EventSender::discard(),
+            permissions: Arc::new(NobodyToAsk),
+        }
+    }
 }

@@ -8,7 +8,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::input::{parse_input, schema_for};
-use crate::{PreparedCall, Safety, Tool, ToolCall, ToolContext, ToolExecutor, ToolOutput};
+use crate::{
+    CallContext, PreparedCall, Safety, Tool, ToolCall, ToolContext, ToolExecutor, ToolOutput,
+};
 
 /// A [`Tool`] with its input type erased, so tools of different types share one list.
 #[async_trait]
@@ -214,9 +216,9 @@ impl ToolExecutor for ToolRegistry {
         }
     }
 
-    async fn execute(&self, call: &PreparedCall, cancel: &CancellationToken) -> ToolOutput {
+    async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput {
         match self.find(&call.name) {
-            Some(tool) => tool.run_json(&call.input, &self.context, cancel).await,
+            Some(tool) => tool.run_json(&call.input, &self.context, &cx.cancel).await,
             None => ToolOutput::error(format!("No tool named \"{}\".", call.name)),
         }
     }

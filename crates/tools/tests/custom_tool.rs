@@ -60,6 +60,11 @@ async fn a_custom_tool_registers_with_its_schema_and_runs() {
     assert_eq!(prepared.paths, vec![PathBuf::from("/project/a")]);
     // A tool that does not override `validate` has nothing to check before it runs.
     assert_eq!(registry.validate(&prepared).await, Ok(()));
-    let output = registry.execute(&prepared, &CancellationToken::new()).await;
+    let output = registry
+        .execute(
+            &prepared,
+            &cairn_tools::CallContext::detached(CancellationToken::new()),
+        )
+        .await;
     assert_eq!(output, ToolOutput::text("looked at a"));
 }

@@ -83,6 +83,7 @@ impl StatusLine {
             | AgentEvent::PermissionDecided(_)
             | AgentEvent::TodosChanged { .. }
             | AgentEvent::Warning { .. }
+            | AgentEvent::Compacted(_)
             | AgentEvent::TurnFinished(_) => {}
         }
     }

@@ -203,6 +203,10 @@ impl Transcript {
                 self.push_info(format!("Model: {model}"));
             }
             AgentEvent::Warning { message } => self.push_warning(message.clone()),
+            AgentEvent::Compacted(compaction) => self.push_info(format!(
+                "Context: {} made the conversation about {} tokens (was {}).",
+                compaction.step, compaction.tokens_after, compaction.tokens_before
+            )),
             AgentEvent::TurnFinished(summary) => self.finish_everything(Some(&summary.end)),
         }
         self.advance();
@@ -515,7 +519,7 @@ impl Transcript {
             | Some(
                 TurnEnd::Completed
                 | TurnEnd::MaxTokens
-                | TurnEnd::MaxTurns { .. }
+                | TurnEnd::MaxRequests { .. }
                 | TurnEnd::Failed { .. },
             ) => "No result",
         };
@@ -539,7 +543,7 @@ impl Transcript {
             Some(TurnEnd::MaxTokens) => self.finished.push(Cell::Warning(
                 "The answer was cut off: the model reached its output token limit.".into(),
             )),
-            Some(TurnEnd::MaxTurns { limit }) => self.finished.push(Cell::Warning(format!(
+            Some(TurnEnd::MaxRequests { limit }) => self.finished.push(Cell::Warning(format!(
                 "Stopped after {limit} model requests (the max-turns limit)."
             ))),
             Some(TurnEnd::Interrupted) => {

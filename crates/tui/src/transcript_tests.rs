@@ -16,7 +16,7 @@ fn finished(end: TurnEnd) -> AgentEvent {
     AgentEvent::TurnFinished(TurnSummary {
         end,
         result: String::new(),
-        num_turns: 1,
+        requests: 1,
         usage: Usage::default(),
         cost_usd: 0.0,
         duration_api_ms: 0,

@@ -97,7 +97,7 @@ fn turn_finished(end: TurnEnd) -> AgentEvent {
     AgentEvent::TurnFinished(TurnSummary {
         end,
         result: String::new(),
-        num_turns: 1,
+        requests: 1,
         usage: Usage::default(),
         cost_usd: 0.0,
         duration_api_ms: 0,

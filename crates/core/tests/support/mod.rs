@@ -10,6 +10,8 @@
     reason = "a test should fail loudly"
 )]
 
+pub mod gated;
+
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 

@@ -38,7 +38,12 @@ pub async fn call_with(
     let prepared = registry
         .prepare(&call)
         .unwrap_or_else(|error| panic!("{error:?}"));
-    registry.execute(&prepared, cancel).await
+    registry
+        .execute(
+            &prepared,
+            &cairn_tools::CallContext::detached(cancel.clone()),
+        )
+        .await
 }
 
 pub fn text(output: &ToolOutput) -> String {

@@ -85,7 +85,10 @@ impl Project {
         match self.registry.prepare(&call) {
             Ok(prepared) => {
                 self.registry
-                    .execute(&prepared, &CancellationToken::new())
+                    .execute(
+                        &prepared,
+                        &cairn_tools::CallContext::detached(CancellationToken::new()),
+                    )
                     .await
             }
             Err(refused) => refused,

@@ -76,7 +76,12 @@ pub async fn call(cwd: &Path, name: &str, input: Value) -> ToolOutput {
         Ok(prepared) => prepared,
         Err(output) => return output,
     };
-    registry.execute(&prepared, &CancellationToken::new()).await
+    registry
+        .execute(
+            &prepared,
+            &cairn_tools::CallContext::detached(CancellationToken::new()),
+        )
+        .await
 }
 
 /// The text of a successful call; panics with the output otherwise.

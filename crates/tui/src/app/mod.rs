@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use cairn_context::PromptSource;
 use cairn_context::commands::CustomCommand;
 use cairn_policy::PermissionGate;
-use cairn_protocol::{AgentEvent, Message, Op, ToolSpec, Usage};
+use cairn_protocol::{AgentEvent, EventEnvelope, Message, Op, ToolSpec, Usage};
 use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use futures_util::StreamExt;
 use ratatui::layout::Rect;
@@ -148,7 +148,7 @@ pub enum AppError {
 pub async fn run_app(
     config: AppConfig,
     ops: UnboundedSender<Op>,
-    mut events: UnboundedReceiver<AgentEvent>,
+    mut events: UnboundedReceiver<EventEnvelope>,
 ) -> Result<AppExit, AppError> {
     let guard = terminal::TerminalGuard::enter()?;
     watchdog::watch_terminal();
@@ -316,7 +316,7 @@ impl App {
     async fn run(
         &mut self,
         terminal: &mut Terminal<InlineBackend>,
-        events: &mut UnboundedReceiver<AgentEvent>,
+        events: &mut UnboundedReceiver<EventEnvelope>,
     ) -> Result<AppExit, AppError> {
         let mut input = EventStream::new();
         let mut ticker = tokio::time::interval(Duration::from_millis(100));
@@ -429,10 +429,10 @@ impl App {
                     }
                 },
                 event = events.recv() => match event {
-                    Some(event) => {
-                        self.on_agent_event(&event);
-                        while let Ok(event) = events.try_recv() {
-                            self.on_agent_event(&event);
+                    Some(envelope) => {
+                        self.on_envelope(&envelope);
+                        while let Ok(envelope) = events.try_recv() {
+                            self.on_envelope(&envelope);
                         }
                         draw_now = false;
                         draw_deferred = true;
@@ -506,6 +506,18 @@ impl App {
             Paragraph::new(lines).render(buf.area, buf);
         })?;
         Ok(!self.scrollback.is_empty() || self.transcript.has_unflushed())
+    }
+
+    /// One event from the engine. A sub-agent's work is not drawn in the transcript yet; what
+    /// needs the user from it (a permission question, a warning) is.
+    fn on_envelope(&mut self, envelope: &EventEnvelope) {
+        let for_the_user = matches!(
+            envelope.event,
+            AgentEvent::PermissionRequested { .. } | AgentEvent::Warning { .. }
+        );
+        if envelope.from.is_main() || for_the_user {
+            self.on_agent_event(&envelope.event);
+        }
     }
 
     fn on_agent_event(&mut self, event: &AgentEvent) {
@@ -596,6 +608,7 @@ impl App {
             | AgentEvent::PermissionDecided(_)
             | AgentEvent::TodosChanged { .. }
             | AgentEvent::ModelChanged { .. }
+            | AgentEvent::Compacted(_)
             | AgentEvent::Warning { .. } => {}
         }
     }

@@ -157,7 +157,7 @@ fn title(kind: RuleKind) -> &'static str {
 mod tests {
     use super::*;
     use cairn_policy::rules::RuleSet;
-    use cairn_policy::{Asking, Mode};
+    use cairn_policy::{Asking, PermissionMode};
     use pretty_assertions::assert_eq;
 
     #[test]
@@ -201,7 +201,7 @@ mod tests {
             ),
         ]);
         let gate = PermissionGate::new(
-            Mode::Default,
+            PermissionMode::Default,
             rules,
             vec![cwd.to_path_buf()],
             cwd.to_path_buf(),

@@ -85,7 +85,7 @@ pub fn replay_all(transcript: &mut Transcript, messages: &[Message]) {
     transcript.apply(&AgentEvent::TurnFinished(TurnSummary {
         end: TurnEnd::Completed,
         result: String::new(),
-        num_turns: 0,
+        requests: 0,
         usage: Usage::default(),
         cost_usd: 0.0,
         duration_api_ms: 0,
