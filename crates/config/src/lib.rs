@@ -63,7 +63,7 @@ mod source;
 
 pub use error::{ConfigError, ConfigWarning, Problem};
 pub use load::SettingsLoader;
-pub use loaded::{Entry, LoadedSettings};
+pub use loaded::{LoadedSettings, SettingEntry};
 pub use regular_file::{
     FileStart, MAX_LEGACY_SETTINGS_BYTES, MAX_SETTINGS_BYTES, RegularFileError, Rest,
     read_regular_file, read_regular_file_start,

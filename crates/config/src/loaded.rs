@@ -27,7 +27,7 @@ pub struct LoadedSettings {
 ///
 /// `Display` gives `key = value  (source, …)`, the value as compact JSON.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry<'a> {
+pub struct SettingEntry<'a> {
     /// Dotted key (`permissions.defaultMode`).
     pub key: String,
     /// The effective value: a scalar, an array, or an empty object.
@@ -37,14 +37,14 @@ pub struct Entry<'a> {
     pub sources: Vec<&'a Source>,
 }
 
-impl<'a> Entry<'a> {
+impl<'a> SettingEntry<'a> {
     /// The layer that decided the value (the highest-precedence contributor).
     pub fn origin(&self) -> Option<&'a Source> {
         self.sources.last().copied()
     }
 }
 
-impl fmt::Display for Entry<'_> {
+impl fmt::Display for SettingEntry<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} = {}  (", self.key, self.value)?;
         for (index, source) in self.sources.iter().enumerate() {
@@ -139,7 +139,7 @@ impl LoadedSettings {
     /// Every effective leaf setting with its value and sources, sorted by key. Objects are
     /// walked into; arrays are one entry (an accumulated list names every contributor); an
     /// empty object is an entry of its own so that nothing set is hidden.
-    pub fn list(&self) -> Vec<Entry<'_>> {
+    pub fn list(&self) -> Vec<SettingEntry<'_>> {
         let mut entries = Vec::new();
         let mut prefix = String::new();
         self.collect_entries(&self.tree, &self.raw, &mut prefix, &mut entries);
@@ -151,7 +151,7 @@ impl LoadedSettings {
         tree: &'a BTreeMap<String, Tree>,
         raw: &'a Map<String, Value>,
         prefix: &mut String,
-        entries: &mut Vec<Entry<'a>>,
+        entries: &mut Vec<SettingEntry<'a>>,
     ) {
         for (key, node) in tree {
             let Some(value) = raw.get(key) else {
@@ -171,7 +171,7 @@ impl LoadedSettings {
                 ) if !children.is_empty() => {
                     self.collect_entries(children, members, prefix, entries);
                 }
-                _ => entries.push(Entry {
+                _ => entries.push(SettingEntry {
                     key: prefix.clone(),
                     value,
                     sources: self.named(&node.sources()),
