@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use cairn_core::assembly::Turn;
 use cairn_protocol::{ContentBlock, Op};
 use ratatui::Terminal;
 
@@ -76,20 +77,15 @@ impl App {
             },
             SlashCommand::Init => self.send_message(slash::INIT_PROMPT.to_string()),
             SlashCommand::Custom(command, arguments) => {
-                let prompt = command.expand(arguments, &self.config.cwd);
-                let model = command
-                    .model
-                    .as_deref()
-                    .map(|model| (self.config.resolve_model)(model));
-                let allowed_tools = command.allowed_tools.clone();
-                let invocation = Invocation {
-                    name: command.name.clone(),
-                    arguments: arguments.to_string(),
-                    tag: command.invocation_tag(arguments),
-                    model,
-                    allowed_tools,
+                // The transcript shows the line as typed; the model gets the expansion.
+                let line = if arguments.is_empty() {
+                    format!("/{}", command.name)
+                } else {
+                    format!("/{} {arguments}", command.name)
                 };
-                self.send_prompt(prompt, Some(invocation));
+                let mut turn = Turn::custom_command(command, arguments, &self.config.cwd);
+                turn.content = self.with_input_blocks(turn.content);
+                self.send_turn(turn, line);
             }
             SlashCommand::Unknown(name) => self.transcript.push_error(format!(
                 "Unknown command: /{name}. Type /help for the list of commands."
@@ -98,41 +94,42 @@ impl App {
         self.config.commands = commands;
     }
 
+    /// Sends a message: the text, with what the input box adds to it (see
+    /// [`InputAids::message_content`]).
     pub(super) fn send_message(&mut self, text: String) {
-        self.send_prompt(text, None);
+        let turn = Turn::message(self.input.message_content(text.clone()));
+        self.send_turn(turn, text);
     }
 
-    /// Sends a message. For a custom command, `text` is its expansion: the model gets the
-    /// command line (tagged as Claude Code does) before it, the transcript shows only the
-    /// line, and the command's model and allowed tools hold for its turn.
-    pub(super) fn send_prompt(&mut self, text: String, command: Option<Invocation>) {
-        let shown = match &command {
-            Some(command) => command.line(),
-            None => text.clone(),
+    /// A custom command's blocks (its tag and expansion) with what the input box adds to a
+    /// message: the `!command` output waiting to go before them, the files the expansion
+    /// `@`-mentions after.
+    fn with_input_blocks(&mut self, command: Vec<ContentBlock>) -> Vec<ContentBlock> {
+        let Some(ContentBlock::Text { text: expansion }) = command.last().cloned() else {
+            return command;
         };
-        let queued = self.is_running().then_some(shown);
-        let expansion = text.clone();
-        let mut content = self.input.message_content(text);
-        let (model, allowed_tools) = match command {
-            Some(command) => {
-                let at = content
-                    .iter()
-                    .position(
-                        |block| matches!(block, ContentBlock::Text { text } if *text == expansion),
-                    )
-                    .unwrap_or(0);
-                content.insert(at, ContentBlock::text(command.tag));
-                (command.model, command.allowed_tools)
+        let mut content = self.input.message_content(expansion.clone());
+        // The pending output, the expansion, its files: the command's blocks take the
+        // expansion's place.
+        match content
+            .iter()
+            .position(|block| matches!(block, ContentBlock::Text { text } if *text == expansion))
+        {
+            Some(at) => {
+                content.splice(at..=at, command);
+                content
             }
-            None => (None, Vec::new()),
-        };
-        for context in self.first_message_context.drain(..) {
-            content.push(ContentBlock::text(format!(
-                "<system-reminder>\n{context}\n</system-reminder>"
-            )));
+            None => command,
         }
-        let op = Op::turn(content, model, allowed_tools);
-        if self.ops.send(op).is_err() {
+    }
+
+    /// Sends `turn`, which the transcript shows as `shown` (for a custom command, the line
+    /// as typed rather than its expansion). The first message carries the context the
+    /// SessionStart hooks gave.
+    fn send_turn(&mut self, mut turn: Turn, shown: String) {
+        let queued = self.is_running().then_some(shown);
+        turn.add_context(self.first_message_context.drain(..));
+        if self.ops.send(turn.into_op()).is_err() {
             self.transcript
                 .push_error("The engine has stopped; the message was not sent.");
             return;
@@ -309,27 +306,6 @@ impl App {
             self.config.cwd.display(),
             self.config.session_id,
         )
-    }
-}
-
-/// A custom command as the user invoked it.
-pub(super) struct Invocation {
-    name: String,
-    arguments: String,
-    /// What goes to the model before the expansion ([`CustomCommand::invocation_tag`]).
-    tag: String,
-    model: Option<String>,
-    allowed_tools: Vec<String>,
-}
-
-impl Invocation {
-    /// `/name arguments`, as typed.
-    pub(super) fn line(&self) -> String {
-        if self.arguments.is_empty() {
-            format!("/{}", self.name)
-        } else {
-            format!("/{} {}", self.name, self.arguments)
-        }
     }
 }
 
