@@ -12,6 +12,7 @@ mod headless;
 mod interactive;
 mod output;
 mod prompt;
+mod provider;
 mod session;
 mod settings;
 mod setup;

@@ -1,0 +1,218 @@
+//! The model provider a run talks to, built once the settings are loaded.
+//!
+//! A provider reads its credential and base URL from the environment as a run sees it: cairn's
+//! own environment with the settings' `env` laid over it. Claude Code applies `env` to its
+//! process environment at start, so a variable the settings set wins over the same variable
+//! exported in the shell; cairn gives the provider the same view without changing its own
+//! process environment.
+//!
+//! Today the provider is Anthropic's (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`,
+//! `ANTHROPIC_BASE_URL`). An OpenAI-compatible provider is chosen here too, from the same
+//! view, and reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use cairn_config::LoadedSettings;
+use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError};
+
+/// The client a run sends its requests through, and where its credential came from.
+pub struct ProviderClient {
+    pub client: Arc<dyn ModelClient>,
+    /// The variable the credential was read from (never its value): what `/doctor` checks
+    /// and what stream-json's `init` message reports as `apiKeySource`.
+    pub credential_variable: &'static str,
+}
+
+/// The model client `settings` and cairn's environment describe. Fails when the provider's
+/// credential is missing, naming the variables it reads, or when one of its variables holds
+/// something it cannot use.
+pub fn model_client(settings: &LoadedSettings) -> anyhow::Result<ProviderClient> {
+    Ok(client_for(|name| {
+        run_variable(settings.env(), name, |name| std::env::var(name).ok())
+    })?)
+}
+
+/// The value of `name` as a run sees it: the settings' `env` first, then `process`. A value
+/// the settings set wins even when it is empty, as it would once applied to the process.
+fn run_variable(
+    settings_env: &BTreeMap<String, String>,
+    name: &str,
+    process: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
+    settings_env.get(name).cloned().or_else(|| process(name))
+}
+
+/// The provider's client, with every variable looked up through `var`.
+fn client_for(var: impl Fn(&str) -> Option<String>) -> Result<ProviderClient, ModelError> {
+    let config = AnthropicConfig::from_vars(var)?;
+    let credential_variable = config.credential.variable();
+    Ok(ProviderClient {
+        client: Arc::new(AnthropicClient::new(config)?),
+        credential_variable,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests")]
+mod tests {
+    use std::path::Path;
+
+    use cairn_config::SettingsLoader;
+    use cairn_llm::{ModelEvent, ModelRequest};
+    use cairn_protocol::{Message, SystemPrompt};
+    use cairn_test_support::{Reply, ScriptedServer};
+    use pretty_assertions::assert_eq;
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+
+    /// The settings of a project whose `.claude/settings.json` is `settings`, for a user with
+    /// no settings of their own.
+    fn load(dir: &Path, settings: serde_json::Value) -> LoadedSettings {
+        let (home, project) = (dir.join("home"), dir.join("project"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::write(project.join(".claude/settings.json"), settings.to_string()).unwrap();
+        SettingsLoader::new(home, project).load().unwrap()
+    }
+
+    /// [`model_client`] as it would run in a process whose environment is `process`.
+    fn client_in(
+        settings: &LoadedSettings,
+        process: &[(&str, &str)],
+    ) -> Result<ProviderClient, String> {
+        let process = |name: &str| {
+            process
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.to_string())
+        };
+        client_for(|name| run_variable(settings.env(), name, process))
+            .map_err(|error| error.to_string())
+    }
+
+    /// Sends one request and returns the credential header the server received.
+    async fn key_received(provider: &ProviderClient, server: &ScriptedServer) -> Option<String> {
+        server.push(Reply::text("hello"));
+        let request = ModelRequest {
+            model: "claude-sonnet-4-5".to_string(),
+            system: SystemPrompt::default(),
+            messages: vec![Message::user_text("hi")],
+            tools: vec![],
+            max_tokens: 64,
+        };
+        let mut events = Vec::new();
+        let sent = provider
+            .client
+            .stream(
+                &request,
+                &mut |event: ModelEvent| events.push(event),
+                &CancellationToken::new(),
+            )
+            .await;
+        assert!(sent.is_ok(), "the request failed: {:?}", sent.err());
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1);
+        requests[0].header("x-api-key").map(str::to_string)
+    }
+
+    /// A key and a base URL that only the settings' `env` holds reach the provider: the
+    /// request goes to that URL with that key, whatever cairn's own environment says.
+    #[tokio::test]
+    async fn the_settings_env_supplies_the_key_and_the_base_url() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = ScriptedServer::start();
+        let settings = load(
+            dir.path(),
+            serde_json::json!({"env": {
+                "ANTHROPIC_API_KEY": "key-from-settings",
+                "ANTHROPIC_BASE_URL": server.url(),
+            }}),
+        );
+        let provider = model_client(&settings).unwrap();
+        assert_eq!(provider.credential_variable, "ANTHROPIC_API_KEY");
+        let received = key_received(&provider, &server).await;
+        assert!(
+            received.as_deref() == Some("key-from-settings"),
+            "the server did not receive the key from the settings"
+        );
+    }
+
+    /// As in Claude Code, a variable the settings set wins over the shell's; one they do not
+    /// set comes from the shell.
+    #[tokio::test]
+    async fn the_settings_env_wins_over_the_process_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = ScriptedServer::start();
+        let settings = load(
+            dir.path(),
+            serde_json::json!({"env": {"ANTHROPIC_BASE_URL": server.url()}}),
+        );
+        let provider = client_in(
+            &settings,
+            &[
+                ("ANTHROPIC_API_KEY", "key-from-shell"),
+                ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/not-used"),
+            ],
+        )
+        .unwrap();
+        let received = key_received(&provider, &server).await;
+        assert!(
+            received.as_deref() == Some("key-from-shell"),
+            "the server did not receive the key from the shell"
+        );
+    }
+
+    /// An auth token in the settings is a credential too, and the run reports it by name.
+    #[test]
+    fn an_auth_token_in_the_settings_env_is_reported_by_its_variable() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = load(
+            dir.path(),
+            serde_json::json!({"env": {"ANTHROPIC_AUTH_TOKEN": "token-from-settings"}}),
+        );
+        let variable = client_in(&settings, &[]).map(|provider| provider.credential_variable);
+        assert_eq!(variable, Ok("ANTHROPIC_AUTH_TOKEN"));
+    }
+
+    /// With no credential anywhere, the error names the variables the provider reads.
+    #[test]
+    fn a_missing_key_names_the_variables_the_provider_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = load(dir.path(), serde_json::json!({"model": "opus"}));
+        assert_eq!(
+            client_in(&settings, &[]).map(|provider| provider.credential_variable),
+            Err("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".to_string())
+        );
+    }
+
+    /// An empty value in the settings unsets the shell's, as it would once applied to the
+    /// process; and a bad base URL there is named by its variable.
+    #[test]
+    fn values_in_the_settings_env_replace_the_shells_even_when_empty_or_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let emptied = load(
+            &dir.path().join("emptied"),
+            serde_json::json!({"env": {"ANTHROPIC_API_KEY": ""}}),
+        );
+        assert_eq!(
+            client_in(&emptied, &[("ANTHROPIC_API_KEY", "key-from-shell")])
+                .map(|provider| provider.credential_variable),
+            Err("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".to_string())
+        );
+        let wrong = load(
+            &dir.path().join("wrong"),
+            serde_json::json!({"env": {"ANTHROPIC_BASE_URL": "api.example.com"}}),
+        );
+        assert_eq!(
+            client_in(&wrong, &[("ANTHROPIC_API_KEY", "key-from-shell")])
+                .map(|provider| provider.credential_variable),
+            Err(
+                "ANTHROPIC_BASE_URL is `api.example.com`: expected an http or https URL such \
+                 as https://api.anthropic.com"
+                    .to_string()
+            )
+        );
+    }
+}
