@@ -79,7 +79,7 @@ impl fmt::Debug for Credential {
     }
 }
 
-/// Everything [`AnthropicClient`] needs: where to send requests, how to authenticate, how
+/// Everything [`AnthropicClient`](super::AnthropicClient) needs: where to send requests, how to authenticate, how
 /// to retry, how long to wait.
 ///
 /// ```
