@@ -10,7 +10,7 @@ use cairn_config::{LoadedSettings, PermissionMode};
 use cairn_context::PromptBuilder;
 use cairn_context::StandardPipeline;
 use cairn_core::{AskThroughEvents, Engine, EngineConfig, Governance};
-use cairn_llm::{AnthropicClient, AnthropicConfig, models};
+use cairn_llm::models;
 use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentEvent, CollectedEvents, EventSender};
@@ -87,11 +87,11 @@ pub fn chosen_model(args: &Args, settings: &LoadedSettings) -> String {
 /// Everything a run needs before the first request: the credentials, the tools and the
 /// engine. `asking` says whether a user can answer permission questions.
 pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
-    let config = AnthropicConfig::from_env()?;
-    let api_key_source = config.credential.variable();
-    let client = AnthropicClient::new(config)?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let settings = load_settings(args, &cwd)?;
+    // The provider checks its credentials after the settings load: their `env` may hold them.
+    let provider = crate::provider::model_client(&settings)?;
+    let api_key_source = provider.credential_variable;
     let model = chosen_model(args, &settings);
     let max_output_tokens = match std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS") {
         Ok(value) => value.trim().parse().with_context(|| {
@@ -134,7 +134,13 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         governance.governance.rules_kept_in = Some(cwd.clone());
     }
     let mut tool_context = ToolContext::new(cwd.clone());
-    tool_context.env = settings.env().clone().into_iter().collect();
+    // Commands never see a credential, not even one the settings' `env` holds.
+    tool_context.env = settings
+        .env()
+        .clone()
+        .into_iter()
+        .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
+        .collect();
     tool_context.sandbox = governance.sandbox;
     if let Some(gate) = governance.governance.gate.clone() {
         tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
@@ -152,7 +158,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     let system_prompt = PromptBuilder::new(prompt_options(args, &cwd, &model)?);
     let instruction_warnings = crate::prompt::instruction_warnings(&system_prompt);
     let engine = Engine::new(
-        Arc::new(client),
+        provider.client,
         Arc::new(tools),
         EngineConfig {
             system_prompt: Arc::new(system_prompt),

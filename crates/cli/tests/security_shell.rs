@@ -237,3 +237,36 @@ fn hooks_and_custom_command_expansions_cannot_send_the_api_key() {
     assert!(hook_env.contains("ANTHROPIC_BASE_URL="), "{hook_env}");
     assert!(!hook_env.contains(API_KEY), "{hook_env}");
 }
+
+#[test]
+fn a_key_in_the_settings_env_is_used_and_never_reaches_a_command() {
+    let h = Harness::new();
+    let settings_key = "sk-from-settings-only";
+    h.settings(json!({"env": {"ANTHROPIC_API_KEY": settings_key}}));
+    h.server.push(Reply::tool_use(
+        "t1",
+        "Bash",
+        json!({"command": "printenv ANTHROPIC_API_KEY; echo listed"}),
+    ));
+    h.server.push(Reply::text("done"));
+    let output = h
+        .command()
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(["-p", "go", "--permission-mode", "bypassPermissions"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+
+    let requests = h.server.wait_for_requests(2, WAIT);
+    let sent_key = requests[0]
+        .headers
+        .iter()
+        .find(|(name, _)| name == "x-api-key")
+        .map(|(_, value)| value.as_str());
+    assert!(
+        sent_key == Some(settings_key),
+        "the request did not carry the settings' key"
+    );
+    assert_never_sent(&requests, settings_key);
+    assert_eq!(tool_result_text(&requests, 1), "listed");
+}
