@@ -101,6 +101,7 @@ mod tests {
             messages: vec![Message::user_text("hi")],
             tools: vec![],
             max_tokens: 64,
+            text_only: false,
         };
         let mut events = Vec::new();
         let sent = provider

@@ -19,10 +19,13 @@ pub mod pipeline;
 mod project_file;
 pub mod sections;
 
-pub use pipeline::{ContextPipeline, Projection, StandardPipeline, TokenAccounting};
 pub use builder::{PromptBuilder, PromptOptions, PromptSource, Section, SectionPart};
 /// `YYYY-MM-DD` of the day `days` after 1970-01-01.
 pub use date::civil_date as date_from_days;
+pub use pipeline::{
+    ContextPipeline, PipelineError, Projection, StandardPipeline, Summarizer, TokenAccounting,
+    Trigger,
+};
 pub use project_file::UnreadFile;
 
 /// A rough token count: about four characters a token, the usual estimate for English text

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cairn_context::{ContextPipeline, PromptSource, TokenAccounting};
+use cairn_context::{ContextPipeline, PromptSource, TokenAccounting, Trigger};
 use cairn_llm::{
     ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, models, pricing,
 };
@@ -21,6 +21,7 @@ use crate::assembly::system_reminder;
 use crate::events::Recorder;
 use crate::governance::Governance;
 use crate::orchestrate::CallRunner;
+use crate::summarize::{ConversationSummarizer, trigger_name};
 
 /// What one engine instance is allowed and told. Each engine has its own, so a sub-agent can
 /// run beside the main one with other limits.
@@ -71,6 +72,14 @@ struct TurnTally {
     cost_usd: f64,
     duration_api_ms: u64,
     result: String,
+}
+
+/// What the engine is asked to do next.
+enum Work {
+    /// A user message and what its custom command changes for its turn.
+    Message(Vec<ContentBlock>, TurnOverrides),
+    /// `/compact [instructions]`.
+    Compact(Option<String>),
 }
 
 /// What a custom command changes for its own turn.
@@ -135,23 +144,23 @@ impl Engine {
             Some(log) => events.with_sink(Arc::new(Recorder::new(log, events.sink()))),
             None => events,
         };
-        let mut queued: std::collections::VecDeque<(Vec<ContentBlock>, TurnOverrides)> =
-            Default::default();
+        let mut queued: std::collections::VecDeque<Work> = Default::default();
         loop {
-            let (content, overrides) = match queued.pop_front() {
-                Some(queued) => queued,
+            let work = match queued.pop_front() {
+                Some(work) => work,
                 None => match ops.recv().await {
                     Some(Op::UserMessage {
                         content,
                         model,
                         allowed_tools,
-                    }) => (
+                    }) => Work::Message(
                         content,
                         TurnOverrides {
                             model,
                             allowed_tools,
                         },
                     ),
+                    Some(Op::Compact { instructions }) => Work::Compact(instructions),
                     Some(Op::Interrupt) => continue,
                     // No turn is running, so no question is waiting.
                     Some(Op::PermissionAnswer { .. }) => continue,
@@ -169,9 +178,12 @@ impl Engine {
             let broker = self.permissions.clone();
             let mut next_model = None;
             let mut senders_gone = false;
-            let restore_model = self.apply_overrides(&overrides, &events);
+            let restore_model = match &work {
+                Work::Message(_, overrides) => self.apply_overrides(overrides, &events),
+                Work::Compact(_) => None,
+            };
             {
-                let turn = self.run_turn(content, &events, &cancel);
+                let turn = self.run_work(work, &events, &cancel);
                 tokio::pin!(turn);
                 loop {
                     tokio::select! {
@@ -188,13 +200,16 @@ impl Engine {
                                 content,
                                 model,
                                 allowed_tools,
-                            }) => queued.push_back((
+                            }) => queued.push_back(Work::Message(
                                 content,
                                 TurnOverrides {
                                     model,
                                     allowed_tools,
                                 },
                             )),
+                            Some(Op::Compact { instructions }) => {
+                                queued.push_back(Work::Compact(instructions));
+                            }
                             Some(Op::SetModel { model }) => next_model = Some(model),
                             Some(Op::PermissionAnswer { request_id, answer }) => {
                                 broker.answer(&request_id, answer);
@@ -215,6 +230,17 @@ impl Engine {
                     model: model.clone(),
                 });
                 self.config.model = model;
+            }
+        }
+    }
+
+    async fn run_work(&mut self, work: Work, events: &EventSender, cancel: &CancellationToken) {
+        match work {
+            Work::Message(content, _) => {
+                self.run_turn(content, events, cancel).await;
+            }
+            Work::Compact(instructions) => {
+                self.compact(instructions, events, cancel).await;
             }
         }
     }
@@ -348,6 +374,136 @@ impl Engine {
         true
     }
 
+    /// What the next request sends: the conversation through the context pipeline, which
+    /// may compact it first (reported, and PostCompact hooks told).
+    async fn project(
+        &mut self,
+        trigger: Option<Trigger>,
+        events: &EventSender,
+        cancel: &CancellationToken,
+        tally: &mut TurnTally,
+    ) -> Result<Vec<Message>, TurnEnd> {
+        let trigger = trigger.unwrap_or(Trigger::Auto);
+        let accounting = TokenAccounting {
+            last_reported: self.last_reported,
+            context_window: models::context_window(&self.config.model),
+            max_output_tokens: self.config.max_output_tokens,
+        };
+        let summarizer = ConversationSummarizer {
+            client: self.client.as_ref(),
+            model: self.config.model.clone(),
+            system: self.config.system_prompt.system_prompt(),
+            tools: self.tools.specs(),
+            governance: &self.config.governance,
+            events,
+            cancel,
+            cost: Default::default(),
+        };
+        let projected = tokio::select! {
+            projected = self.config.pipeline.project(
+                &mut self.messages,
+                accounting,
+                trigger.clone(),
+                &summarizer,
+            ) => projected,
+            _ = cancel.cancelled() => return Err(TurnEnd::Interrupted),
+        };
+        let cost = summarizer
+            .cost
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        tally.requests += cost.requests;
+        tally.usage += cost.usage;
+        tally.cost_usd += cost.cost_usd;
+        let projection = projected.map_err(|err| TurnEnd::Failed {
+            message: err.to_string(),
+        })?;
+        for compaction in projection.compactions {
+            if let Some(summary) = &compaction.summary {
+                // What was reported belongs to the conversation before.
+                self.last_reported = None;
+                let mut input = serde_json::Map::new();
+                input.insert("trigger".into(), trigger_name(&trigger).into());
+                input.insert("compact_summary".into(), summary.clone().into());
+                self.config
+                    .governance
+                    .run_hooks(
+                        HookEvent::PostCompact,
+                        Some(trigger_name(&trigger)),
+                        input,
+                        events,
+                        cancel,
+                    )
+                    .await;
+            }
+            events.emit(AgentEvent::Compacted(compaction));
+        }
+        Ok(projection.messages)
+    }
+
+    /// `/compact [instructions]`: summarizes the conversation now, as a turn of its own with
+    /// no model request but the summary's.
+    async fn compact(
+        &mut self,
+        instructions: Option<String>,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> TurnSummary {
+        let mut tally = TurnTally::default();
+        let end = match self
+            .project(
+                Some(Trigger::Manual { instructions }),
+                events,
+                cancel,
+                &mut tally,
+            )
+            .await
+        {
+            Ok(_) => {
+                tally.result = "The conversation was compacted.".into();
+                TurnEnd::Completed
+            }
+            Err(end) => end,
+        };
+        let summary = TurnSummary {
+            end,
+            result: tally.result,
+            requests: tally.requests,
+            usage: tally.usage,
+            cost_usd: tally.cost_usd,
+            duration_api_ms: tally.duration_api_ms,
+        };
+        events.emit(AgentEvent::TurnFinished(summary.clone()));
+        summary
+    }
+
+    /// An answer interrupted while it streamed: the text so far stays in the conversation
+    /// (and the session), followed by a note that the user interrupted it, so the model
+    /// sees what it had written and a resume shows it.
+    fn keep_interrupted_answer(&mut self, partial: String, events: &EventSender) {
+        if partial.trim().is_empty() {
+            return;
+        }
+        let answer = Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::text(partial)],
+        };
+        events.emit(AgentEvent::AssistantMessage {
+            message: answer.clone(),
+            id: String::new(),
+            model: self.config.model.clone(),
+            stop_reason: None,
+            usage: Usage::default(),
+            cost_usd: 0.0,
+        });
+        self.messages.push(answer);
+        let note = Message::user_text(INTERRUPTED_NOTE);
+        events.emit(AgentEvent::UserMessage {
+            message: note.clone(),
+        });
+        self.messages.push(note);
+    }
+
     async fn turn_loop(
         &mut self,
         events: &EventSender,
@@ -355,41 +511,53 @@ impl Engine {
         tally: &mut TurnTally,
     ) -> TurnEnd {
         let mut stop_continuations = 0;
+        let mut trigger: Option<Trigger> = None;
+        let mut reactive_tried = false;
         loop {
             if let Some(limit) = self.config.max_requests
                 && tally.requests >= limit
             {
                 return TurnEnd::MaxRequests { limit };
             }
-            let accounting = TokenAccounting {
-                last_reported: self.last_reported,
-                context_window: models::context_window(&self.config.model),
-                max_output_tokens: self.config.max_output_tokens,
+            let messages = match self.project(trigger.take(), events, cancel, tally).await {
+                Ok(messages) => messages,
+                Err(end) => return end,
             };
-            let projection = tokio::select! {
-                projection = self.config.pipeline.project(&mut self.messages, accounting) => projection,
-                _ = cancel.cancelled() => return TurnEnd::Interrupted,
-            };
-            for compaction in projection.compactions {
-                events.emit(AgentEvent::Compacted(compaction));
-            }
-            let sent = projection.messages.len();
+            let sent = messages.len();
             let request = ModelRequest {
                 model: self.config.model.clone(),
                 system: self.config.system_prompt.system_prompt(),
-                messages: projection.messages,
+                messages,
                 tools: self.tools.specs(),
                 max_tokens: self.config.max_output_tokens,
+                text_only: false,
             };
             let started = Instant::now();
+            let mut partial = String::new();
             let outcome = self
                 .client
-                .stream(&request, &mut |event| forward(events, event), cancel)
+                .stream(
+                    &request,
+                    &mut |event| {
+                        keep_partial(&mut partial, &event);
+                        forward(events, event)
+                    },
+                    cancel,
+                )
                 .await;
             tally.duration_api_ms += started.elapsed().as_millis() as u64;
             let response = match outcome {
                 Ok(response) => response,
-                Err(ModelError::Cancelled) => return TurnEnd::Interrupted,
+                Err(ModelError::Cancelled) => {
+                    self.keep_interrupted_answer(partial, events);
+                    return TurnEnd::Interrupted;
+                }
+                // Over the window after all: compact, then send it once more.
+                Err(err) if err.is_prompt_too_long() && !reactive_tried => {
+                    reactive_tried = true;
+                    trigger = Some(Trigger::Reactive);
+                    continue;
+                }
                 Err(err) => {
                     return TurnEnd::Failed {
                         message: err.to_string(),
@@ -497,6 +665,19 @@ fn tool_calls(response: &ModelResponse) -> Vec<ToolCall> {
             _ => None,
         })
         .collect()
+}
+
+/// What the conversation says after an answer the user interrupted, as Claude Code says it.
+pub const INTERRUPTED_NOTE: &str = "[Request interrupted by user]";
+
+/// Collects the text an answer has streamed so far; a retry that streams the answer again
+/// starts it over.
+fn keep_partial(partial: &mut String, event: &ModelEvent) {
+    match event {
+        ModelEvent::TextDelta(text) => partial.push_str(text),
+        ModelEvent::Retrying(notice) if notice.discard_partial => partial.clear(),
+        _ => {}
+    }
 }
 
 fn forward(events: &EventSender, event: ModelEvent) {

@@ -16,9 +16,10 @@ mod events;
 mod governance;
 mod orchestrate;
 mod permission;
+mod summarize;
 
 pub use cairn_context::PromptSource;
-pub use engine::{Engine, EngineConfig};
+pub use engine::{Engine, EngineConfig, INTERRUPTED_NOTE};
 pub use events::{ChannelSink, Recorder};
 pub use governance::Governance;
 pub use orchestrate::MAX_PARALLEL;

@@ -245,7 +245,7 @@ async fn max_tokens_warns_that_the_answer_was_cut() {
 }
 
 #[tokio::test]
-async fn interrupt_op_cancels_the_stream_and_appends_no_half_message() {
+async fn interrupt_op_cancels_the_stream_and_keeps_the_partial_answer_marked_interrupted() {
     let client = ScriptedClient::new(vec![
         Step::Hang,
         Step::Respond(response(
@@ -289,7 +289,17 @@ async fn interrupt_op_cancels_the_stream_and_appends_no_half_message() {
     drop(ops);
     let engine = task.await.unwrap();
     let texts: Vec<String> = engine.messages().iter().map(Message::text).collect();
-    assert_eq!(texts, vec!["first", "second", "Second."]);
+    // What had streamed stays, so the model sees what it had written; then the note.
+    assert_eq!(
+        texts,
+        vec![
+            "first",
+            "partial",
+            cairn_core::INTERRUPTED_NOTE,
+            "second",
+            "Second."
+        ]
+    );
 }
 
 fn named_call(id: &str, name: &str) -> ContentBlock {
@@ -696,7 +706,13 @@ async fn an_interrupt_also_drops_the_messages_queued_behind_the_turn() {
     let texts: Vec<String> = engine.messages().iter().map(Message::text).collect();
     assert_eq!(
         texts,
-        vec!["first", "third", "Third."],
+        vec![
+            "first",
+            "partial",
+            cairn_core::INTERRUPTED_NOTE,
+            "third",
+            "Third."
+        ],
         "the queued one was dropped"
     );
 }

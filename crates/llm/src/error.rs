@@ -196,6 +196,21 @@ fn status_summary(status: u16) -> String {
 }
 
 impl ModelError {
+    /// Whether the API refused the request because the conversation is over the model's
+    /// window ("prompt is too long", or a body over the size limit): compacting it may help.
+    pub fn is_prompt_too_long(&self) -> bool {
+        match self {
+            ModelError::InvalidRequest { message } => {
+                let message = message.to_ascii_lowercase();
+                message.contains("prompt is too long")
+                    || message.contains("context window")
+                    || message.contains("context length")
+            }
+            ModelError::RequestTooLarge { .. } => true,
+            _ => false,
+        }
+    }
+
     /// Whether sending the same request again may succeed.
     pub fn is_retryable(&self) -> bool {
         match self {

@@ -30,8 +30,8 @@ use tokio_util::sync::CancellationToken;
 pub use anthropic::{AnthropicClient, AnthropicConfig, Credential, PromptCaching};
 pub use error::{ModelError, ProviderVariables};
 pub use retry::RetryPolicy;
-pub use side::{SideAnswer, SideModel};
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
+pub use side::{SideAnswer, SideModel};
 
 /// One request to a model, independent of the provider.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +43,9 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: u32,
+    /// The answer must be text: the tools are sent (so the cached prefix stays the same) but
+    /// the model may not call them (a summary of the conversation).
+    pub text_only: bool,
 }
 
 /// Something that happened while a response streamed. Deltas are forwarded as they arrive.

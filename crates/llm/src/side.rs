@@ -75,6 +75,7 @@ impl SideModel {
             messages,
             tools: Vec::new(),
             max_tokens,
+            text_only: true,
         };
         let response = self.client.stream(&request, &mut |_| {}, cancel).await?;
         let text = Message {

@@ -45,6 +45,7 @@ fn request(text: &str) -> ModelRequest {
         messages: vec![Message::user_text(text)],
         tools: vec![],
         max_tokens: 1024,
+        text_only: false,
     }
 }
 

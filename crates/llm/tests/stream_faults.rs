@@ -40,6 +40,7 @@ async fn send(client: &AnthropicClient) -> (Result<ModelResponse, ModelError>, V
         messages: vec![Message::user_text("go")],
         tools: vec![],
         max_tokens: 1024,
+        text_only: false,
     };
     let mut events = Vec::new();
     let result = client

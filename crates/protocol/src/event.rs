@@ -24,6 +24,9 @@ pub enum Op {
     },
     /// Stop the running turn as soon as possible.
     Interrupt,
+    /// Summarize the conversation now (`/compact [instructions]`). Runs like a turn, in order
+    /// with the messages around it, and ends with [`AgentEvent::TurnFinished`].
+    Compact { instructions: Option<String> },
     /// Use another model from the next request on.
     SetModel { model: String },
     /// The user's answer to a [`AgentEvent::PermissionRequested`].
@@ -249,8 +252,10 @@ pub enum AgentEvent {
 /// What the context pipeline did to fit the conversation in the window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compaction {
-    /// The step that did it: `snip`, `microcompact`, `collapse`, `autocompact`, `manual`.
+    /// The step that did it: `snip`, `microcompact`, `collapse`, `autocompact`.
     pub step: String,
+    /// The user asked for it (`/compact`), rather than the pipeline's thresholds or the API.
+    pub manual: bool,
     /// The estimated tokens of the conversation before and after.
     pub tokens_before: u64,
     pub tokens_after: u64,
@@ -258,4 +263,9 @@ pub struct Compaction {
     /// `/compact`), which the session records as a compaction boundary; `None` when only
     /// what requests send changed.
     pub summary: Option<String>,
+    /// The messages the rewritten conversation now starts with (the summary and the
+    /// re-injected state), so a resume continues from exactly them; empty when the stored
+    /// conversation was not rewritten.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opening: Vec<Message>,
 }

@@ -117,6 +117,12 @@ impl Transcript {
 
     pub fn apply(&mut self, event: &AgentEvent) {
         match event {
+            // The note after an interrupted answer is for the model; the turn's end says it.
+            AgentEvent::UserMessage { message }
+                if message.text() == cairn_core::INTERRUPTED_NOTE =>
+            {
+                self.finish_everything(None);
+            }
             AgentEvent::UserMessage { message } => {
                 self.finish_everything(None);
                 let prompt = UserPrompt::of(message);

@@ -39,19 +39,55 @@ pub struct Projection {
     pub compactions: Vec<Compaction>,
 }
 
+/// Why the pipeline is asked to compact now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trigger {
+    /// Before a request, as the thresholds say (the usual case).
+    Auto,
+    /// The user asked (`/compact [instructions]`): compact now, whatever the size.
+    Manual { instructions: Option<String> },
+    /// The API refused the last request as too long: compact now, then the request is retried
+    /// once.
+    Reactive,
+}
+
+/// Asks the session's model for a summary of the conversation, reusing the conversation's
+/// cached prefix (the same system prompt and tools, `tool_choice: none`). The engine
+/// implements it; it also runs the PreCompact hooks, which may refuse (`Err`).
+pub trait Summarizer: Send + Sync {
+    fn summarize<'a>(
+        &'a self,
+        conversation: Vec<Message>,
+        instructions: String,
+        trigger: &'a Trigger,
+    ) -> BoxFuture<'a, Result<String, String>>;
+}
+
+/// Why a request cannot be sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PipelineError {
+    /// Over the hard limit and compaction failed or is off: sending would be refused.
+    #[error("{0}")]
+    Blocked(String),
+}
+
 /// Projects the conversation into what fits the window.
 pub trait ContextPipeline: Send + Sync + std::fmt::Debug {
     /// Step 1: one message's tool results, made to fit the budget before they join the
     /// conversation. Returns what was spilled, so the user can be told.
     fn admit_tool_results(&self, results: &mut [ContentBlock]) -> Vec<Spilled>;
 
-    /// Before every request: the messages to send. A step that rewrites the stored
-    /// conversation does so in `conversation` and reports its summary.
+    /// Before every request (and on `/compact`, and after the API refused a request as too
+    /// long): the messages to send. A step that rewrites the stored conversation
+    /// (autocompact) does so in `conversation` and reports it as a [`Compaction`] with its
+    /// summary and the new conversation's opening messages.
     fn project<'a>(
         &'a self,
         conversation: &'a mut Vec<Message>,
         accounting: TokenAccounting,
-    ) -> BoxFuture<'a, Projection>;
+        trigger: Trigger,
+        summarizer: &'a dyn Summarizer,
+    ) -> BoxFuture<'a, Result<Projection, PipelineError>>;
 }
 
 /// The pipeline of a session today: large results spill to `spill_dir`; every request sends
@@ -90,11 +126,13 @@ impl ContextPipeline for StandardPipeline {
         &'a self,
         conversation: &'a mut Vec<Message>,
         _accounting: TokenAccounting,
-    ) -> BoxFuture<'a, Projection> {
+        _trigger: Trigger,
+        _summarizer: &'a dyn Summarizer,
+    ) -> BoxFuture<'a, Result<Projection, PipelineError>> {
         let messages = conversation.clone();
-        Box::pin(std::future::ready(Projection {
+        Box::pin(std::future::ready(Ok(Projection {
             messages,
             compactions: Vec::new(),
-        }))
+        })))
     }
 }

@@ -52,6 +52,8 @@ pub fn messages_body(request: &ModelRequest, caching: PromptCaching) -> Messages
             messages: &request.messages,
             caching,
         },
+        tool_choice: (request.text_only && !request.tools.is_empty())
+            .then(|| json!({"type": "none"})),
         tools,
         stream: true,
     }
@@ -67,6 +69,8 @@ pub struct MessagesBody<'a> {
     messages: MarkedMessages<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<Value>,
     stream: bool,
 }
 
@@ -163,6 +167,7 @@ mod tests {
                 },
             ],
             max_tokens: 100,
+            text_only: false,
         }
     }
 

@@ -28,13 +28,15 @@ pub enum HookEvent {
     SessionEnd,
     /// Before the conversation is compacted; may prevent it.
     PreCompact,
+    /// After the conversation was compacted, with the summary; informational only.
+    PostCompact,
     /// When cairn notifies the user (a permission prompt, an idle wait); informational only.
     Notification,
 }
 
 impl HookEvent {
     /// Every event, in the order Claude Code's documentation lists them.
-    pub const ALL: [HookEvent; 11] = [
+    pub const ALL: [HookEvent; 12] = [
         HookEvent::PreToolUse,
         HookEvent::PermissionRequest,
         HookEvent::PostToolUse,
@@ -44,6 +46,7 @@ impl HookEvent {
         HookEvent::Stop,
         HookEvent::SubagentStop,
         HookEvent::PreCompact,
+        HookEvent::PostCompact,
         HookEvent::SessionStart,
         HookEvent::SessionEnd,
     ];
@@ -61,6 +64,7 @@ impl HookEvent {
             HookEvent::SessionStart => "SessionStart",
             HookEvent::SessionEnd => "SessionEnd",
             HookEvent::PreCompact => "PreCompact",
+            HookEvent::PostCompact => "PostCompact",
             HookEvent::Notification => "Notification",
         }
     }
@@ -92,7 +96,10 @@ impl HookEvent {
             | HookEvent::Stop
             | HookEvent::SubagentStop
             | HookEvent::PreCompact => true,
-            HookEvent::SessionStart | HookEvent::SessionEnd | HookEvent::Notification => false,
+            HookEvent::SessionStart
+            | HookEvent::SessionEnd
+            | HookEvent::PostCompact
+            | HookEvent::Notification => false,
         }
     }
 
@@ -108,6 +115,7 @@ impl HookEvent {
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::PreCompact
+            | HookEvent::PostCompact
             | HookEvent::Notification => false,
         }
     }
@@ -124,6 +132,7 @@ impl HookEvent {
             | HookEvent::SubagentStop
             | HookEvent::SessionEnd
             | HookEvent::PreCompact
+            | HookEvent::PostCompact
             | HookEvent::Notification => PlainStdout::Ignored,
         }
     }

@@ -47,6 +47,11 @@ pub fn replay_all(transcript: &mut Transcript, messages: &[Message]) {
                     cost_usd: 0.0,
                 });
             }
+            // An answer interrupted while it streamed: the note says so, as a live turn would.
+            Role::User if message.text() == cairn_core::INTERRUPTED_NOTE => {
+                transcript.push_warning("Interrupted by user");
+                unanswered = false;
+            }
             Role::User if is_typed(message) => {
                 if unanswered {
                     transcript.push_warning(NO_ANSWER);
