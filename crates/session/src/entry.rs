@@ -181,7 +181,7 @@ pub struct TodosEntry {
 /// restarts with one user message whose text is `summary`, exactly as written: put any framing
 /// ("This session continues an earlier conversation…") into `summary` itself. The file keeps
 /// the messages before the boundary, so nothing is lost to a later reader.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompactionEntry {
     pub timestamp: u64,
     pub summary: String,
@@ -189,6 +189,11 @@ pub struct CompactionEntry {
     pub tokens_before: u64,
     /// Estimated tokens after it.
     pub tokens_after: u64,
+    /// The messages the compacted conversation starts with (the summary and the re-injected
+    /// state); a resume continues from exactly these. Files written before this field
+    /// existed have none, and resume from the summary alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opening: Vec<Message>,
 }
 
 /// A `model_change` entry.

@@ -138,11 +138,17 @@ impl History {
     }
 
     /// A compaction boundary: the history restarts from its summary.
-    pub(crate) fn restart_from_summary(&mut self, summary: &str) {
+    /// A compaction boundary: the history so far is replaced by the compacted conversation's
+    /// opening messages (or, from a file that has none, the summary alone).
+    pub(crate) fn restart_from_summary(&mut self, summary: &str, opening: &[Message]) {
         self.pending = None;
         self.first_assistant_line = None;
         self.messages.clear();
-        self.messages.push(Message::user_text(summary));
+        if opening.is_empty() {
+            self.messages.push(Message::user_text(summary));
+        } else {
+            self.messages.extend_from_slice(opening);
+        }
     }
 
     /// The messages, the repair appended at the end (if any), and the warnings.

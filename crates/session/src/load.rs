@@ -82,7 +82,7 @@ pub fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
             Entry::Permission(entry) => permissions.push(entry),
             Entry::Todos(entry) => todos = entry.todos,
             Entry::Compaction(entry) => {
-                history.restart_from_summary(&entry.summary);
+                history.restart_from_summary(&entry.summary, &entry.opening);
                 last_compaction = Some(entry);
             }
             Entry::ModelChange(entry) => model = Some(entry.model),

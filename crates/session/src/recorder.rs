@@ -49,12 +49,14 @@ pub fn entry_for(event: &AgentEvent) -> Option<Entry> {
             summary: Some(summary),
             tokens_before,
             tokens_after,
+            opening,
             ..
         }) => Some(Entry::Compaction(CompactionEntry {
             timestamp: now_ms(),
             summary: summary.clone(),
             tokens_before: *tokens_before,
             tokens_after: *tokens_after,
+            opening: opening.clone(),
         })),
         AgentEvent::Compacted(_)
         | AgentEvent::TextDelta { .. }

@@ -162,12 +162,20 @@ fn every_entry_type() -> Vec<Entry> {
             summary: "The user listed the files: a and b.".to_owned(),
             tokens_before: 1000,
             tokens_after: 100,
+            opening: compacted_opening(),
         }),
         Entry::User(MessageEntry {
             timestamp: 9,
             message: Message::user_text("thanks"),
         }),
     ]
+}
+
+/// What a compacted conversation starts with: the summary and the re-injected state.
+fn compacted_opening() -> Vec<Message> {
+    vec![Message::user_text(
+        "Summary: the user listed the files: a and b.\n\nThe user said: List files",
+    )]
 }
 
 #[test]
@@ -206,10 +214,8 @@ fn every_entry_type_round_trips() {
         LoadedSession {
             path: session.path.clone(),
             header: transcript.header,
-            messages: vec![
-                Message::user_text("The user listed the files: a and b."),
-                Message::user_text("thanks"),
-            ],
+            // A resume continues from the compacted conversation's opening, not the summary.
+            messages: vec![compacted_opening()[0].clone(), Message::user_text("thanks")],
             todos: vec![TodoItem {
                 content: "List files".to_owned(),
                 status: TodoStatus::InProgress,
@@ -229,6 +235,7 @@ fn every_entry_type_round_trips() {
                 summary: "The user listed the files: a and b.".to_owned(),
                 tokens_before: 1000,
                 tokens_after: 100,
+                opening: compacted_opening(),
             }),
             repair: None,
             warnings: vec![],
