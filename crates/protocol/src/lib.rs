@@ -23,8 +23,8 @@ pub use asking::{BoxFuture, NobodyToAsk, PermissionBroker, PermissionQuestion};
 pub use child_env::{child_environment, declare_credential_variables, is_credential_variable};
 pub use envelope::{AgentAddress, CollectedEvents, EventEnvelope, EventSender, EventSink};
 pub use event::{
-    AgentEvent, Compaction, DecisionSource, Op, PermissionAnswer, PermissionDecision, RetryNotice, TodoItem,
-    TodoStatus, TurnEnd, TurnSummary,
+    AgentEvent, Compaction, DecisionSource, Op, PermissionAnswer, PermissionDecision, RetryNotice,
+    TodoItem, TodoStatus, TurnEnd, TurnSummary,
 };
 pub use message::{
     ContentBlock, ImageSource, Message, Role, StopReason, SystemPrompt, ToolResultBlock,
