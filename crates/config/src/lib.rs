@@ -60,6 +60,7 @@ mod regular_file;
 pub mod rules_file;
 mod settings;
 mod source;
+pub mod trust;
 
 pub use error::{ConfigError, ConfigWarning, Problem};
 pub use load::SettingsLoader;
