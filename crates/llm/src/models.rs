@@ -30,20 +30,78 @@ pub fn resolve_model(name: &str) -> String {
 
 /// The context window of Claude models, in tokens.
 const CLAUDE_CONTEXT_WINDOW: u64 = 200_000;
+/// The window of the 1M-token variants (`sonnet[1m]`, `claude-sonnet-4-5-1m`).
+const CLAUDE_LONG_CONTEXT_WINDOW: u64 = 1_000_000;
 
-/// How many tokens `model`'s context window holds, for the status line's "% context": every
-/// Claude model takes 200K; another name (a proxy's model) is unknown.
+/// The suffixes that name a model's 1M-token variant, as Claude Code spells them.
+const LONG_CONTEXT_SUFFIXES: &[&str] = &["[1m]", "-1m"];
+
+/// The Claude model id behind `model` and whether it names the 1M-token variant: the suffix
+/// is taken off before the alias is resolved, so `opus[1m]` is `claude-opus-4-5`, long.
+fn claude_model(model: &str) -> Option<(String, bool)> {
+    let name = model.trim().to_ascii_lowercase();
+    let (base, long) = LONG_CONTEXT_SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .map_or((name.as_str(), false), |base| (base, true));
+    let id = resolve_model(base);
+    id.starts_with("claude-").then_some((id, long))
+}
+
+/// How many tokens `model`'s context window holds, for the status line's "% context" and
+/// the context pipeline's thresholds: every Claude model takes 200K, an id that names the
+/// 1M variant (a `[1m]` or `-1m` suffix) 1M; another name (a proxy's model) is unknown.
 ///
 /// ```
 /// use cairn_llm::models::context_window;
 ///
 /// assert_eq!(context_window("claude-opus-4-5"), Some(200_000));
+/// assert_eq!(context_window("sonnet[1m]"), Some(1_000_000));
 /// assert_eq!(context_window("my-proxy-model"), None);
 /// ```
 pub fn context_window(model: &str) -> Option<u64> {
-    resolve_model(model)
-        .starts_with("claude-")
-        .then_some(CLAUDE_CONTEXT_WINDOW)
+    claude_model(model).map(|(_, long)| {
+        if long {
+            CLAUDE_LONG_CONTEXT_WINDOW
+        } else {
+            CLAUDE_CONTEXT_WINDOW
+        }
+    })
+}
+
+/// The most output tokens one answer of `model` may hold (the API's `max_tokens` ceiling), by
+/// model family; `None` for a name that is not a Claude model. The families, newest first, so
+/// `claude-3-5-haiku` is not read as a Claude 4 Haiku.
+const MAX_OUTPUT_TOKENS: &[(&str, u32)] = &[
+    ("claude-opus-4-5", 64_000),
+    ("claude-opus-4", 32_000),
+    ("claude-sonnet-4", 64_000),
+    ("claude-haiku-4", 64_000),
+    ("claude-3-7-sonnet", 64_000),
+    ("claude-3-5-", 8_192),
+    ("claude-3-", 4_096),
+];
+
+/// The output ceiling of any other Claude model (a newer one this table does not know yet).
+const DEFAULT_CLAUDE_MAX_OUTPUT: u32 = 32_000;
+
+/// How many tokens one answer of `model` may hold at most.
+///
+/// ```
+/// use cairn_llm::models::max_output_tokens;
+///
+/// assert_eq!(max_output_tokens("sonnet"), Some(64_000));
+/// assert_eq!(max_output_tokens("claude-3-5-haiku-20241022"), Some(8_192));
+/// assert_eq!(max_output_tokens("my-proxy-model"), None);
+/// ```
+pub fn max_output_tokens(model: &str) -> Option<u32> {
+    let (id, _) = claude_model(model)?;
+    Some(
+        MAX_OUTPUT_TOKENS
+            .iter()
+            .find(|(family, _)| id.starts_with(family))
+            .map_or(DEFAULT_CLAUDE_MAX_OUTPUT, |(_, tokens)| *tokens),
+    )
 }
 
 #[cfg(test)]
@@ -65,6 +123,28 @@ mod tests {
         assert_eq!(context_window("sonnet"), Some(200_000));
         assert_eq!(context_window("claude-3-5-haiku-20241022"), Some(200_000));
         assert_eq!(context_window("gpt-4o"), None);
+    }
+
+    #[test]
+    fn long_context_variants_are_named_by_their_id() {
+        assert_eq!(context_window("sonnet[1m]"), Some(1_000_000));
+        assert_eq!(context_window("claude-sonnet-4-5[1M]"), Some(1_000_000));
+        assert_eq!(context_window("claude-sonnet-4-5-1m"), Some(1_000_000));
+        assert_eq!(context_window("claude-sonnet-4-5-20250929"), Some(200_000));
+        assert_eq!(context_window("gpt-4o[1m]"), None);
+    }
+
+    #[test]
+    fn max_output_follows_the_family() {
+        assert_eq!(max_output_tokens("opus"), Some(64_000));
+        assert_eq!(max_output_tokens("claude-opus-4-1-20250805"), Some(32_000));
+        assert_eq!(max_output_tokens("claude-sonnet-4-20250514"), Some(64_000));
+        assert_eq!(max_output_tokens("haiku[1m]"), Some(64_000));
+        assert_eq!(max_output_tokens("claude-3-7-sonnet-latest"), Some(64_000));
+        assert_eq!(max_output_tokens("claude-3-5-haiku-20241022"), Some(8_192));
+        assert_eq!(max_output_tokens("claude-3-haiku-20240307"), Some(4_096));
+        assert_eq!(max_output_tokens("claude-future-9"), Some(32_000));
+        assert_eq!(max_output_tokens("gpt-4o"), None);
     }
 
     #[test]
