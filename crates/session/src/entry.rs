@@ -59,7 +59,8 @@ pub(crate) enum HeaderLine<'a> {
 /// session file.
 ///
 /// On disk the variant is the `"type"` field, written first:
-/// `user`, `assistant`, `tool_results`, `permission`, `todos`, `compaction`, `model_change`.
+/// `user`, `assistant`, `tool_results`, `permission`, `todos`, `compaction`, `model_change`,
+/// `turn_failed`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Entry {
@@ -77,6 +78,10 @@ pub enum Entry {
     Compaction(CompactionEntry),
     /// The user switched models.
     ModelChange(ModelChangeEntry),
+    /// A turn ended in an error (the API unreachable, the key refused): what the user was
+    /// told. It is not part of the conversation the model sees. Added within version 1: a
+    /// cairn from before it skips the line with a warning and loads the rest unchanged.
+    TurnFailed(TurnFailedEntry),
 }
 
 impl Entry {
@@ -112,6 +117,14 @@ impl Entry {
         })
     }
 
+    /// A `turn_failed` entry stamped now.
+    pub fn turn_failed(message: impl Into<String>) -> Self {
+        Entry::TurnFailed(TurnFailedEntry {
+            timestamp: now_ms(),
+            message: message.into(),
+        })
+    }
+
     /// When the entry was written, in Unix milliseconds.
     pub fn timestamp(&self) -> u64 {
         match self {
@@ -121,6 +134,22 @@ impl Entry {
             Entry::Todos(entry) => entry.timestamp,
             Entry::Compaction(entry) => entry.timestamp,
             Entry::ModelChange(entry) => entry.timestamp,
+            Entry::TurnFailed(entry) => entry.timestamp,
+        }
+    }
+
+    /// Whether the entry is part of the conversation itself (something said, an answer, tool
+    /// results, a compaction): a new session's file is created at the first such entry, so a
+    /// session in which nothing was said leaves no file behind.
+    pub fn is_conversation(&self) -> bool {
+        match self {
+            Entry::User(_) | Entry::Assistant(_) | Entry::ToolResults(_) | Entry::Compaction(_) => {
+                true
+            }
+            Entry::Permission(_)
+            | Entry::Todos(_)
+            | Entry::ModelChange(_)
+            | Entry::TurnFailed(_) => false,
         }
     }
 }
@@ -201,4 +230,17 @@ pub struct CompactionEntry {
 pub struct ModelChangeEntry {
     pub timestamp: u64,
     pub model: String,
+}
+
+/// A `turn_failed` entry: a turn that ended in an error. `cairn sessions` lists a session
+/// that failed before any answer as failed rather than as a count of messages.
+///
+/// ```json
+/// {"type":"turn_failed","timestamp":1760000000200,"message":"connection error: nothing is listening at http://127.0.0.1:9 (connection refused)"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnFailedEntry {
+    pub timestamp: u64,
+    /// The error, as the user was told it.
+    pub message: String,
 }

@@ -12,8 +12,10 @@
 //! One JSONL file per session, `<cairn_home>/projects/<project-key>/<session-id>.jsonl`
 //! ([`project_key`], [`SessionId`]). Files are created readable by the user alone (0600),
 //! directories 0700, and a session is written by one process at a time ([`SessionWriter`]
-//! holds a lock on its file). Line 1 is a [`SessionHeader`]; each later line is an
-//! [`Entry`], with `"type"` first and a `"timestamp"`:
+//! holds a lock on its file). A new session's file is created with its first message
+//! ([`SessionStore::start`]), so a session in which nothing was said leaves no file to list
+//! or continue. Line 1 is a [`SessionHeader`]; each later line is an [`Entry`], with
+//! `"type"` first and a `"timestamp"`:
 //!
 //! ```text
 //! {"type":"header","format_version":1,"cairn_version":"0.1.0","session_id":"…","cwd":"/work/app","model":"claude-sonnet-4-5","started_at":1760000000000}
@@ -58,7 +60,7 @@ mod writer;
 
 pub use entry::{
     AssistantEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry, ModelChangeEntry,
-    PermissionEntry, PermissionOutcome, SessionHeader, TodosEntry, now_ms,
+    PermissionEntry, PermissionOutcome, SessionHeader, TodosEntry, TurnFailedEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};
 pub use history::{INTERRUPTED_TOOL_RESULT, LOST_START};

@@ -86,6 +86,8 @@ pub fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
                 last_compaction = Some(entry);
             }
             Entry::ModelChange(entry) => model = Some(entry.model),
+            // Not part of the conversation: the model never saw the error.
+            Entry::TurnFailed(_) => {}
         }
     })?;
     let (messages, repair, history_warnings) = history.finish();

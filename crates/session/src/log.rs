@@ -1,14 +1,18 @@
 //! A session writer that never fails: the first error becomes one warning, and the session
-//! carries on in memory only.
+//! carries on in memory only. A new session's file is created with its first message.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::{Entry, SessionError, SessionWriter};
+use crate::{Entry, SessionError, SessionHeader, SessionWriter};
 
 /// Where a [`SessionLog`]'s entries go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Persistence {
+    /// A new session in which nothing has been said yet: no file exists, and entries that
+    /// are not part of the conversation (a model switch) wait in memory for the first
+    /// message, which creates the file (see [`crate::SessionStore::start`]).
+    NotStarted,
     /// Entries are appended to the session file.
     OnDisk,
     /// Writing failed once (disk full, unwritable directory); nothing more is written, and the
@@ -30,7 +34,8 @@ pub enum Persistence {
 /// let store = SessionStore::new(&blocker); // directories cannot be made under a file
 ///
 /// let new = NewSession { model: "m".into(), git_branch: None };
-/// let mut log = SessionLog::new(store.create("/work".as_ref(), &SessionId::new(), new));
+/// let mut log = store.start("/work".as_ref(), &SessionId::new(), new);
+/// assert_eq!(log.persistence(), Persistence::NotStarted);
 /// log.append(&Entry::user(Message::user_text("hi")));
 /// assert_eq!(log.persistence(), Persistence::MemoryOnly);
 /// assert!(log.take_warning().is_some());
@@ -38,8 +43,22 @@ pub enum Persistence {
 /// ```
 #[derive(Debug)]
 pub struct SessionLog {
-    writer: Option<SessionWriter>,
+    target: Target,
     warning: Option<LogWarning>,
+}
+
+/// Where the next entry goes.
+#[derive(Debug)]
+enum Target {
+    /// Nothing said yet: the file is created, header first, at the first conversation entry;
+    /// the entries before it wait in `held`.
+    NotStarted {
+        path: PathBuf,
+        header: SessionHeader,
+        held: Vec<Entry>,
+    },
+    File(SessionWriter),
+    Memory,
 }
 
 impl SessionLog {
@@ -48,28 +67,68 @@ impl SessionLog {
     pub fn new(opened: Result<SessionWriter, SessionError>) -> Self {
         match opened {
             Ok(writer) => SessionLog {
-                writer: Some(writer),
+                target: Target::File(writer),
                 warning: None,
             },
             Err(error) => SessionLog {
-                writer: None,
+                target: Target::Memory,
                 warning: Some(LogWarning { error }),
             },
         }
     }
 
-    /// Appends an entry; on the first failure, switches to memory-only mode.
+    /// A log for a new session whose file at `path` does not exist yet.
+    pub(crate) fn not_started(path: PathBuf, header: SessionHeader) -> Self {
+        SessionLog {
+            target: Target::NotStarted {
+                path,
+                header,
+                held: Vec::new(),
+            },
+            warning: None,
+        }
+    }
+
+    /// Appends an entry; on the first failure, switches to memory-only mode. In a session
+    /// not started yet, the first conversation entry ([`Entry::is_conversation`]) creates
+    /// the file; the entries before it are held until then.
     pub fn append(&mut self, entry: &Entry) {
-        if let Some(writer) = &mut self.writer
-            && let Err(error) = writer.append(entry)
-        {
+        if matches!(self.target, Target::NotStarted { .. }) && entry.is_conversation() {
+            self.start_file();
+        }
+        let written = match &mut self.target {
+            Target::File(writer) => writer.append(entry),
+            Target::NotStarted { held, .. } => {
+                held.push(entry.clone());
+                Ok(())
+            }
+            Target::Memory => Ok(()),
+        };
+        if let Err(error) = written {
             self.fail(error);
+        }
+    }
+
+    /// Creates the file of a session not started yet, with the entries held so far.
+    fn start_file(&mut self) {
+        let Target::NotStarted { path, header, held } =
+            std::mem::replace(&mut self.target, Target::Memory)
+        else {
+            return;
+        };
+        let started = SessionWriter::create(path, &header).and_then(|mut writer| {
+            held.iter().try_for_each(|entry| writer.append(entry))?;
+            Ok(writer)
+        });
+        match started {
+            Ok(writer) => self.target = Target::File(writer),
+            Err(error) => self.fail(error),
         }
     }
 
     /// Flushes to the disk (end of a turn); on failure, switches to memory-only mode.
     pub fn sync(&mut self) {
-        if let Some(writer) = &mut self.writer
+        if let Target::File(writer) = &mut self.target
             && let Err(error) = writer.sync()
         {
             self.fail(error);
@@ -82,19 +141,23 @@ impl SessionLog {
     }
 
     pub fn persistence(&self) -> Persistence {
-        match self.writer {
-            Some(_) => Persistence::OnDisk,
-            None => Persistence::MemoryOnly,
+        match self.target {
+            Target::NotStarted { .. } => Persistence::NotStarted,
+            Target::File(_) => Persistence::OnDisk,
+            Target::Memory => Persistence::MemoryOnly,
         }
     }
 
     /// The session file, while entries still go to it.
     pub fn path(&self) -> Option<&Path> {
-        self.writer.as_ref().map(SessionWriter::path)
+        match &self.target {
+            Target::File(writer) => Some(writer.path()),
+            Target::NotStarted { .. } | Target::Memory => None,
+        }
     }
 
     fn fail(&mut self, error: SessionError) {
-        self.writer = None;
+        self.target = Target::Memory;
         self.warning = Some(LogWarning { error });
     }
 }

@@ -3,13 +3,13 @@
 //! Every face of the engine (headless, interactive, SDK) records the same way: each event
 //! that matters for replay is turned into an [`Entry`] the moment it arrives.
 
-use cairn_protocol::{AgentEvent, Compaction};
+use cairn_protocol::{AgentEvent, Compaction, TurnEnd, TurnSummary};
 
 use crate::Entry;
 use crate::entry::{AssistantEntry, CompactionEntry, PermissionEntry, PermissionOutcome, now_ms};
 
 /// The transcript entry for `event`, or `None` for events that are not part of the history
-/// (deltas, retries, warnings, the end of a turn).
+/// (deltas, retries, warnings, the end of a turn that did not fail).
 pub fn entry_for(event: &AgentEvent) -> Option<Entry> {
     match event {
         AgentEvent::UserMessage { message } => Some(Entry::user(message.clone())),
@@ -58,6 +58,10 @@ pub fn entry_for(event: &AgentEvent) -> Option<Entry> {
             tokens_after: *tokens_after,
             opening: opening.clone(),
         })),
+        AgentEvent::TurnFinished(TurnSummary {
+            end: TurnEnd::Failed { message },
+            ..
+        }) => Some(Entry::turn_failed(message.clone())),
         AgentEvent::Compacted(_)
         | AgentEvent::TextDelta { .. }
         | AgentEvent::ThinkingDelta { .. }
@@ -115,5 +119,30 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_failed_turn_is_recorded_and_other_ends_are_not() {
+        let finished = |end| {
+            AgentEvent::TurnFinished(TurnSummary {
+                end,
+                result: String::new(),
+                requests: 0,
+                usage: Usage::default(),
+                cost_usd: 0.0,
+                duration_api_ms: 0,
+            })
+        };
+        let failed = entry_for(&finished(TurnEnd::Failed {
+            message: "connection error: refused".into(),
+        }));
+        match failed {
+            Some(Entry::TurnFailed(entry)) => {
+                assert_eq!(entry.message, "connection error: refused");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(entry_for(&finished(TurnEnd::Completed)), None);
+        assert_eq!(entry_for(&finished(TurnEnd::Interrupted)), None);
     }
 }

@@ -2,16 +2,17 @@
 //! fork and clean up.
 
 use std::fs;
-use std::io;
+use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use crate::decode::entry_type;
 use crate::load::{read_file, scan_lines};
 use crate::project::{belongs_to, legacy_names, project_key};
 use crate::summary::summarize;
 use crate::{
-    FORMAT_VERSION, LoadedSession, SessionError, SessionHeader, SessionId, SessionSummary,
-    SessionWriter, load_file, now_ms,
+    FORMAT_VERSION, LoadedSession, SessionError, SessionHeader, SessionId, SessionLog,
+    SessionSummary, SessionWriter, load_file, now_ms,
 };
 
 /// The cairn version written into new headers (the workspace shares one version).
@@ -106,17 +107,20 @@ impl SessionStore {
         id: &SessionId,
         new: NewSession,
     ) -> Result<SessionWriter, SessionError> {
-        let header = SessionHeader {
-            format_version: FORMAT_VERSION,
-            cairn_version: CAIRN_VERSION.to_owned(),
-            session_id: *id,
-            cwd: cwd.to_string_lossy().into_owned(),
-            git_branch: new.git_branch,
-            model: new.model,
-            started_at: now_ms(),
-            forked_from: None,
-        };
-        SessionWriter::create(self.path(cwd, id), &header)
+        SessionWriter::create(self.path(cwd, id), &new_header(cwd, id, new))
+    }
+
+    /// Starts a new session whose file (and directories) are created with its first message
+    /// ([`Entry::is_conversation`](crate::Entry::is_conversation)): a session in which
+    /// nothing was said leaves nothing behind, so it is never listed, resumed or continued.
+    /// An id whose file already exists gives a log in memory only, with the reason as its
+    /// warning, at once.
+    pub fn start(&self, cwd: &Path, id: &SessionId, new: NewSession) -> SessionLog {
+        let path = self.path(cwd, id);
+        if path.exists() {
+            return SessionLog::new(Err(SessionError::AlreadyExists { path }));
+        }
+        SessionLog::not_started(path, new_header(cwd, id, new))
     }
 
     /// Opens a session to append to it (resume). A torn last line stays where it is; the
@@ -132,24 +136,29 @@ impl SessionStore {
         load_file(&path).map_err(|error| not_found(error, id, path))
     }
 
-    /// The project's most recently modified session.
+    /// The project's most recently modified session that holds a message (`cairn -c`):
+    /// a file an older cairn left with a header alone is nothing to continue.
     pub fn latest(&self, cwd: &Path) -> Result<Option<SessionId>, SessionError> {
-        let files = self.project_files(cwd)?;
+        let mut files = self.project_files(cwd)?;
+        files.sort_by(|a, b| b.modified.cmp(&a.modified).then(b.id.cmp(&a.id)));
         Ok(files
             .into_iter()
-            .max_by(|a, b| a.modified.cmp(&b.modified).then(a.id.cmp(&b.id)))
+            .find(|file| holds_conversation(&file.path))
             .map(|file| file.id))
     }
 
-    /// The project's sessions, newest (last modified) first. Files whose header cannot be
-    /// read (empty, damaged, or of a newer format) are left out.
+    /// The project's sessions that hold messages, newest (last modified) first. Files whose
+    /// header cannot be read (empty, damaged, or of a newer format) are left out, and so are
+    /// those an older cairn left with nothing said in them.
     pub fn list(&self, cwd: &Path) -> Result<Vec<SessionSummary>, SessionError> {
         let mut summaries = Vec::new();
         for file in self.project_files(cwd)? {
             let Ok(bytes) = read_file(&file.path) else {
                 continue;
             };
-            if let Some(summary) = summarize(&file.path, &bytes, file.id, file.modified) {
+            if let Some(summary) = summarize(&file.path, &bytes, file.id, file.modified)
+                && summary.message_count > 0
+            {
                 summaries.push(summary);
             }
         }
@@ -257,6 +266,46 @@ impl SessionStore {
             }
         }
         Ok(files)
+    }
+}
+
+/// Whether a session file holds a conversation entry after its header. Reads line by line
+/// and stops at the first one, which in a file cairn wrote is line 2 or soon after.
+fn holds_conversation(path: &Path) -> bool {
+    let Ok(file) = fs::File::open(path) else {
+        return false;
+    };
+    let mut reader = io::BufReader::new(file);
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return false,
+            Ok(_) => number += 1,
+        }
+        if number > 1
+            && matches!(
+                entry_type(&line),
+                Some("user" | "assistant" | "tool_results" | "compaction")
+            )
+        {
+            return true;
+        }
+    }
+}
+
+/// The header of a new session started now.
+fn new_header(cwd: &Path, id: &SessionId, new: NewSession) -> SessionHeader {
+    SessionHeader {
+        format_version: FORMAT_VERSION,
+        cairn_version: CAIRN_VERSION.to_owned(),
+        session_id: *id,
+        cwd: cwd.to_string_lossy().into_owned(),
+        git_branch: new.git_branch,
+        model: new.model,
+        started_at: now_ms(),
+        forked_from: None,
     }
 }
 

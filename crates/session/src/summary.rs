@@ -7,7 +7,8 @@ use serde::Deserialize;
 
 use crate::decode::{decode_header, entry_type};
 use crate::migrate::upgrade_line;
-use crate::{MessageEntry, SessionId};
+use crate::{MessageEntry, SessionId, TurnFailedEntry};
+use cairn_protocol::{ContentBlock, Message};
 
 /// Characters of the first prompt kept in a summary.
 const FIRST_PROMPT_CHARS: usize = 80;
@@ -18,13 +19,18 @@ pub struct SessionSummary {
     pub id: SessionId,
     /// Unix milliseconds, from the header.
     pub started_at: u64,
-    /// The first thing the user said, on one line, cut to about 80 characters.
+    /// The first thing the user typed, on one line, cut to about 80 characters: the prompt
+    /// as typed, without the files `@` attached to it, the output of earlier `!commands` or
+    /// hook context; a custom command as `/name args`.
     pub first_prompt: String,
     /// `user`, `assistant` and `tool_results` entries in the file.
     pub message_count: usize,
     pub cost_usd: f64,
     /// When the file last changed.
     pub modified: SystemTime,
+    /// For a session that never got an answer because its turns failed (nothing listening
+    /// at the base URL, a refused key): the last error. `None` once any answer came.
+    pub failure: Option<String>,
 }
 
 /// Summarises one file; `None` if its header cannot be read.
@@ -51,7 +57,9 @@ pub(crate) fn summarize(
         message_count: 0,
         cost_usd: 0.0,
         modified,
+        failure: None,
     };
+    let mut answered = false;
     for raw in lines {
         // Torn or damaged lines are left out of the counts; `load` reports them.
         let Ok(line) = upgrade_line(header.format_version, raw) else {
@@ -80,14 +88,63 @@ pub(crate) fn summarize(
                 if summary.first_prompt.is_empty()
                     && let Ok(entry) = serde_json::from_slice::<MessageEntry>(&line)
                 {
-                    summary.first_prompt = one_line(&entry.message.text());
+                    summary.first_prompt = one_line(&typed_prompt(&entry.message));
                 }
             }
-            "assistant" | "tool_results" => summary.message_count += 1,
+            "assistant" => {
+                summary.message_count += 1;
+                answered = true;
+            }
+            "tool_results" => summary.message_count += 1,
+            "turn_failed" if !answered => {
+                if let Ok(entry) = serde_json::from_slice::<TurnFailedEntry>(&line) {
+                    summary.failure = Some(entry.message);
+                }
+            }
             _ => {}
         }
     }
+    if answered {
+        summary.failure = None;
+    }
     Some(summary)
+}
+
+/// What the user typed in a message: its first text block that is not context cairn added
+/// around it. The interactive UI puts the output of earlier `!commands` before the typed
+/// text and `@` attachments after it, and hooks add `<system-reminder>` blocks; a custom
+/// command's message starts with its `<command-name>` block, shown as `/name args`.
+fn typed_prompt(message: &Message) -> String {
+    message
+        .content
+        .iter()
+        .find_map(|block| match block {
+            ContentBlock::Text { text } if !is_shell_context(text) && !is_system_reminder(text) => {
+                Some(command_line(text).unwrap_or_else(|| text.clone()))
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The block a `!command`'s output is sent in.
+fn is_shell_context(text: &str) -> bool {
+    text.starts_with("<bash-input>") && text.ends_with("</bash-stderr>")
+}
+
+fn is_system_reminder(text: &str) -> bool {
+    text.starts_with("<system-reminder>") && text.trim_end().ends_with("</system-reminder>")
+}
+
+/// `/name args` from `<command-name>/name</command-name>\n<command-args>args</command-args>`.
+fn command_line(text: &str) -> Option<String> {
+    let rest = text.strip_prefix("<command-name>")?;
+    let (name, rest) = rest.split_once("</command-name>")?;
+    let arguments = rest
+        .trim_start()
+        .strip_prefix("<command-args>")?
+        .strip_suffix("</command-args>")?;
+    Some(format!("{name} {arguments}").trim_end().to_owned())
 }
 
 /// The text on one line, whitespace collapsed, cut with `…` past the limit.
@@ -111,5 +168,39 @@ mod tests {
         assert_eq!(one_line("  fix\n the   bug "), "fix the bug");
         let long = "é".repeat(100);
         assert_eq!(one_line(&long), format!("{}…", "é".repeat(79)));
+    }
+
+    #[test]
+    fn the_typed_prompt_leaves_out_what_cairn_added_around_it() {
+        let message = |blocks: &[&str]| Message {
+            role: cairn_protocol::Role::User,
+            content: blocks
+                .iter()
+                .map(|text| ContentBlock::text(*text))
+                .collect(),
+        };
+        assert_eq!(
+            typed_prompt(&message(&[
+                "<bash-input>ls</bash-input>\n<bash-stdout>a</bash-stdout>\n<bash-stderr></bash-stderr>",
+                "explain @notes.txt",
+                "Contents of notes.txt:\n```\nthe notes\n```",
+                "<system-reminder>\nBranch: main\n</system-reminder>",
+            ])),
+            "explain @notes.txt"
+        );
+        assert_eq!(
+            typed_prompt(&message(&[
+                "<system-reminder>\nhook context\n</system-reminder>",
+                "<command-name>/review</command-name>\n<command-args>src/lib.rs</command-args>",
+                "Review the file carefully.",
+            ])),
+            "/review src/lib.rs"
+        );
+        assert_eq!(
+            typed_prompt(&message(&[
+                "<command-name>/init</command-name>\n<command-args></command-args>"
+            ])),
+            "/init"
+        );
     }
 }

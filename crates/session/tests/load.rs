@@ -16,7 +16,7 @@ use cairn_session::{
     AssistantEntry, CompactionEntry, Entry, INTERRUPTED_TOOL_RESULT, LOST_START, LoadWarning,
     LoadWarningKind, LoadedSession, MessageEntry, ModelChangeEntry, NewSession, PermissionEntry,
     PermissionOutcome, SessionEntries, SessionError, SessionId, SessionStore, TodosEntry,
-    load_file, now_ms, read_entries,
+    TurnFailedEntry, load_file, now_ms, read_entries,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -168,6 +168,11 @@ fn every_entry_type() -> Vec<Entry> {
             timestamp: 9,
             message: Message::user_text("thanks"),
         }),
+        // Not part of the conversation: resuming leaves it out.
+        Entry::TurnFailed(TurnFailedEntry {
+            timestamp: 10,
+            message: "the API is overloaded (529)".to_owned(),
+        }),
     ]
 }
 
@@ -266,7 +271,8 @@ fn the_file_is_one_json_line_per_entry_with_the_type_first() {
             "model_change",
             "assistant",
             "compaction",
-            "user"
+            "user",
+            "turn_failed"
         ]
     );
     assert!(text.ends_with("}\n"));
