@@ -2,11 +2,16 @@
 //!
 //! Every call needs a level: reading inside the workspace, writing inside it (or reading
 //! outside it), or full access (writing outside it, network, anything the analysis cannot
-//! vouch for). The permission mode grants a level; a call one level short is asked about, a
-//! call two levels short is refused without asking. Rules come first: deny beats ask beats
-//! allow, and a destructive command asks even under an allow rule. Where nobody can be
-//! asked (`cairn -p`), a question becomes a refusal that says which rule or flag would allow
-//! the call.
+//! vouch for). The permission mode grants a level; a call short of it is asked about when
+//! someone can answer (the interactive UI), whatever the distance. Where nobody can be asked
+//! (`cairn -p`), a call one level short becomes a refusal that says which rule or flag would
+//! allow it, and a call two levels short is refused without asking. Rules come first: deny
+//! beats ask beats allow, and a destructive command asks even under an allow rule.
+//!
+//! A question offers the rule "don't ask again" would add: a prefix rule for a command
+//! (`Bash(npm install:*)`, `Bash(curl:*)`), the directory for a file (`Edit(src/**)`), only
+//! for the parts of the call that no rule in force allows yet, and none when no rule would
+//! lift the question.
 //!
 //! # Destructive calls
 //!
@@ -334,9 +339,6 @@ impl PermissionGate {
             home: &self.home,
             cwd: &self.cwd,
         };
-        // Every part of a compound command needs a rule for the call to be allowed: the
-        // suggestion names them all.
-        let suggested_rule = RuleSet::suggest_allow_rules(&facts).join(", ");
         let (level, why) = self.level(call, analysis.as_ref());
         let leaves_sandbox =
             is_bash && call.input.get("dangerouslyDisableSandbox") == Some(&Value::Bool(true));
@@ -346,6 +348,8 @@ impl PermissionGate {
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
+        let allowing = self.allow_rules_in_force(&rules);
+        let suggested_rule = suggestion(&allowing, &facts);
         if let Some(rule) = self.denying_rule(&rules, call, &facts, analysis.as_ref()) {
             return Verdict::Deny {
                 source: DecisionSource::Rule,
@@ -377,22 +381,23 @@ impl PermissionGate {
             return self.question(
                 mode,
                 format!("The model asks to run this command outside the sandbox. {why}"),
-                Some(suggested_rule),
+                suggested_rule,
             );
         }
         match rules
             .evaluate(&facts)
             .map(|rule| (rule.kind, rule.text.clone()))
         {
+            // An ask rule outranks every allow rule: none would lift the question.
             Some((RuleKind::Ask, rule)) => {
                 return self.question(
                     mode,
                     format!("The permission rule {rule} asks before this call."),
-                    Some(suggested_rule),
+                    None,
                 );
             }
             Some((RuleKind::Allow, rule)) => {
-                return match self.outside_finding(&rules, analysis.as_ref()) {
+                return match self.outside_finding(&allowing, analysis.as_ref()) {
                     Some(finding) => self.question(mode, finding, None),
                     None => Verdict::Allow {
                         source: DecisionSource::Rule,
@@ -402,8 +407,10 @@ impl PermissionGate {
             }
             Some((RuleKind::Deny, _)) | None => {}
         }
-        if let Some(rule) = self.session_rule_for(&facts) {
-            return match self.outside_finding(&rules, analysis.as_ref()) {
+        // The rules from settings alone did not allow the call: with this session's and this
+        // turn's beside them, the user's answers did.
+        if let Some(rule) = allowing.evaluate(&facts).map(|rule| rule.text.clone()) {
+            return match self.outside_finding(&allowing, analysis.as_ref()) {
                 Some(finding) => self.question(mode, finding, None),
                 None => Verdict::Allow {
                     source: DecisionSource::User,
@@ -440,20 +447,28 @@ impl PermissionGate {
             (granted, level),
             (Level::ReadOnly, Level::WorkspaceWrite) | (Level::WorkspaceWrite, Level::FullAccess)
         );
-        if one_short {
-            self.question(mode, why, Some(suggested_rule))
-        } else {
-            Verdict::Deny {
-                source: DecisionSource::Mode,
-                rule: None,
-                reason: format!(
-                    "{why} That needs full access, two levels beyond what this session allows, so \
-                     it was refused without asking. To allow it, add the rule \
-                     `{suggested_rule}` to permissions.allow in .claude/settings.json, pass \
-                     --allowedTools \"{suggested_rule}\", or start cairn with \
-                     --permission-mode bypassPermissions."
-                ),
-            }
+        // A rule for the command does not reach the paths outside the workspace it touches.
+        let suggested_rule =
+            suggested_rule.filter(|_| self.outside_finding(&allowing, analysis.as_ref()).is_none());
+        // Someone who can answer is asked however far the call is beyond the mode.
+        if one_short || self.asking == Asking::Interactive {
+            return self.question(mode, why, suggested_rule);
+        }
+        let how_to_allow = match &suggested_rule {
+            Some(rule) => format!(
+                "To allow it, add the rule `{rule}` to permissions.allow in \
+                 .claude/settings.json, pass --allowedTools \"{rule}\", or start cairn with \
+                 --permission-mode bypassPermissions."
+            ),
+            None => "To allow it, start cairn with --permission-mode bypassPermissions.".into(),
+        };
+        Verdict::Deny {
+            source: DecisionSource::Mode,
+            rule: None,
+            reason: format!(
+                "{why} That needs full access, two levels beyond what this session allows, so it \
+                 was refused without asking. {how_to_allow}"
+            ),
         }
     }
 
@@ -635,7 +650,10 @@ impl PermissionGate {
         }
     }
 
-    fn session_rule_for(&self, facts: &CallFacts<'_>) -> Option<String> {
+    /// Every allow rule in force: those from settings and flags, this session's "don't ask
+    /// again" rules and the running turn's. Together, because the parts of a compound command
+    /// may be allowed by rules from different places.
+    fn allow_rules_in_force(&self, rules: &RuleSet) -> RuleSet {
         let mut texts = self
             .session_rules
             .lock()
@@ -648,16 +666,17 @@ impl PermissionGate {
                 .iter()
                 .cloned(),
         );
-        if texts.is_empty() {
-            return None;
-        }
         let origin = self.session_origin();
-        let (set, _errors) = RuleSet::new(
-            texts
-                .into_iter()
-                .map(|text| (RuleKind::Allow, text, origin.clone())),
-        );
-        set.evaluate(facts).map(|rule| rule.text.clone())
+        let settings = rules
+            .rules()
+            .iter()
+            .filter(|rule| rule.kind == RuleKind::Allow)
+            .map(|rule| (rule.kind, rule.text.clone(), rule.origin.clone()));
+        let session = texts
+            .into_iter()
+            .map(|text| (RuleKind::Allow, text, origin.clone()));
+        let (set, _errors) = RuleSet::new(settings.chain(session));
+        set
     }
 
     /// The level a call needs, and why it needs more than reading.
@@ -671,11 +690,14 @@ impl PermissionGate {
             .filter(|path| !self.inside_workspace(path))
             .collect();
         if let Some(analysis) = analysis {
+            // The analysis names the network use and each path outside the workspace in its
+            // own reasons; these are for an analysis that found them without saying so.
             let mut reasons = analysis.reasons.clone();
-            if analysis.network {
+            let unexplained = reasons.is_empty();
+            if analysis.network && unexplained {
                 reasons.push("it uses the network".into());
             }
-            if !analysis.outside_paths.is_empty() {
+            if !analysis.outside_paths.is_empty() && unexplained {
                 reasons.push(format!(
                     "it touches {} outside the workspace",
                     list_paths(analysis.outside_paths.iter())
@@ -736,6 +758,35 @@ impl PermissionGate {
             resolved.starts_with(&root)
         })
     }
+}
+
+/// What "don't ask again" would add for `facts`: a rule for each part of the call (each simple
+/// command of a compound command) that no allow rule in force covers yet, so a rule already
+/// there is never offered again; `None` when every part is covered, as when the question comes
+/// from something no rule lifts.
+fn suggestion(allowing: &RuleSet, facts: &CallFacts<'_>) -> Option<String> {
+    let parts: Vec<CallFacts<'_>> = match facts.bash_commands {
+        Some(commands) if !commands.is_empty() => commands
+            .iter()
+            .map(|command| CallFacts {
+                bash_commands: Some(std::slice::from_ref(command)),
+                ..*facts
+            })
+            .collect(),
+        Some(_) | None => vec![*facts],
+    };
+    let mut rules: Vec<String> = Vec::new();
+    for part in parts {
+        if allowing.evaluate(&part).is_some() {
+            continue;
+        }
+        for rule in RuleSet::suggest_allow_rules(&part) {
+            if !rules.contains(&rule) {
+                rules.push(rule);
+            }
+        }
+    }
+    (!rules.is_empty()).then(|| rules.join(", "))
 }
 
 /// `path` with its longest existing prefix resolved (symlinks followed), the rest appended.

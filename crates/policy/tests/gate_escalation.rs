@@ -141,7 +141,8 @@ fn escalation_table() {
     let inside = f.workspace.join("src/main.rs");
     let outside = PathBuf::from("/etc/hosts");
     let cases: Vec<Case> = vec![
-        // Default mode: reading runs, one level short asks, two levels short is refused.
+        // Default mode: reading runs; one level short asks, and so does two levels short when
+        // someone can answer (headless, see `headless_escalation_table`).
         (
             PermissionMode::Default,
             vec![],
@@ -164,7 +165,7 @@ fn escalation_table() {
             PermissionMode::Default,
             vec![],
             edit(&outside),
-            ("deny", Some(ByMode)),
+            ("ask", None),
         ),
         (
             PermissionMode::Default,
@@ -182,13 +183,13 @@ fn escalation_table() {
             PermissionMode::Default,
             vec![],
             bash(&f, "curl https://example.com -o page.html"),
-            ("deny", Some(ByMode)),
+            ("ask", None),
         ),
         (
             PermissionMode::Default,
             vec![],
             bash(&f, "echo x > /etc/passwd"),
-            ("deny", Some(ByMode)),
+            ("ask", None),
         ),
         // Stopping a shell this session started needs no approval.
         (
@@ -271,7 +272,7 @@ fn escalation_table() {
             ("ask", None),
         ),
         // acceptEdits and destruction: a new file runs; replacing one is judged as in default
-        // mode (asked inside the workspace, refused outside) unless a rule allows it.
+        // mode (asked, and refused headless outside the workspace) unless a rule allows it.
         (
             PermissionMode::AcceptEdits,
             vec![],
@@ -288,7 +289,7 @@ fn escalation_table() {
             PermissionMode::AcceptEdits,
             vec![],
             write(&outside, true),
-            ("deny", Some(ByMode)),
+            ("ask", None),
         ),
         (
             PermissionMode::AcceptEdits,
@@ -426,17 +427,244 @@ fn without_anyone_to_ask_a_question_becomes_a_refusal_naming_the_rule_that_would
 }
 
 #[test]
-fn two_levels_short_says_how_to_allow_it() {
+fn headless_escalation_table() {
+    use DecisionSource::{Mode as ByMode, NonInteractive};
+    let f = fixture();
+    let inside = f.workspace.join("src/main.rs");
+    let outside = PathBuf::from("/etc/hosts");
+    // Without anyone to ask: one level short is refused as a question nobody can answer, two
+    // levels short is refused by the mode.
+    let cases: Vec<Case> = vec![
+        (
+            PermissionMode::Default,
+            vec![],
+            read(&inside),
+            ("allow", Some(ByMode)),
+        ),
+        (
+            PermissionMode::Default,
+            vec![],
+            edit(&inside),
+            ("deny", Some(NonInteractive)),
+        ),
+        (
+            PermissionMode::Default,
+            vec![],
+            edit(&outside),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            PermissionMode::Default,
+            vec![],
+            bash(&f, "npm test"),
+            ("deny", Some(NonInteractive)),
+        ),
+        (
+            PermissionMode::Default,
+            vec![],
+            bash(&f, "curl https://example.com -o page.html"),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            PermissionMode::Default,
+            vec![],
+            bash(&f, "echo x > /etc/passwd"),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            PermissionMode::AcceptEdits,
+            vec![],
+            write(&outside, true),
+            ("deny", Some(ByMode)),
+        ),
+        (
+            PermissionMode::AcceptEdits,
+            vec![],
+            edit(&outside),
+            ("deny", Some(NonInteractive)),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (index, (mode, rules, call, expected)) in cases.iter().enumerate() {
+        let verdict = check(&gate(&f, *mode, rules, Asking::NonInteractive), call);
+        if kind(&verdict) != *expected {
+            failures.push(format!(
+                "case {index} ({mode:?}, {} {}): {verdict:?}",
+                call.tool, call.input
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn headless_two_levels_short_is_refused_without_asking_and_says_how_to_allow_it() {
     let f = fixture();
     let verdict = check(
-        &gate(&f, PermissionMode::Default, &[], Asking::Interactive),
+        &gate(&f, PermissionMode::Default, &[], Asking::NonInteractive),
         &edit(Path::new("/etc/hosts")),
     );
-    let Verdict::Deny { reason, .. } = verdict else {
-        panic!("{verdict:?}")
+    assert_eq!(
+        verdict,
+        Verdict::Deny {
+            source: DecisionSource::Mode,
+            rule: None,
+            reason: "Edit writes /etc/hosts outside the workspace. That needs full access, two \
+                     levels beyond what this session allows, so it was refused without asking. \
+                     To allow it, add the rule `Edit(//etc/**)` to permissions.allow in \
+                     .claude/settings.json, pass --allowedTools \"Edit(//etc/**)\", or start \
+                     cairn with --permission-mode bypassPermissions."
+                .into(),
+        }
+    );
+}
+
+/// What the everyday commands a new user met refused in the TUI are asked, each with its
+/// analysis' reason said once and a prefix rule; headless they stay refused without asking.
+#[test]
+fn interactively_what_needs_full_access_is_asked_with_a_prefix_rule() {
+    let f = fixture();
+    let cases = [
+        (
+            "npm install lodash",
+            "This command needs approval: `npm install` uses the network; `npm` is not a \
+             known read-only command.",
+            "Bash(npm install:*)",
+        ),
+        (
+            "pip install requests",
+            "This command needs approval: `pip install` uses the network; `pip` is not a \
+             known read-only command.",
+            "Bash(pip install:*)",
+        ),
+        (
+            "git fetch origin",
+            "This command needs approval: `git fetch` uses the network.",
+            "Bash(git fetch:*)",
+        ),
+        (
+            "git pull --rebase",
+            "This command needs approval: `git pull` uses the network.",
+            "Bash(git pull:*)",
+        ),
+        (
+            "curl https://example.com",
+            "This command needs approval: `curl` uses the network.",
+            "Bash(curl:*)",
+        ),
+        (
+            "gh pr list",
+            "This command needs approval: `gh` uses the network; `gh` is not a known \
+             read-only command.",
+            "Bash(gh pr:*)",
+        ),
+    ];
+    let interactive = gate(&f, PermissionMode::Default, &[], Asking::Interactive);
+    let headless = gate(&f, PermissionMode::Default, &[], Asking::NonInteractive);
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    for (command, reason, rule) in cases {
+        let call = bash(&f, command);
+        got.push((command, check(&interactive, &call)));
+        want.push((
+            command,
+            Verdict::Ask {
+                reason: reason.into(),
+                suggested_rule: Some(rule.into()),
+            },
+        ));
+        got.push((command, check(&headless, &call)));
+        want.push((
+            command,
+            Verdict::Deny {
+                source: DecisionSource::Mode,
+                rule: None,
+                reason: format!(
+                    "{reason} That needs full access, two levels beyond what this session \
+                     allows, so it was refused without asking. To allow it, add the rule \
+                     `{rule}` to permissions.allow in .claude/settings.json, pass \
+                     --allowedTools \"{rule}\", or start cairn with --permission-mode \
+                     bypassPermissions."
+                ),
+            },
+        ));
+    }
+    pretty_assertions::assert_eq!(got, want);
+
+    // The offered rule, once allowed, stops the question for other arguments too.
+    interactive.allow_for_session("Bash(curl:*)").unwrap();
+    assert_eq!(
+        kind(&check(
+            &interactive,
+            &bash(&f, "curl -s https://example.org/x")
+        )),
+        ("allow", Some(DecisionSource::User))
+    );
+}
+
+#[test]
+fn a_rule_already_in_force_is_never_offered_again() {
+    let f = fixture();
+    let settings = [(RuleKind::Allow, "Bash(npm install:*)")];
+    let gate = gate(&f, PermissionMode::Default, &settings, Asking::Interactive);
+    let suggested = |command: &str| match check(&gate, &bash(&f, command)) {
+        Verdict::Ask { suggested_rule, .. } => suggested_rule,
+        other => panic!("{command}: {other:?}"),
     };
-    assert!(reason.contains("outside the workspace"), "{reason}");
-    assert!(reason.contains("Edit(//etc/**)"), "{reason}");
+    // Only the part no rule covers yet.
+    assert_eq!(
+        suggested("git fetch && npm install"),
+        Some("Bash(git fetch:*)".into())
+    );
+    // A part allowed by this session's answer and one allowed by settings: allowed together.
+    gate.allow_for_session("Bash(git fetch:*)").unwrap();
+    assert_eq!(
+        check(&gate, &bash(&f, "git fetch && npm install")),
+        Verdict::Allow {
+            source: DecisionSource::User,
+            rule: Some("Bash(git fetch:*)".into()),
+        }
+    );
+    assert_eq!(
+        suggested("git fetch && npm install && curl https://example.com"),
+        Some("Bash(curl:*)".into())
+    );
+    // Run outside the sandbox, an allowed command is still asked about, with nothing to offer.
+    let unsandboxed = Call {
+        input: json!({"command": "npm install", "dangerouslyDisableSandbox": true}),
+        ..bash(&f, "npm install")
+    };
+    let Verdict::Ask { suggested_rule, .. } = check(&gate, &unsandboxed) else {
+        panic!()
+    };
+    assert_eq!(suggested_rule, None);
+}
+
+#[test]
+fn no_rule_is_offered_where_none_would_lift_the_question() {
+    let f = fixture();
+    let rules = [
+        (RuleKind::Allow, "Bash(npm *)"),
+        (RuleKind::Ask, "Bash(npm publish:*)"),
+    ];
+    let gate = gate(&f, PermissionMode::Default, &rules, Asking::Interactive);
+    assert_eq!(
+        check(&gate, &bash(&f, "npm publish")),
+        Verdict::Ask {
+            reason: "The permission rule Bash(npm publish:*) asks before this call.".into(),
+            suggested_rule: None,
+        },
+        "an ask rule outranks any allow rule"
+    );
+    assert_eq!(
+        check(&gate, &bash(&f, "echo x > /etc/passwd")),
+        Verdict::Ask {
+            reason: "This command needs approval: writes to /etc/passwd outside the workspace."
+                .into(),
+            suggested_rule: None,
+        },
+        "a rule for the command does not cover what it writes outside the workspace"
+    );
 }
 
 #[test]

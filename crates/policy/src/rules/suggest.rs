@@ -1,9 +1,10 @@
 //! Rules to offer when the user answers "yes, and don't ask again".
 //!
 //! A suggestion is as narrow as still makes it useful: a command's subcommand (`npm run
-//! test:*`, `git status:*`) for tools known to have them, the exact command otherwise (`rm -rf
-//! build` is never widened to `rm:*`); the directory a file is in (`Edit(src/**)`); the host of
-//! a URL.
+//! test:*`, `git status:*`) for tools known to have them, the program for a network client
+//! whose arguments only say what to fetch or look up (`curl:*`), the exact command otherwise
+//! (`rm -rf build` is never widened to `rm:*`); the directory a file is in (`Edit(src/**)`);
+//! the host of a URL.
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +17,13 @@ use super::wildcard;
 const SUBCOMMAND_TOOLS: [&str; 17] = [
     "bun", "cargo", "deno", "docker", "gh", "git", "go", "kubectl", "make", "npm", "pip", "pip3",
     "pnpm", "poetry", "rustup", "uv", "yarn",
+];
+
+/// Network clients whose arguments say what to fetch or look up: one rule for the program is
+/// what "don't ask again for curl" means. What such a command writes outside the workspace,
+/// or pipes into a shell, is still asked about under the rule.
+const PROGRAM_TOOLS: [&str; 11] = [
+    "aria2c", "curl", "dig", "host", "http", "https", "nslookup", "ping", "wget", "whois", "xh",
 ];
 
 /// Package managers whose `run` takes a script name as a third word (`npm run test`).
@@ -69,7 +77,8 @@ fn bash_rules(call: &super::CallFacts<'_>) -> Vec<String> {
     rules
 }
 
-/// `Bash(git status:*)` for a known tool's subcommand, else `Bash(<the command>)`.
+/// `Bash(git status:*)` for a known tool's subcommand, `Bash(curl:*)` for a network client,
+/// else `Bash(<the command>)`.
 fn command_rule(command: &str) -> String {
     let words: Vec<&str> = command.split(' ').collect();
     let is_subcommand = |word: &&str| {
@@ -86,6 +95,7 @@ fn command_rule(command: &str) -> String {
             3
         }
         [tool, sub, ..] if SUBCOMMAND_TOOLS.contains(tool) && is_subcommand(sub) => 2,
+        [tool, ..] if PROGRAM_TOOLS.contains(tool) => 1,
         _ => 0,
     };
     if depth == 0 {
