@@ -6,10 +6,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
-use cairn_policy::Asking;
-use cairn_policy::hooks::HookEvent;
 use cairn_core::ChannelSink;
 use cairn_core::assembly::{self, Turn};
+use cairn_policy::Asking;
+use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentAddress, AgentEvent, ContentBlock, EventEnvelope, EventSender, Op};
 use cairn_tools::SessionState;
 use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -43,6 +43,8 @@ pub async fn run(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // `/compact [instructions]` compacts the session (continued with -c or --resume).
+    let compact = assembly::compact_request(&prompt);
     // `/name args` runs the project's or the user's custom command of that name.
     let command = assembly::custom_command_turn(&prompt, &cwd, &home);
     for warning in &command.warnings {
@@ -60,12 +62,13 @@ pub async fn run(args: Args) -> ExitCode {
     );
     let (ops, op_receiver) = mpsc::unbounded_channel();
     let (events, mut event_receiver) = mpsc::unbounded_channel::<EventEnvelope>();
-    tokio::spawn(engine.run(
-        op_receiver,
-        EventSender::new(Arc::new(ChannelSink(events))),
-    ));
+    tokio::spawn(engine.run(op_receiver, EventSender::new(Arc::new(ChannelSink(events)))));
     let stopped_by = watch_stop_signals(ops.clone(), tool_state.clone());
-    if ops.send(turn.into_op()).is_err() {
+    let op = match compact {
+        Some(instructions) => Op::Compact { instructions },
+        None => turn.into_op(),
+    };
+    if ops.send(op).is_err() {
         eprintln!("error: the engine stopped before the prompt was sent");
         return ExitCode::FAILURE;
     }
@@ -81,7 +84,9 @@ pub async fn run(args: Args) -> ExitCode {
     let mut code = None;
     while let Some(envelope) = event_receiver.recv().await {
         // The main agent's turn ends the run; a sub-agent's ends only its own call.
-        if let (true, AgentEvent::TurnFinished(summary)) = (envelope.from.is_main(), &envelope.event) {
+        if let (true, AgentEvent::TurnFinished(summary)) =
+            (envelope.from.is_main(), &envelope.event)
+        {
             let failed = printer.finish(summary, started.elapsed());
             code = Some(if failed {
                 ExitCode::FAILURE

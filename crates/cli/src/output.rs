@@ -157,8 +157,9 @@ impl Printer {
                         "subtype": "compact_boundary",
                         "session_id": self.session.session_id,
                         "compact_metadata": {
-                            "trigger": if compaction.step == "manual" { "manual" } else { "auto" },
+                            "trigger": if compaction.manual { "manual" } else { "auto" },
                             "pre_tokens": compaction.tokens_before,
+                            "post_tokens": compaction.tokens_after,
                         },
                     }));
                 }

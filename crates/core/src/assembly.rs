@@ -100,6 +100,26 @@ pub struct CommandLookup {
     pub warnings: Vec<String>,
 }
 
+/// What a `/compact [instructions]` line asks for: `Some(instructions)` (none when the line
+/// gives none), or `None` when the line is something else. `/compact` is built in, so it
+/// wins over a custom command of the same name, as in Claude Code.
+///
+/// ```
+/// use cairn_core::assembly::compact_request;
+/// assert_eq!(compact_request("/compact"), Some(None));
+/// assert_eq!(compact_request(" /compact keep the API notes "), Some(Some("keep the API notes".into())));
+/// assert_eq!(compact_request("/compaction"), None);
+/// assert_eq!(compact_request("please /compact"), None);
+/// ```
+pub fn compact_request(line: &str) -> Option<Option<String>> {
+    let rest = line.trim().strip_prefix("/compact")?;
+    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = rest.trim();
+    Some((!rest.is_empty()).then(|| rest.to_string()))
+}
+
 /// The turn for `line` when it names a custom command (`/name arguments`, the project's
 /// `.claude/commands/` first, then the user's under `home`), read afresh so that a command
 /// file added while cairn runs works at once. See [`Turn::custom_command`].

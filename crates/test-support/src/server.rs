@@ -90,6 +90,9 @@ struct State {
     prompt_cache: Option<PromptCache>,
     /// Requests whose body is larger get a 400, as the API answers a prompt that is too long.
     max_body_bytes: Option<usize>,
+    /// Replies for requests that forbid tool calls (`tool_choice: none`, a summary), taken
+    /// in order before the main queue; the last one repeats.
+    text_only_replies: VecDeque<Reply>,
 }
 
 impl Shared {
@@ -123,12 +126,17 @@ impl Shared {
             .prompt_cache
             .as_mut()
             .map(|cache| cache.account(&request.body));
+        let text_only = request.body["tool_choice"]["type"] == "none";
         state.requests.push(request);
         let request_number = state.requests.len();
-        let reply = state
-            .queue
-            .pop_front()
-            .or_else(|| state.default_reply.clone());
+        let reply = match state.text_only_replies.len() {
+            0 => None,
+            1 if text_only => state.text_only_replies.front().cloned(),
+            _ if text_only => state.text_only_replies.pop_front(),
+            _ => None,
+        }
+        .or_else(|| state.queue.pop_front())
+        .or_else(|| state.default_reply.clone());
         let answer = match reply {
             Some(reply) => {
                 if reply.is_message() {
@@ -255,6 +263,13 @@ impl ScriptedServer {
     /// over its limit, and takes no queued reply.
     pub fn reject_bodies_over(&self, bytes: usize) {
         self.shared.lock().max_body_bytes = Some(bytes);
+    }
+
+    /// Answers requests that forbid tool calls (`tool_choice: {"type": "none"}`: a
+    /// conversation summary) with `replies` in order, the last one for every later such
+    /// request, instead of taking from the main queue. Other requests are unaffected.
+    pub fn reply_to_text_only_requests(&self, replies: Vec<Reply>) {
+        self.shared.lock().text_only_replies = replies.into();
     }
 
     /// Every request so far, in arrival order.

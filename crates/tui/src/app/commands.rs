@@ -76,6 +76,7 @@ impl App {
                 Err(message) => self.transcript.push_error(message),
             },
             SlashCommand::Init => self.send_message(slash::INIT_PROMPT.to_string()),
+            SlashCommand::Compact(instructions) => self.compact(instructions.map(str::to_string)),
             SlashCommand::Custom(command, arguments) => {
                 // The transcript shows the line as typed; the model gets the expansion.
                 let line = if arguments.is_empty() {
@@ -120,6 +121,26 @@ impl App {
                 content
             }
             None => command,
+        }
+    }
+
+    /// `/compact`: the engine summarizes the conversation as a turn of its own; the
+    /// transcript shows the line, then what the compaction did.
+    fn compact(&mut self, instructions: Option<String>) {
+        let shown = match &instructions {
+            Some(text) => format!("/compact {text}"),
+            None => "/compact".to_string(),
+        };
+        if self.ops.send(Op::Compact { instructions }).is_err() {
+            self.transcript
+                .push_error("The engine has stopped; the conversation was not compacted.");
+            return;
+        }
+        self.transcript
+            .push_info(format!("{shown}: compacting the conversation…"));
+        self.turns_pending += 1;
+        if self.turn_started.is_none() {
+            self.turn_started = Some(Instant::now());
         }
     }
 

@@ -31,6 +31,8 @@ pub enum SlashCommand<'a> {
     Config,
     /// Ask the model to write or improve the project's CLAUDE.md.
     Init,
+    /// Summarize the conversation now, with optional instructions for the summary.
+    Compact(Option<&'a str>),
     /// A custom command from `.claude/commands`, with its arguments.
     Custom(&'a CustomCommand, &'a str),
     Unknown(&'a str),
@@ -85,6 +87,10 @@ pub const BUILT_INS: &[(&str, &str)] = &[
     ),
     ("/config", "the merged settings and the file each came from"),
     (
+        "/compact [instructions]",
+        "summarize the conversation to free the context window",
+    ),
+    (
         "/init",
         "ask the model to write or improve CLAUDE.md for this project",
     ),
@@ -118,6 +124,7 @@ pub fn parse<'a>(line: &'a str, custom: &'a [CustomCommand]) -> SlashCommand<'a>
         "resume" | "continue" => SlashCommand::Resume(arguments),
         "config" => SlashCommand::Config,
         "init" => SlashCommand::Init,
+        "compact" => SlashCommand::Compact((!arguments.is_empty()).then_some(arguments)),
         "model" => SlashCommand::Model((!arguments.is_empty()).then_some(arguments)),
         "cost" => SlashCommand::Cost,
         "status" => SlashCommand::Status,
@@ -243,6 +250,11 @@ mod tests {
         assert_eq!(parse("/resume abc", &custom), SlashCommand::Resume("abc"));
         assert_eq!(parse("/config", &custom), SlashCommand::Config);
         assert_eq!(parse("/init", &custom), SlashCommand::Init);
+        assert_eq!(parse("/compact", &custom), SlashCommand::Compact(None));
+        assert_eq!(
+            parse("/compact keep the API notes", &custom),
+            SlashCommand::Compact(Some("keep the API notes"))
+        );
         assert_eq!(parse("/nope x", &custom), SlashCommand::Unknown("nope"));
     }
 
