@@ -24,6 +24,7 @@ mod theme;
 mod todos;
 mod tool_cell;
 mod transcript;
+mod trust_dialog;
 mod wrap;
 
 pub use dialog::{DialogOutcome, DialogView, PermissionDialog};
@@ -35,4 +36,5 @@ pub use theme::{Appearance, ColorSupport, Theme};
 pub use todos::render_todos;
 pub use tool_cell::key_argument;
 pub use transcript::{ThinkingDisplay, Transcript};
+pub use trust_dialog::{TrustAnswer, TrustDialog, TrustDialogView, TrustQuestion, run_trust_dialog};
 pub use wrap::{sanitize, truncate};
