@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use cairn_config::trust::{self, TrustedFolders};
+use cairn_config::{PermissionMode, Source};
 use cairn_context::PromptBuilder;
 use cairn_context::commands::discover_commands;
 use cairn_core::ChannelSink;
@@ -17,7 +19,10 @@ use cairn_protocol::{EventEnvelope, EventSender};
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 use cairn_tui::app::{AppConfig, AppExit, SettingsView, run_app};
 use cairn_tui::picker::{PickerEntry, run_picker};
-use cairn_tui::{Appearance, ImportsAnswer, Theme, run_imports_dialog};
+use cairn_tui::{
+    Appearance, ImportsAnswer, Theme, TrustAnswer, TrustQuestion, run_imports_dialog,
+    run_trust_dialog,
+};
 use tokio::sync::mpsc;
 
 use crate::args::Args;
@@ -32,6 +37,10 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
 /// Runs the interactive UI; `main` calls it only when stdin and stdout are terminals.
 pub async fn run(mut args: Args) -> ExitCode {
+    // Before anything of the folder acts: its hooks, rules, mode, servers and commands.
+    if let Folder::Declined(code) = ask_about_trust(&mut args).await {
+        return code;
+    }
     if args.resume.as_deref() == Some("") {
         match choose_session().await {
             Ok(Some(id)) => args.resume = Some(id),
@@ -257,6 +266,140 @@ async fn choose_session() -> anyhow::Result<Option<String>> {
     })
     .await
     .context("the session picker stopped unexpectedly")?
+}
+
+/// Whether the run goes on after the trust questions.
+enum Folder {
+    Trusted,
+    /// The user said no, or could not be asked: the run ends with this code.
+    Declined(ExitCode),
+}
+
+/// Asks whether the user trusts the working folder, unless an earlier answer covers it
+/// (`cairn_config::trust`); a no ends the run before any of the folder's files act. Then, when
+/// the folder's own settings turn on `bypassPermissions` and no flag chose the mode, asks
+/// whether that mode may hold; a no runs the session in `default` mode.
+async fn ask_about_trust(args: &mut Args) -> Folder {
+    let places = std::env::current_dir()
+        .context("cannot read the working directory")
+        .and_then(|cwd| {
+            let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
+            Ok((cwd, home, crate::session::cairn_home()?))
+        });
+    let (cwd, home, cairn_home) = match places {
+        Ok(places) => places,
+        Err(err) => {
+            say_err(format_args!("error: {err:#}"));
+            return Folder::Declined(ExitCode::FAILURE);
+        }
+    };
+    let (mut folders, warning) = TrustedFolders::load(&cairn_home, &home);
+    if let Some(warning) = warning {
+        say_err(format_args!("warning: {warning}"));
+    }
+    if !folders.trust_of(&cwd).is_trusted() {
+        let question = TrustQuestion::Folder {
+            folder: cwd.clone(),
+            acting: trust::files_that_act(&cwd)
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        };
+        match ask(question).await {
+            Ok(TrustAnswer::Yes) => {
+                if let Err(err) = folders.trust(&cwd) {
+                    say_err(format_args!(
+                        "warning: {err}; the folder is trusted for this run and cairn asks again \
+                         next time"
+                    ));
+                }
+            }
+            Ok(TrustAnswer::No) => {
+                say_err(format_args!(
+                    "{} is not trusted: cairn exits without running anything from it.",
+                    cwd.display()
+                ));
+                return Folder::Declined(ExitCode::FAILURE);
+            }
+            Err(err) => {
+                say_err(format_args!(
+                    "error: cannot ask whether you trust {}: {err:#}",
+                    cwd.display()
+                ));
+                return Folder::Declined(ExitCode::FAILURE);
+            }
+        }
+    }
+    confirm_bypass_from_folder(args, &cwd, &home, &mut folders).await;
+    Folder::Trusted
+}
+
+/// When the mode comes from the folder's own settings and is `bypassPermissions`, asks (once
+/// per folder) whether it may hold; without a yes the session runs in `default` mode. A mode
+/// from a flag or the user's own settings is the user's choice and is not asked about.
+async fn confirm_bypass_from_folder(
+    args: &mut Args,
+    cwd: &std::path::Path,
+    home: &std::path::Path,
+    folders: &mut TrustedFolders,
+) {
+    if args.permission_mode.is_some() || args.dangerously_skip_permissions {
+        return;
+    }
+    let mut loader = cairn_config::SettingsLoader::new(home, cwd);
+    if let Some(flag) = &args.settings {
+        loader = loader.settings_flag(flag.clone());
+    }
+    // A settings file that does not load is reported, with its file and field, at setup.
+    let Ok(settings) = loader.load() else {
+        return;
+    };
+    if settings.settings().permissions.default_mode != Some(PermissionMode::BypassPermissions) {
+        return;
+    }
+    let file = match settings.origin("permissions.defaultMode") {
+        Some(Source::ProjectLegacy(file) | Source::Project(file) | Source::ProjectLocal(file)) => {
+            file.clone()
+        }
+        Some(
+            Source::UserLegacy(_)
+            | Source::User(_)
+            | Source::FlagFile(_)
+            | Source::FlagInline
+            | Source::Override(_),
+        )
+        | None => return,
+    };
+    if folders.bypass_permissions_accepted(cwd) {
+        return;
+    }
+    let answer = ask(TrustQuestion::BypassPermissions { file: file.clone() }).await;
+    match answer {
+        Ok(TrustAnswer::Yes) => {
+            if let Err(err) = folders.accept_bypass_permissions(cwd) {
+                say_err(format_args!("warning: {err}; cairn asks again next time"));
+            }
+        }
+        Ok(TrustAnswer::No) | Err(_) => {
+            args.permission_mode = Some(PermissionMode::Default);
+            let _ = writeln!(
+                std::io::stdout(),
+                "{} sets bypassPermissions, which was not confirmed: this session runs in \
+                 default mode.",
+                file.display()
+            );
+        }
+    }
+}
+
+/// Shows one trust question until the user answers.
+async fn ask(question: TrustQuestion) -> anyhow::Result<TrustAnswer> {
+    let theme = theme_from_env();
+    // The dialog blocks on the terminal's keys; the app has not started reading them yet.
+    tokio::task::spawn_blocking(move || run_trust_dialog(question, &theme))
+        .await
+        .context("the question stopped unexpectedly")?
+        .context("cannot show the question")
 }
 
 /// Before the first prompt: when the project's instruction files import files from outside

@@ -61,6 +61,15 @@ impl Harness {
         self.work.path().join(name)
     }
 
+    /// Trusts `folder` (and the folders under it) in this HOME's trust file, as answering yes
+    /// to cairn's question would: the interactive UI then asks nothing there.
+    pub fn trust_folder(&self, folder: &Path) {
+        let (mut folders, warning) =
+            cairn_config::trust::TrustedFolders::load(&self.cairn_home(), self.home.path());
+        assert_eq!(warning, None);
+        folders.trust(folder).unwrap();
+    }
+
     /// Writes the project's `.claude/settings.json`.
     pub fn settings(&self, json: serde_json::Value) {
         let dir = self.work.path().join(".claude");

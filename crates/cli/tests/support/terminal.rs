@@ -35,9 +35,26 @@ pub struct Launch<'h> {
     cwd: PathBuf,
     cols: u16,
     rows: u16,
+    trust: Trust,
+}
+
+/// Whether the harness trusts the folder cairn starts in before it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    /// Trusted beforehand: cairn goes straight to its input box.
+    Given,
+    /// Left as it is: a folder nobody trusted yet gets the question.
+    Left,
 }
 
 impl Launch<'_> {
+    /// Does not trust the folder beforehand, so that cairn asks "Do you trust the files in
+    /// this folder?" unless an earlier answer covers it.
+    pub fn untrusted(mut self) -> Self {
+        self.trust = Trust::Left;
+        self
+    }
+
     /// Adds arguments to cairn's command line.
     pub fn args(mut self, args: &[&str]) -> Self {
         self.args.extend(args.iter().map(|arg| (*arg).to_string()));
@@ -94,6 +111,10 @@ impl Launch<'_> {
     }
 
     fn run(self, program: &str, args: &[String]) -> Terminal {
+        match self.trust {
+            Trust::Given => self.h.trust_folder(&self.cwd),
+            Trust::Left => {}
+        }
         let home = self.h.home.path();
         let mut command = Command::new(program)
             .args(args)
@@ -190,6 +211,7 @@ impl Terminal {
             cwd: h.work.path().to_path_buf(),
             cols: 100,
             rows: 30,
+            trust: Trust::Given,
         }
     }
 
