@@ -165,6 +165,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
             model,
             max_requests: args.max_turns,
             max_output_tokens,
+            recall: None,
             pipeline: Arc::new(StandardPipeline::new(spill_dir)),
             governance: governance.governance.clone(),
         },

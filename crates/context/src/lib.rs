@@ -15,6 +15,7 @@ mod date;
 pub mod environment;
 pub mod git;
 pub mod instructions;
+pub mod memory;
 pub mod pipeline;
 mod project_file;
 pub mod sections;

@@ -171,11 +171,17 @@ impl Engine {
                         self.config.model = model;
                         continue;
                     }
+                    Some(Op::SetPermissionMode { mode }) => {
+                        set_permission_mode(self.config.governance.gate.as_deref(), mode, &events);
+                        continue;
+                    }
                     None => return self,
                 },
             };
             let cancel = CancellationToken::new();
             let broker = self.permissions.clone();
+            // A mode change holds at once, for the calls of the running turn too.
+            let gate = self.config.governance.gate.clone();
             let mut next_model = None;
             let mut senders_gone = false;
             let restore_model = match &work {
@@ -211,6 +217,9 @@ impl Engine {
                                 queued.push_back(Work::Compact(instructions));
                             }
                             Some(Op::SetModel { model }) => next_model = Some(model),
+                            Some(Op::SetPermissionMode { mode }) => {
+                                set_permission_mode(gate.as_deref(), mode, &events);
+                            }
                             Some(Op::PermissionAnswer { request_id, answer }) => {
                                 broker.answer(&request_id, answer);
                             }
@@ -319,6 +328,11 @@ impl Engine {
             for context in outcome.additional_context {
                 content.push(system_reminder(&context));
             }
+        }
+        if let Some(gate) = &self.config.governance.gate
+            && let Some(reminder) = plan_mode_reminder(&self.messages, gate.mode())
+        {
+            content.push(system_reminder(reminder));
         }
         let message = Message {
             role: Role::User,

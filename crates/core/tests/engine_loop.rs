@@ -108,6 +108,7 @@ fn engine(client: Arc<ScriptedClient>, tools: Arc<EchoTools>, max_requests: Opti
             }),
             max_requests,
             max_output_tokens: 1000,
+            recall: None,
             pipeline: Arc::new(StandardPipeline::new(
                 std::env::temp_dir().join("cairn-engine-tests"),
             )),
@@ -460,6 +461,7 @@ fn gated_engine(
             system_prompt: Arc::new(SystemPrompt::default()),
             max_requests: None,
             max_output_tokens: 1000,
+            recall: None,
             pipeline: Arc::new(StandardPipeline::new(
                 std::env::temp_dir().join("cairn-engine-tests"),
             )),

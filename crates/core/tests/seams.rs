@@ -238,6 +238,7 @@ fn config() -> EngineConfig {
         system_prompt: Arc::new(SystemPrompt::default()),
         max_requests: None,
         max_output_tokens: 1000,
+        recall: None,
         pipeline: Arc::new(StandardPipeline::new(
             std::env::temp_dir().join("cairn-seams-tests"),
         )),

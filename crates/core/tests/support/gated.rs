@@ -45,6 +45,7 @@ pub fn gated_engine(
             system_prompt: Arc::new(SystemPrompt::default()),
             max_requests: None,
             max_output_tokens: 1000,
+            recall: None,
             pipeline: Arc::new(StandardPipeline::new(workspace.join(".spill"))),
             governance: Governance {
                 gate: Some(Arc::new(gate)),
