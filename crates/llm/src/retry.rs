@@ -13,6 +13,25 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// The environment variable that sets how many times a failed request is retried.
 pub(crate) const MAX_RETRIES_VAR: &str = "CAIRN_MAX_RETRIES";
 
+/// Attempts in all when nothing is listening at the address (the connection is refused): a
+/// couple of quick retries cover a local server or proxy that is restarting; one that is not
+/// running will not start within the minutes the full backoff would wait.
+pub(crate) const REFUSED_ATTEMPTS: u32 = 3;
+
+/// The wait between attempts when the connection is refused.
+pub(crate) const REFUSED_DELAY: Duration = Duration::from_millis(250);
+
+/// What a failed attempt ran into, for how patiently it is retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Setback {
+    /// The server is there but cannot answer now, or the connection or stream broke:
+    /// overload, rate limits, 5xx, timeouts. Retried with the policy's full backoff.
+    Transient,
+    /// Nothing is listening at the address. Retried [`REFUSED_ATTEMPTS`] times at most,
+    /// [`REFUSED_DELAY`] apart, so that a wrong or dead base URL fails within a second.
+    NothingListening,
+}
+
 /// How many times to try a request and how long to wait between tries.
 ///
 /// The wait grows exponentially from `base_delay` (×2 per retry) up to `max_delay`, less up to
@@ -86,6 +105,29 @@ impl RetryPolicy {
         }
     }
 
+    /// Attempts in all (the first included) for a request whose last attempt ran into
+    /// `setback`: never more than the policy allows, so `CAIRN_MAX_RETRIES=0` still means one.
+    pub(crate) fn attempts_after(&self, setback: Setback) -> u32 {
+        let allowed = self.max_attempts.max(1);
+        match setback {
+            Setback::Transient => allowed,
+            Setback::NothingListening => allowed.min(REFUSED_ATTEMPTS),
+        }
+    }
+
+    /// The wait before retry number `retry` after `setback`.
+    pub(crate) fn delay_after(
+        &self,
+        setback: Setback,
+        retry: u32,
+        retry_after: Option<Duration>,
+    ) -> Duration {
+        match setback {
+            Setback::Transient => self.delay_for(retry, retry_after),
+            Setback::NothingListening => REFUSED_DELAY.min(self.max_delay),
+        }
+    }
+
     /// The exponential backoff for retry number `retry`, reduced by `jitter` (0.0–1.0) times
     /// a quarter.
     fn backoff(&self, retry: u32, jitter: f64) -> Duration {
@@ -100,6 +142,23 @@ impl RetryPolicy {
 /// Everything else (400, 401, 403, 404, 413, …) fails the same way the next time.
 pub fn is_retryable_status(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529)
+}
+
+/// Whether a request failed because nothing listens at the address: an I/O error of kind
+/// `ConnectionRefused` somewhere in its sources (reqwest wraps hyper's, which wraps the
+/// socket's).
+pub(crate) fn is_connection_refused(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if error
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+        {
+            return true;
+        }
+        current = error.source();
+    }
+    false
 }
 
 /// SSE `error` event types worth retrying.
@@ -165,6 +224,53 @@ mod tests {
                 "{retry}: {delay:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_refused_connection_gets_a_few_quick_attempts_and_overload_the_full_backoff() {
+        let policy = policy();
+        assert_eq!(policy.attempts_after(Setback::Transient), 10);
+        assert_eq!(policy.attempts_after(Setback::NothingListening), 3);
+        for retry in 1..=5 {
+            assert_eq!(
+                policy.delay_after(Setback::NothingListening, retry, None),
+                Duration::from_millis(250)
+            );
+        }
+        assert_eq!(
+            policy.delay_after(Setback::Transient, 1, Some(Duration::from_secs(7))),
+            Duration::from_secs(7)
+        );
+        // Never more attempts than the policy allows.
+        assert_eq!(
+            RetryPolicy::never().attempts_after(Setback::NothingListening),
+            1
+        );
+        let two = RetryPolicy {
+            max_attempts: 2,
+            ..policy
+        };
+        assert_eq!(two.attempts_after(Setback::NothingListening), 2);
+    }
+
+    #[test]
+    fn a_refusal_is_found_under_the_errors_that_wrap_it() {
+        #[derive(Debug)]
+        struct Wrapper(std::io::Error);
+        impl std::fmt::Display for Wrapper {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("error sending request")
+            }
+        }
+        impl std::error::Error for Wrapper {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let refused = Wrapper(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        let reset = Wrapper(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert!(is_connection_refused(&refused));
+        assert!(!is_connection_refused(&reset));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::request_body::{PromptCaching, messages_body};
 use super::stream::StreamDecoder;
 use crate::error::{body_excerpt, error_chain};
 use crate::http::{HttpClient, is_event_stream, stream_broke};
-use crate::retry::retry_after_from_headers;
+use crate::retry::{Setback, is_connection_refused, retry_after_from_headers};
 use crate::{
     ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, ProviderVariables,
     RetryPolicy,
@@ -40,6 +40,8 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 pub struct AnthropicClient {
     http: HttpClient,
     url: Url,
+    /// The base URL as configured, for saying where nothing is listening.
+    base_url: String,
     auth: (HeaderName, HeaderValue),
     /// Where the credential and the base URL came from, for error messages.
     variables: ProviderVariables,
@@ -63,6 +65,7 @@ impl AnthropicClient {
         Ok(AnthropicClient {
             http: HttpClient::warm_up(config.connect_timeout),
             url,
+            base_url: config.base_url.trim_end_matches('/').to_owned(),
             auth,
             variables: config.variables(),
             retry: config.retry,
@@ -73,14 +76,14 @@ impl AnthropicClient {
         })
     }
 
-    /// One attempt: send, then stream the answer. `emitted` records whether any output was
-    /// forwarded, which a retry notice reports.
+    /// One attempt: send, then stream the answer. `trace` records what the retry that may
+    /// follow needs to know.
     async fn attempt(
         &self,
         body: &Bytes,
         model: &str,
         on_event: &mut (dyn FnMut(ModelEvent) + Send),
-        emitted: &mut bool,
+        trace: &mut AttemptTrace,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let send = self
@@ -95,6 +98,10 @@ impl AnthropicClient {
             () = cancel.cancelled() => return Err(ModelError::Cancelled),
             sent = tokio::time::timeout(self.idle_timeout, send) => match sent {
                 Ok(Ok(response)) => response,
+                Ok(Err(error)) if is_connection_refused(&error) => {
+                    trace.setback = Setback::NothingListening;
+                    return Err(ModelError::Connection { message: self.nothing_listening() });
+                }
                 Ok(Err(error)) => {
                     return Err(ModelError::Connection { message: error_chain(&error) });
                 }
@@ -150,7 +157,7 @@ impl AnthropicClient {
         let mut body = pin!(response.bytes_stream());
         let mut decoder = StreamDecoder::new();
         let mut forward = |event: ModelEvent| {
-            *emitted = true;
+            trace.emitted = true;
             on_event(event);
         };
         let mut received: u64 = 0;
@@ -207,6 +214,22 @@ impl AnthropicClient {
         headers.insert(self.auth.0.clone(), self.auth.1.clone());
         headers
     }
+
+    /// The message of a refused connection: where, and which variable says so.
+    fn nothing_listening(&self) -> String {
+        format!(
+            "nothing is listening at {} (connection refused): check {}",
+            self.base_url, self.variables.base_url
+        )
+    }
+}
+
+/// What one attempt did besides its result, for the retry that may follow.
+struct AttemptTrace {
+    /// Output was forwarded: a retry notice says to discard it.
+    emitted: bool,
+    /// How patiently a failure is retried.
+    setback: Setback,
 }
 
 impl fmt::Debug for AnthropicClient {
@@ -235,16 +258,18 @@ impl ModelClient for AnthropicClient {
                 }
             })?;
         let body = Bytes::from(body);
-        let max_attempts = self.retry.max_attempts.max(1);
         let mut attempt = 1;
         loop {
             if cancel.is_cancelled() {
                 return Err(ModelError::Cancelled);
             }
-            let mut emitted = false;
+            let mut trace = AttemptTrace {
+                emitted: false,
+                setback: Setback::Transient,
+            };
             let attempted = tokio::time::timeout(
                 self.request_timeout,
-                self.attempt(&body, &request.model, on_event, &mut emitted, cancel),
+                self.attempt(&body, &request.model, on_event, &mut trace, cancel),
             )
             .await;
             let error = match attempted {
@@ -255,6 +280,7 @@ impl ModelClient for AnthropicClient {
             if !error.is_retryable() {
                 return Err(error);
             }
+            let max_attempts = self.retry.attempts_after(trace.setback);
             if attempt >= max_attempts {
                 return Err(if max_attempts > 1 {
                     ModelError::RetriesExhausted {
@@ -265,13 +291,20 @@ impl ModelClient for AnthropicClient {
                     error
                 });
             }
-            let delay = self.retry.delay_for(attempt, error.retry_after());
+            let delay = self
+                .retry
+                .delay_after(trace.setback, attempt, error.retry_after());
+            // The first notice already says where nothing is listening.
+            let reason = match trace.setback {
+                Setback::NothingListening => format!("nothing is listening at {}", self.base_url),
+                Setback::Transient => error.retry_reason(),
+            };
             on_event(ModelEvent::Retrying(RetryNotice {
                 attempt: attempt + 1,
                 max_attempts,
                 delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                reason: error.retry_reason(),
-                discard_partial: emitted,
+                reason,
+                discard_partial: trace.emitted,
             }));
             tokio::select! {
                 biased;
