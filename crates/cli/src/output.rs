@@ -138,6 +138,7 @@ impl Printer {
             AgentEvent::UserMessage { .. }
             | AgentEvent::PermissionRequested { .. }
             | AgentEvent::ModelChanged { .. }
+            | AgentEvent::PermissionModeChanged { .. }
             | AgentEvent::TextDelta { .. }
             | AgentEvent::ThinkingDelta { .. }
             | AgentEvent::ToolCallStarted { .. }
@@ -218,5 +219,35 @@ impl Printer {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{value}");
         let _ = stdout.flush();
+    }
+}
+
+/// Reports a run that failed before its turn could start or finish (missing credentials, a
+/// bad flag or settings file, no prompt): `error: …` on standard error and, in `json` and
+/// `stream-json`, the `result` object a failed turn ends with on standard output, so that a
+/// script reads every failure the same way, whatever stopped the run.
+pub fn print_error_result(format: OutputFormat, message: &str, elapsed: Duration) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "error: {message}");
+    match format {
+        OutputFormat::Text => {}
+        OutputFormat::Json | OutputFormat::StreamJson => {
+            let result = json!({
+                "type": "result",
+                "subtype": "error_during_execution",
+                "is_error": true,
+                "result": message,
+                // No session was started.
+                "session_id": null,
+                "num_turns": 0,
+                "duration_ms": elapsed.as_millis() as u64,
+                "duration_api_ms": 0,
+                "total_cost_usd": 0.0,
+                "usage": cairn_protocol::Usage::default(),
+            });
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{result}");
+            let _ = stdout.flush();
+        }
     }
 }

@@ -684,6 +684,52 @@ fn tool_calls(response: &ModelResponse) -> Vec<ToolCall> {
 /// What the conversation says after an answer the user interrupted, as Claude Code says it.
 pub const INTERRUPTED_NOTE: &str = "[Request interrupted by user]";
 
+/// What the model is told on the next user message once plan mode holds.
+pub const PLAN_MODE_ACTIVE: &str = "Plan mode is active: the user does not want changes yet. Do \
+    not edit files or run commands that change anything (no installs, commits or config \
+    changes); read and search only. When you have what you need, present your plan to the user \
+    and wait for their approval.";
+
+/// What the model is told on the next user message once plan mode has ended.
+pub const PLAN_MODE_ENDED: &str = "Plan mode has ended: you may now edit files and run \
+    commands, as the permission mode allows.";
+
+/// The reminder the next user message needs about plan mode, if the model was last told
+/// otherwise: the conversation itself says what it was told, so a resumed or compacted
+/// conversation is told again when it needs to be.
+fn plan_mode_reminder(
+    messages: &[Message],
+    mode: cairn_protocol::PermissionMode,
+) -> Option<&'static str> {
+    let active = system_reminder(PLAN_MODE_ACTIVE);
+    let ended = system_reminder(PLAN_MODE_ENDED);
+    let told_active = messages
+        .iter()
+        .rev()
+        .filter(|message| message.role == Role::User)
+        .flat_map(|message| message.content.iter().rev())
+        .find(|block| **block == active || **block == ended)
+        .is_some_and(|block| *block == active);
+    match (mode == cairn_protocol::PermissionMode::Plan, told_active) {
+        (true, false) => Some(PLAN_MODE_ACTIVE),
+        (false, true) => Some(PLAN_MODE_ENDED),
+        (true, true) | (false, false) => None,
+    }
+}
+
+/// Puts `mode` in force in `gate` and says so; an engine without a gate runs every call, so
+/// there is no mode to change.
+fn set_permission_mode(
+    gate: Option<&cairn_policy::PermissionGate>,
+    mode: cairn_protocol::PermissionMode,
+    events: &EventSender,
+) {
+    if let Some(gate) = gate {
+        gate.set_mode(mode);
+        events.emit(AgentEvent::PermissionModeChanged { mode });
+    }
+}
+
 /// Collects the text an answer has streamed so far; a retry that streams the answer again
 /// starts it over.
 fn keep_partial(partial: &mut String, event: &ModelEvent) {

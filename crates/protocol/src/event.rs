@@ -29,6 +29,9 @@ pub enum Op {
     Compact { instructions: Option<String> },
     /// Use another model from the next request on.
     SetModel { model: String },
+    /// Judge tool calls by another permission mode from now on (Shift+Tab in the TUI); the
+    /// engine answers with [`AgentEvent::PermissionModeChanged`].
+    SetPermissionMode { mode: crate::PermissionMode },
     /// The user's answer to a [`AgentEvent::PermissionRequested`].
     PermissionAnswer {
         request_id: String,
@@ -239,6 +242,10 @@ pub enum AgentEvent {
     /// Requests use another model from now on.
     ModelChanged {
         model: String,
+    },
+    /// Tool calls are judged by this permission mode from now on.
+    PermissionModeChanged {
+        mode: crate::PermissionMode,
     },
     /// Something the user should know that does not stop the turn.
     Warning {

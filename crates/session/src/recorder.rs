@@ -71,6 +71,7 @@ pub fn entry_for(event: &AgentEvent) -> Option<Entry> {
         | AgentEvent::Retrying(_)
         | AgentEvent::PermissionRequested { .. }
         | AgentEvent::Warning { .. }
+        | AgentEvent::PermissionModeChanged { .. }
         | AgentEvent::TurnFinished(_) => None,
     }
 }

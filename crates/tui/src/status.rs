@@ -52,10 +52,14 @@ impl StatusLine {
         }
     }
 
-    /// Follows the model, the context the last request used, and the cost.
+    /// Follows the model, the permission mode, the context the last request used, and the
+    /// cost.
     pub fn apply(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::ModelChanged { model } => self.model = model.clone(),
+            AgentEvent::PermissionModeChanged { mode } => {
+                self.permission_mode = mode.as_str().to_owned();
+            }
             AgentEvent::AssistantMessage {
                 model,
                 usage,

@@ -195,9 +195,11 @@ impl Transcript {
                     None => self.pending.extend(cells_of(message)),
                 }
             }
+            // The status line shows the mode; Shift+Tab would fill the transcript with it.
             AgentEvent::ToolResultsMessage { .. }
             | AgentEvent::PermissionRequested { .. }
-            | AgentEvent::PermissionDecided(_) => {}
+            | AgentEvent::PermissionDecided(_)
+            | AgentEvent::PermissionModeChanged { .. } => {}
             AgentEvent::Retrying(notice) => {
                 if notice.discard_partial {
                     self.discard_message(&notice.reason);

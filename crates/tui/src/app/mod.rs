@@ -608,6 +608,7 @@ impl App {
             | AgentEvent::PermissionDecided(_)
             | AgentEvent::TodosChanged { .. }
             | AgentEvent::ModelChanged { .. }
+            | AgentEvent::PermissionModeChanged { .. }
             | AgentEvent::Compacted(_)
             | AgentEvent::Warning { .. } => {}
         }
