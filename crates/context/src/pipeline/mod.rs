@@ -6,17 +6,41 @@
 //! [`spill`], already acts on every tool-results message before it joins the conversation
 //! ([`ContextPipeline::admit_tool_results`]); the later steps (snip, microcompact, collapse,
 //! autocompact) act in [`ContextPipeline::project`], where a step that rewrites the stored
-//! conversation (autocompact) does so in place and gives the summary in its [`Compaction`]. Steps that
-//! need a model (summaries) get one from the face that builds the pipeline, as a
-//! `cairn_llm::SideModel`.
+//! conversation (autocompact) does so in place and gives the summary in its [`Compaction`]. The
+//! summary itself comes from the engine's [`Summarizer`] (the session's own model).
+//!
+//! [`StandardPipeline`] is the pipeline of a session:
+//!
+//! | step | module | when |
+//! |---|---|---|
+//! | 1 spill | [`spill`] | every tool result |
+//! | 2 snip | [`snip`] | over the autocompact threshold, or at any size past half of it once the prompt cache has gone cold |
+//! | 3 microcompact | [`microcompact`] | as snip, after it |
+//! | 4 collapse | — | not built: autocompact follows |
+//! | 5 autocompact | [`autocompact`] | still over the threshold; `/compact`; the API refused a request as too long |
+//!
+//! Steps 2 and 3 are decisions over a read-time view ([`view`]): the stored conversation
+//! keeps every result and the decisions are sticky, so each later request repeats the same
+//! bytes and the prompt cache keeps serving them.
 
+pub mod accounting;
+pub mod autocompact;
+pub mod microcompact;
+pub mod settings;
+pub mod snip;
 pub mod spill;
+pub mod view;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use cairn_protocol::{BoxFuture, Compaction, ContentBlock, Message};
 
+use accounting::{Calibration, messages_tokens};
+pub use settings::{Limits, PipelineSettings};
 use spill::{SpillCandidate, Spilled, apply_budget};
+use view::ViewDecisions;
 
 /// What is known about the window before a request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -37,6 +61,9 @@ pub struct Projection {
     pub messages: Vec<Message>,
     /// Each step that made the conversation smaller, for the face and the session.
     pub compactions: Vec<Compaction>,
+    /// What the user should be told though the request goes ahead: an automatic compaction
+    /// that failed, the circuit breaker that stopped trying.
+    pub notices: Vec<String>,
 }
 
 /// Why the pipeline is asked to compact now.
@@ -69,6 +96,10 @@ pub enum PipelineError {
     /// Over the hard limit and compaction failed or is off: sending would be refused.
     #[error("{0}")]
     Blocked(String),
+    /// `/compact` could not be done (compaction is off, or the summary failed); the
+    /// conversation is as it was.
+    #[error("{0}")]
+    CompactionFailed(String),
 }
 
 /// Projects the conversation into what fits the window.
@@ -90,17 +121,365 @@ pub trait ContextPipeline: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<Projection, PipelineError>>;
 }
 
-/// The pipeline of a session today: large results spill to `spill_dir`; every request sends
-/// the whole conversation.
-#[derive(Debug, Clone)]
+/// The time, for the pipeline's judgement of whether the prompt cache is still warm. Tests and
+/// the benchmark give a clock they move by hand.
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    fn now(&self) -> Instant;
+}
+
+/// The machine's monotonic clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// The API's prompt cache forgets a prefix unused for this long.
+pub const CACHE_TTL: Duration = Duration::from_secs(5 * 60);
+
+/// Consecutive failed automatic summaries after which the pipeline stops trying (the circuit
+/// breaker); a `/compact` that succeeds closes it again.
+pub const MAX_SUMMARY_FAILURES: u32 = 3;
+
+/// What the pipeline remembers between requests.
+#[derive(Debug, Default)]
+struct PipelineState {
+    /// What snip and microcompact decided: sticky until autocompact rewrites the conversation.
+    decisions: ViewDecisions,
+    /// What the last report taught about the estimate.
+    calibration: Calibration,
+    /// The estimated tokens of the last projection's messages, as running totals, so the next
+    /// report can be matched with the messages it counted.
+    last_sent: Vec<u64>,
+    /// When the last request went out.
+    last_request: Option<Instant>,
+    /// Automatic summaries that failed in a row.
+    summary_failures: u32,
+    /// Why the last automatic summary failed.
+    last_failure: Option<String>,
+}
+
+/// The pipeline of a session: large results spill to `spill_dir`; before each request the
+/// conversation is snipped, microcompacted and autocompacted as the window requires (see the
+/// module's table).
+///
+/// ```
+/// use std::sync::Arc;
+/// use cairn_context::pipeline::{PipelineSettings, StandardPipeline, SystemClock};
+///
+/// let pipeline = StandardPipeline::new("/tmp/session/tool-results".into())
+///     .with_settings(PipelineSettings { auto_compact: false, ..PipelineSettings::default() })
+///     .with_clock(Arc::new(SystemClock));
+/// # let _ = pipeline;
+/// ```
+#[derive(Debug)]
 pub struct StandardPipeline {
     spill_dir: PathBuf,
+    settings: PipelineSettings,
+    clock: Arc<dyn Clock>,
+    state: Mutex<PipelineState>,
 }
 
 impl StandardPipeline {
+    /// A pipeline spilling to `spill_dir`, with the default settings (autocompact on) and the
+    /// system clock.
     pub fn new(spill_dir: PathBuf) -> Self {
-        StandardPipeline { spill_dir }
+        StandardPipeline {
+            spill_dir,
+            settings: PipelineSettings::default(),
+            clock: Arc::new(SystemClock),
+            state: Mutex::new(PipelineState::default()),
+        }
     }
+
+    /// The same pipeline, configured by `settings`
+    /// ([`PipelineSettings::from_env_and_settings`]).
+    pub fn with_settings(mut self, settings: PipelineSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The same pipeline, telling time by `clock`.
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    fn state(&self) -> MutexGuard<'_, PipelineState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Learns from the API's last report; returns the calibration for this request.
+    fn calibrate(&self, accounting: &TokenAccounting, view: &[Message]) -> Calibration {
+        let mut state = self.state();
+        if let Some((reported, sent)) = accounting.last_reported {
+            let sent_estimate = match sent.checked_sub(1) {
+                None => 0,
+                Some(last) => match state.last_sent.get(last) {
+                    Some(&total) => total,
+                    // A pipeline that did not make the request (a resumed session): the view
+                    // starts with what was sent.
+                    None => messages_tokens(&view[..sent.min(view.len())]),
+                },
+            };
+            state.calibration = Calibration::learn(reported, sent_estimate);
+        }
+        state.calibration
+    }
+
+    /// Asks for the summary and rewrites `conversation` around it.
+    async fn autocompact(
+        &self,
+        conversation: &mut Vec<Message>,
+        view: &[Message],
+        calibration: Calibration,
+        limits: Limits,
+        trigger: &Trigger,
+        summarizer: &dyn Summarizer,
+    ) -> Result<Compaction, String> {
+        let before = calibration.estimate(view);
+        let input = autocompact::summary_input(view, calibration, limits);
+        let instructions = autocompact::summary_instructions(trigger);
+        let answer = summarizer.summarize(input, instructions, trigger).await?;
+        let summary = autocompact::clean_summary(&answer);
+        if summary.is_empty() {
+            return Err("the model's summary was empty".into());
+        }
+        let rebuilt = autocompact::rebuild(conversation, &summary, trigger, limits);
+        let after = calibration.estimate(&rebuilt);
+        *conversation = rebuilt.clone();
+        Ok(Compaction {
+            step: "autocompact".into(),
+            manual: matches!(trigger, Trigger::Manual { .. }),
+            tokens_before: before,
+            tokens_after: after,
+            summary: Some(summary),
+            opening: rebuilt,
+        })
+    }
+
+    async fn project_now(
+        &self,
+        conversation: &mut Vec<Message>,
+        accounting: TokenAccounting,
+        trigger: Trigger,
+        summarizer: &dyn Summarizer,
+    ) -> Result<Projection, PipelineError> {
+        let now = self.clock.now();
+        let limits = self.settings.limits(accounting.context_window);
+        let (mut decisions, cold) = {
+            let state = self.state();
+            let cold = state
+                .last_request
+                .is_none_or(|last| now.saturating_duration_since(last) > CACHE_TTL);
+            (state.decisions.clone(), cold)
+        };
+        let mut view = decisions.project(conversation);
+        let calibration = self.calibrate(&accounting, &view);
+        let mut estimate = calibration.estimate(&view);
+        let mut compactions = Vec::new();
+        let mut notices = Vec::new();
+
+        if !self.settings.compact {
+            return match trigger {
+                Trigger::Manual { .. } => Err(PipelineError::CompactionFailed(
+                    "Compaction is turned off (DISABLE_COMPACT).".into(),
+                )),
+                Trigger::Auto | Trigger::Reactive if estimate < limits.hard_limit => {
+                    Ok(self.finish(view, decisions, now, compactions, notices))
+                }
+                Trigger::Auto | Trigger::Reactive => Err(blocked(
+                    estimate,
+                    limits,
+                    "compaction is turned off (DISABLE_COMPACT)",
+                )),
+            };
+        }
+
+        // Steps 2 and 3: where they free enough, or where the cache is cold and clearing is
+        // free. A reactive compaction takes them too, to send the summary less.
+        let pressure = estimate >= limits.autocompact_at;
+        let worth_trying = match trigger {
+            Trigger::Auto => pressure || (cold && estimate >= limits.autocompact_at / 2),
+            Trigger::Reactive => true,
+            Trigger::Manual { .. } => false,
+        };
+        if worth_trying {
+            let mut trial = decisions.clone();
+            let mut steps = Vec::new();
+            let mut size = estimate;
+            let mut step = |name: &str, added: usize, trial: &ViewDecisions, size: &mut u64| {
+                if added > 0 {
+                    let after = calibration.estimate(&trial.project(conversation));
+                    steps.push(view_compaction(name, *size, after));
+                    *size = after;
+                }
+            };
+            let snipped = snip::snip(conversation, &mut trial);
+            step("snip", snipped, &trial, &mut size);
+            let cleared = microcompact::microcompact(
+                conversation,
+                &mut trial,
+                microcompact::KEEP_RECENT_RESULTS,
+            );
+            step("microcompact", cleared, &trial, &mut size);
+            // A warm cache is rewritten from the first change on: only worth it when the
+            // request then stays clear of the threshold for a while.
+            let headroom = limits.window / 20;
+            let enough = size + headroom <= limits.autocompact_at;
+            if !steps.is_empty() && (cold || enough || !matches!(trigger, Trigger::Auto)) {
+                decisions = trial;
+                view = decisions.project(conversation);
+                estimate = size;
+                compactions.extend(steps);
+            }
+        }
+
+        let (failures, last_failure) = {
+            let state = self.state();
+            (state.summary_failures, state.last_failure.clone())
+        };
+        let summarize = match &trigger {
+            Trigger::Auto => {
+                estimate >= limits.autocompact_at
+                    && self.settings.auto_compact
+                    && failures < MAX_SUMMARY_FAILURES
+            }
+            Trigger::Reactive => failures < MAX_SUMMARY_FAILURES,
+            Trigger::Manual { .. } => true,
+        };
+        let mut failure = None;
+        if summarize {
+            match self
+                .autocompact(
+                    conversation,
+                    &view,
+                    calibration,
+                    limits,
+                    &trigger,
+                    summarizer,
+                )
+                .await
+            {
+                Ok(compaction) => {
+                    decisions = ViewDecisions::default();
+                    view = conversation.clone();
+                    estimate = compaction.tokens_after;
+                    compactions.push(compaction);
+                    let mut state = self.state();
+                    state.summary_failures = 0;
+                    state.last_failure = None;
+                }
+                Err(reason) => {
+                    if let Trigger::Manual { .. } = trigger {
+                        return Err(PipelineError::CompactionFailed(format!(
+                            "Compaction failed: {reason}. The conversation is unchanged."
+                        )));
+                    }
+                    let mut state = self.state();
+                    state.summary_failures += 1;
+                    state.last_failure = Some(reason.clone());
+                    notices.push(if state.summary_failures >= MAX_SUMMARY_FAILURES {
+                        format!(
+                            "Automatic compaction failed {MAX_SUMMARY_FAILURES} times in a row (the \
+                             last time: {reason}); it will not be tried again this session. \
+                             /compact can still be run by hand."
+                        )
+                    } else {
+                        format!(
+                            "Automatic compaction failed ({reason}); attempt {} of {MAX_SUMMARY_FAILURES}.",
+                            state.summary_failures
+                        )
+                    });
+                    failure = Some(state.summary_failures);
+                }
+            }
+        }
+
+        let compacted = compactions
+            .iter()
+            .any(|compaction| compaction.summary.is_some());
+        let over = match trigger {
+            Trigger::Manual { .. } => false,
+            Trigger::Auto => estimate >= limits.hard_limit,
+            // The API said it is too long, whatever the estimate says.
+            Trigger::Reactive => !compacted || estimate >= limits.hard_limit,
+        };
+        if over {
+            let reason = if let Some(failures) = failure {
+                let reason = notices.last().cloned().unwrap_or_default();
+                if failures >= MAX_SUMMARY_FAILURES {
+                    format!("automatic compaction has stopped trying: {reason}")
+                } else {
+                    format!("the summary failed: {reason}")
+                }
+            } else if failures >= MAX_SUMMARY_FAILURES {
+                format!(
+                    "automatic compaction failed {failures} times in a row and has stopped trying \
+                     this session (the last time: {})",
+                    last_failure.as_deref().unwrap_or("no reason given")
+                )
+            } else {
+                "automatic compaction is turned off (autoCompactEnabled, DISABLE_AUTO_COMPACT)"
+                    .to_string()
+            };
+            return Err(blocked(estimate, limits, &reason));
+        }
+        Ok(self.finish(view, decisions, now, compactions, notices))
+    }
+
+    /// Keeps what the next request needs to know and hands the projection over.
+    fn finish(
+        &self,
+        view: Vec<Message>,
+        decisions: ViewDecisions,
+        now: Instant,
+        compactions: Vec<Compaction>,
+        notices: Vec<String>,
+    ) -> Projection {
+        let mut state = self.state();
+        state.decisions = decisions;
+        state.last_request = Some(now);
+        let mut total = 0;
+        state.last_sent = view
+            .iter()
+            .map(|message| {
+                total += accounting::message_tokens(message);
+                total
+            })
+            .collect();
+        Projection {
+            messages: view,
+            compactions,
+            notices,
+        }
+    }
+}
+
+/// A step that changed only what requests send.
+fn view_compaction(step: &str, before: u64, after: u64) -> Compaction {
+    Compaction {
+        step: step.into(),
+        manual: false,
+        tokens_before: before,
+        tokens_after: after,
+        summary: None,
+        opening: Vec::new(),
+    }
+}
+
+fn blocked(estimate: u64, limits: Limits, reason: &str) -> PipelineError {
+    PipelineError::Blocked(format!(
+        "The conversation is about {estimate} tokens, too close to the model's {}-token window to \
+         send (the limit is {}), and {reason}. Run /compact to summarize it, or /clear to start \
+         over.",
+        limits.window, limits.hard_limit
+    ))
 }
 
 impl ContextPipeline for StandardPipeline {
@@ -125,14 +504,13 @@ impl ContextPipeline for StandardPipeline {
     fn project<'a>(
         &'a self,
         conversation: &'a mut Vec<Message>,
-        _accounting: TokenAccounting,
-        _trigger: Trigger,
-        _summarizer: &'a dyn Summarizer,
+        accounting: TokenAccounting,
+        trigger: Trigger,
+        summarizer: &'a dyn Summarizer,
     ) -> BoxFuture<'a, Result<Projection, PipelineError>> {
-        let messages = conversation.clone();
-        Box::pin(std::future::ready(Ok(Projection {
-            messages,
-            compactions: Vec::new(),
-        })))
+        Box::pin(self.project_now(conversation, accounting, trigger, summarizer))
     }
 }
+
+#[cfg(test)]
+mod tests;
