@@ -86,11 +86,17 @@ Wrap your analysis in <analysis> tags first if it helps, then give the summary i
     text
 }
 
-/// The part of `view` the summary request sends: all of it when it fits under the
-/// autocompact threshold with the instructions, else from the first user prompt on which it
-/// does (a reactive compaction starts over the window), so the request is not refused too.
-pub fn summary_input(view: &[Message], calibration: Calibration, limits: Limits) -> Vec<Message> {
-    let budget = limits.autocompact_at;
+/// The part of `view` the summary request sends: all of it when it fits under the hard limit
+/// with the instructions (as it does at the autocompact threshold, so the request reuses the
+/// cached prefix), else from the first user prompt on which it does (a reactive compaction
+/// starts over the window), so the summary request is not refused too.
+pub fn summary_input(
+    view: &[Message],
+    instructions: &str,
+    calibration: Calibration,
+    limits: Limits,
+) -> Vec<Message> {
+    let budget = limits.hard_limit.saturating_sub(estimate(instructions));
     let mut size = calibration.estimate(view);
     let mut start = 0;
     for (index, message) in view.iter().enumerate() {

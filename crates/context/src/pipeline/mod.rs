@@ -243,8 +243,8 @@ impl StandardPipeline {
         summarizer: &dyn Summarizer,
     ) -> Result<Compaction, String> {
         let before = calibration.estimate(view);
-        let input = autocompact::summary_input(view, calibration, limits);
         let instructions = autocompact::summary_instructions(trigger);
+        let input = autocompact::summary_input(view, &instructions, calibration, limits);
         let answer = summarizer.summarize(input, instructions, trigger).await?;
         let summary = autocompact::clean_summary(&answer);
         if summary.is_empty() {

@@ -734,9 +734,14 @@ fn the_summary_request_starts_at_a_prompt_when_the_whole_would_not_fit() {
         })
         .collect();
     let limits = small_window().limits(None);
-    let input = autocompact::summary_input(&view, Calibration::default(), limits);
-    // 6,000 tokens a turn: the last two turns fit the 16,700 budget, three would not.
-    assert_eq!(input, view[6..].to_vec());
+    let instructions = "i".repeat(4_000);
+    let input = autocompact::summary_input(&view, &instructions, Calibration::default(), limits);
+    // 6,002 tokens a turn: with 1,000 of instructions, the last three turns fit the 19,700
+    // hard limit, four would not.
+    assert_eq!(input, view[4..].to_vec());
+    let whole =
+        autocompact::summary_input(&view[4..], &instructions, Calibration::default(), limits);
+    assert_eq!(whole, view[4..].to_vec());
     assert_valid_for_the_api(&input);
 }
 
@@ -780,4 +785,132 @@ fn files_gone_from_disk_are_not_reinjected_and_at_most_five_are() {
             "// file 1"
         ]
     );
+}
+
+/// A pipeline whose cache is warm: a first request went out a minute ago.
+fn warm_pipeline() -> StandardPipeline {
+    let clock = FakeClock::new();
+    let pipeline = pipeline(small_window(), clock.clone());
+    let mut first = vec![Message::user_text("start")];
+    block_on(pipeline.project(
+        &mut first,
+        accounting(),
+        Trigger::Auto,
+        &FakeSummarizer::default(),
+    ))
+    .unwrap();
+    clock.advance(Duration::from_secs(60));
+    pipeline
+}
+
+#[test]
+fn over_the_threshold_with_a_warm_cache_microcompact_runs_when_it_frees_enough() {
+    let pipeline = warm_pipeline();
+    let mut conversation = Vec::new();
+    for turn in 1..10 {
+        read_turn(&mut conversation, turn, &format!("/f{turn}.rs"), 7_600);
+    }
+    conversation.push(Message::user_text("go on"));
+    let summarizer = FakeSummarizer::default();
+    let projection =
+        block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
+            .unwrap();
+    assert_eq!(summarizer.times_asked(), 0);
+    // 9 turns of 1,911 tokens and the prompt: 17,201; four results of 1,900 become 9 each.
+    assert_eq!(
+        projection.compactions,
+        vec![Compaction {
+            step: "microcompact".into(),
+            manual: false,
+            tokens_before: 17_201,
+            tokens_after: 17_201 - 4 * (1_900 - 9),
+            summary: None,
+            opening: Vec::new(),
+        }]
+    );
+    assert_valid_for_the_api(&projection.messages);
+}
+
+#[test]
+fn over_the_threshold_with_a_warm_cache_a_small_gain_is_not_worth_the_cache_write() {
+    // Clearing one 300-token result would leave the request just under the threshold: the
+    // summary request is sent the cached view unchanged instead.
+    let pipeline = warm_pipeline();
+    let mut conversation = vec![Message::user_text("p".repeat(60_000)), answer("reading")];
+    conversation.remove(1);
+    for turn in 1..7 {
+        let id = format!("read-{turn}");
+        conversation.push(call(
+            &id,
+            "Read",
+            json!({"file_path": format!("/f{turn}.rs")}),
+        ));
+        conversation.push(result(&id, &"r".repeat(1_200)));
+        conversation.push(answer(&format!("answer {turn}")));
+        conversation.push(Message::user_text(format!("prompt {turn}")));
+    }
+    let stored = conversation.clone();
+    let summarizer = FakeSummarizer::default();
+    let projection =
+        block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
+            .unwrap();
+    assert_eq!(
+        projection
+            .compactions
+            .iter()
+            .map(|compaction| compaction.step.as_str())
+            .collect::<Vec<_>>(),
+        vec!["autocompact"]
+    );
+    assert_eq!(summarizer.asked.lock().unwrap()[0].0, stored);
+}
+
+#[test]
+fn snip_replaces_a_repeated_result_it_cannot_drop_whole() {
+    // The same command with the same output, twice; the first call shares its message with
+    // another call, so only its result becomes a marker.
+    let mut conversation = vec![
+        Message::user_text("check"),
+        Message {
+            role: Role::Assistant,
+            content: vec![
+                ContentBlock::ToolUse {
+                    id: "b1".into(),
+                    name: "Bash".into(),
+                    input: json!({"command": "git status"}),
+                },
+                ContentBlock::ToolUse {
+                    id: "l1".into(),
+                    name: "LS".into(),
+                    input: json!({"path": "/"}),
+                },
+            ],
+        },
+        Message {
+            role: Role::User,
+            content: vec![
+                ContentBlock::tool_result("b1", "clean", false),
+                ContentBlock::tool_result("l1", "a b c", false),
+            ],
+        },
+        call("b2", "Bash", json!({"command": "git status"})),
+        result("b2", "clean"),
+    ];
+    for turn in 0..4 {
+        conversation.push(answer(&format!("answer {turn}")));
+        conversation.push(Message::user_text(format!("prompt {turn}")));
+    }
+    let mut decisions = ViewDecisions::default();
+    assert_eq!(snip::snip(&conversation, &mut decisions), 1);
+    assert_eq!(
+        decisions,
+        ViewDecisions {
+            dropped: BTreeSet::new(),
+            replaced: std::collections::BTreeMap::from([(
+                "b1".to_string(),
+                "[Superseded: the same call returned the same result later]".to_string()
+            )]),
+        }
+    );
+    assert_valid_for_the_api(&decisions.project(&conversation));
 }
