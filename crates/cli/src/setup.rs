@@ -9,6 +9,7 @@ use anyhow::Context;
 use cairn_config::{LoadedSettings, PermissionMode};
 use cairn_context::PromptBuilder;
 use cairn_context::StandardPipeline;
+use cairn_context::pipeline::PipelineSettings;
 use cairn_core::{AskThroughEvents, Engine, EngineConfig, Governance};
 use cairn_llm::models;
 use cairn_policy::Asking;
@@ -166,7 +167,19 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
             max_requests: args.max_turns,
             max_output_tokens,
             recall: None,
-            pipeline: Arc::new(StandardPipeline::new(spill_dir)),
+            pipeline: Arc::new(StandardPipeline::new(spill_dir).with_settings(
+                PipelineSettings::from_env_and_settings(
+                    // The run's environment: the settings' `env` over cairn's own.
+                    |name| {
+                        settings
+                            .env()
+                            .get(name)
+                            .cloned()
+                            .or_else(|| std::env::var(name).ok())
+                    },
+                    &serde_json::Value::Object(settings.raw().clone()),
+                ),
+            )),
             governance: governance.governance.clone(),
         },
     )

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use cairn_context::memory::{Recall, RecallOutcome};
 use cairn_context::{ContextPipeline, PromptSource, TokenAccounting, Trigger};
 use cairn_llm::{
     ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, models, pricing,
@@ -37,6 +38,8 @@ pub struct EngineConfig {
     pub pipeline: Arc<dyn ContextPipeline>,
     /// Hooks and the permission gate; the default runs every call.
     pub governance: Governance,
+    /// Memory recall, started when the user submits; `None` when memory is off.
+    pub recall: Option<Arc<dyn Recall>>,
 }
 
 /// A conversation and the parts that run it.
@@ -50,6 +53,8 @@ pub struct Engine {
     log: Option<SessionLog>,
     /// What the API reported for the last request: input tokens, and how many messages it sent.
     last_reported: Option<(u64, usize)>,
+    /// The memory recall running beside the turn, until its result is taken.
+    recall: Option<tokio::task::JoinHandle<RecallOutcome>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -103,6 +108,7 @@ impl Engine {
             permissions: Arc::new(NobodyToAsk),
             log: None,
             last_reported: None,
+            recall: None,
         }
     }
 
@@ -334,6 +340,16 @@ impl Engine {
         {
             content.push(system_reminder(reminder));
         }
+        // Memories recalled for the last message, if that recall is done by now.
+        content.extend(self.take_recalled(events).await);
+        if let Some(recall) = &self.config.recall {
+            let prompt = Message {
+                role: Role::User,
+                content: content.clone(),
+            }
+            .text();
+            self.recall = Some(tokio::spawn(recall.start(prompt)));
+        }
         let message = Message {
             role: Role::User,
             content,
@@ -343,6 +359,34 @@ impl Engine {
         });
         self.messages.push(message);
         Ok(())
+    }
+
+    /// The memories recall chose, as reminders, once it has finished; nothing while it still
+    /// runs (it is never waited for). A recall that did not finish before the next message is
+    /// dropped: its message is answered already.
+    async fn take_recalled(&mut self, events: &EventSender) -> Vec<ContentBlock> {
+        let Some(running) = self.recall.take() else {
+            return Vec::new();
+        };
+        if !running.is_finished() {
+            running.abort();
+            return Vec::new();
+        }
+        match running.await {
+            Ok(outcome) => {
+                if let Some(failure) = outcome.failure {
+                    events.emit(AgentEvent::Warning {
+                        message: format!("memory recall failed: {failure}"),
+                    });
+                }
+                outcome
+                    .reminders
+                    .iter()
+                    .map(|reminder| system_reminder(reminder))
+                    .collect()
+            }
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Whether Stop hooks want the model to go on; their reason becomes the next user
@@ -432,6 +476,9 @@ impl Engine {
         let projection = projected.map_err(|err| TurnEnd::Failed {
             message: err.to_string(),
         })?;
+        for notice in projection.notices {
+            events.emit(AgentEvent::Warning { message: notice });
+        }
         for compaction in projection.compactions {
             if let Some(summary) = &compaction.summary {
                 // What was reported belongs to the conversation before.
@@ -650,6 +697,14 @@ impl Engine {
                         spill.chars, spill.preview_chars
                     ),
                 });
+            }
+            // Memories recall chose meanwhile go to the model with these results.
+            if self
+                .recall
+                .as_ref()
+                .is_some_and(|recall| recall.is_finished())
+            {
+                results.extend(self.take_recalled(events).await);
             }
             let message = Message {
                 role: Role::User,
