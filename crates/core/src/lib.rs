@@ -19,7 +19,7 @@ mod permission;
 mod summarize;
 
 pub use cairn_context::PromptSource;
-pub use engine::{Engine, EngineConfig, INTERRUPTED_NOTE};
+pub use engine::{Engine, EngineConfig, INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};
 pub use events::{ChannelSink, Recorder};
 pub use governance::Governance;
 pub use orchestrate::MAX_PARALLEL;

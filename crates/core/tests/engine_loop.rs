@@ -483,7 +483,7 @@ fn edit_call(id: &str, path: &std::path::Path) -> ContentBlock {
 }
 
 #[tokio::test]
-async fn one_level_short_asks_and_the_answer_decides_two_levels_short_is_refused_unasked() {
+async fn with_someone_to_ask_a_call_short_of_the_mode_is_asked_and_the_answer_decides() {
     let workspace = tempfile::tempdir().unwrap();
     let inside = workspace.path().join("a.txt");
     let client = ScriptedClient::new(vec![
@@ -541,8 +541,8 @@ async fn one_level_short_asks_and_the_answer_decides_two_levels_short_is_refused
     assert_eq!(summary.end, TurnEnd::Completed);
     assert_eq!(
         asked,
-        vec!["asked_yes", "asked_no"],
-        "the call outside the workspace is never asked about"
+        vec!["asked_yes", "asked_no", "outside"],
+        "the call outside the workspace, two levels short, is asked about too"
     );
     assert_eq!(*tools.ran.lock().unwrap(), vec!["asked_yes"]);
     drop(ops);
@@ -568,7 +568,7 @@ async fn one_level_short_asks_and_the_answer_decides_two_levels_short_is_refused
         "{summary:?}"
     );
     assert!(
-        summary[2].1 && summary[2].2.contains("outside the workspace"),
+        summary[2].1 && summary[2].2.contains("They said: use the other file"),
         "{summary:?}"
     );
     assert_eq!(
