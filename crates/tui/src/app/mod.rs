@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use cairn_context::PromptSource;
 use cairn_context::commands::CustomCommand;
 use cairn_policy::PermissionGate;
-use cairn_protocol::{AgentEvent, EventEnvelope, Message, Op, ToolSpec, Usage};
+use cairn_protocol::{AgentEvent, EventEnvelope, Message, Op, PermissionMode, ToolSpec, Usage};
 use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use futures_util::StreamExt;
 use ratatui::layout::Rect;
@@ -229,6 +229,9 @@ struct App {
     /// The terminal was resized while the transcript view was open; the inline viewport is
     /// rebuilt when it closes.
     resize_pending: bool,
+    /// Shift+Tab changes sent whose `PermissionModeChanged` has not come back yet: until the
+    /// last one does, the status line keeps the mode the user picked last.
+    mode_changes_pending: usize,
 }
 
 impl App {
@@ -310,6 +313,7 @@ impl App {
             earlier,
             earlier_lines: None,
             resize_pending: false,
+            mode_changes_pending: 0,
         }
     }
 
@@ -521,7 +525,15 @@ impl App {
     }
 
     fn on_agent_event(&mut self, event: &AgentEvent) {
-        self.status.apply(event);
+        let earlier_mode_change = matches!(event, AgentEvent::PermissionModeChanged { .. })
+            && self.mode_changes_pending > 1;
+        if matches!(event, AgentEvent::PermissionModeChanged { .. }) {
+            self.mode_changes_pending = self.mode_changes_pending.saturating_sub(1);
+        }
+        // The answer to an earlier Shift+Tab would show a mode the user has already left.
+        if !earlier_mode_change {
+            self.status.apply(event);
+        }
         if let AgentEvent::ModelChanged { .. } | AgentEvent::AssistantMessage { .. } = event {
             self.status.context_window = (self.config.context_window)(&self.status.model);
         }
@@ -704,6 +716,10 @@ impl App {
             }
             return;
         }
+        if key.code == KeyCode::BackTab {
+            self.cycle_permission_mode();
+            return;
+        }
         if key.code == KeyCode::Char('/') && self.composer.is_empty() {
             // The menu is about to open: it lists the command files as they are now.
             self.config.commands = cairn_context::commands::discover_commands(
@@ -715,6 +731,39 @@ impl App {
         }
         if let Edit::Submitted(text) = self.input.handle_key(key, &mut self.composer) {
             self.submit(text);
+        }
+    }
+}
+
+impl App {
+    /// Shift+Tab: the next permission mode, in force for the engine's next decision and shown
+    /// in the status line at once (the engine's `PermissionModeChanged` confirms it).
+    fn cycle_permission_mode(&mut self) {
+        let current = self
+            .status
+            .permission_mode
+            .parse()
+            .unwrap_or(PermissionMode::Default);
+        let bypass_allowed =
+            self.config.permission_mode == PermissionMode::BypassPermissions.as_str();
+        let mode = next_permission_mode(current, bypass_allowed);
+        if self.ops.send(Op::SetPermissionMode { mode }).is_ok() {
+            self.mode_changes_pending += 1;
+            self.status.permission_mode = mode.as_str().to_owned();
+        }
+    }
+}
+
+/// The mode Shift+Tab goes to from `current`, in Claude Code's order: default, acceptEdits,
+/// plan, then bypassPermissions only for a session that started in it (its flag or settings
+/// were the user's consent), and back to default. dontAsk is left for default.
+fn next_permission_mode(current: PermissionMode, bypass_allowed: bool) -> PermissionMode {
+    match current {
+        PermissionMode::Default => PermissionMode::AcceptEdits,
+        PermissionMode::AcceptEdits => PermissionMode::Plan,
+        PermissionMode::Plan if bypass_allowed => PermissionMode::BypassPermissions,
+        PermissionMode::Plan | PermissionMode::BypassPermissions | PermissionMode::DontAsk => {
+            PermissionMode::Default
         }
     }
 }
@@ -755,6 +804,36 @@ mod tests {
         );
         assert_eq!(resolve_path("lib", cwd, home), PathBuf::from("/w/lib"));
         assert_eq!(resolve_path("/abs", cwd, home), PathBuf::from("/abs"));
+    }
+
+    #[test]
+    fn shift_tab_cycles_the_modes_and_reaches_bypass_only_when_the_session_started_in_it() {
+        let cycle = |start: PermissionMode, bypass_allowed: bool| {
+            std::iter::successors(Some(start), |&mode| {
+                Some(next_permission_mode(mode, bypass_allowed))
+            })
+            .take(5)
+            .map(PermissionMode::as_str)
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            cycle(PermissionMode::Default, false),
+            ["default", "acceptEdits", "plan", "default", "acceptEdits"]
+        );
+        assert_eq!(
+            cycle(PermissionMode::BypassPermissions, true),
+            [
+                "bypassPermissions",
+                "default",
+                "acceptEdits",
+                "plan",
+                "bypassPermissions"
+            ]
+        );
+        assert_eq!(
+            cycle(PermissionMode::DontAsk, false),
+            ["dontAsk", "default", "acceptEdits", "plan", "default"]
+        );
     }
 
     #[test]
