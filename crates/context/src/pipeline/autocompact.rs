@@ -86,30 +86,49 @@ Wrap your analysis in <analysis> tags first if it helps, then give the summary i
     text
 }
 
-/// The part of `view` the summary request sends: all of it when it fits under the hard limit
-/// with the instructions (as it does at the autocompact threshold, so the request reuses the
-/// cached prefix), else from the first user prompt on which it does (a reactive compaction
-/// starts over the window), so the summary request is not refused too.
+/// The part of `view` the summary request sends: all of it when it fits with the
+/// instructions and the summary's own room for output (as it does at the autocompact
+/// threshold, so the request reuses the cached prefix), else from the first message on which
+/// it does: a user prompt, or a model message after a note that the start is left out (a
+/// reactive compaction, or one after the breaker, starts over the window), so the summary
+/// request is not refused too. Tool calls are never separated from their results.
 pub fn summary_input(
     view: &[Message],
     instructions: &str,
     calibration: Calibration,
     limits: Limits,
 ) -> Vec<Message> {
-    let budget = limits.hard_limit.saturating_sub(estimate(instructions));
+    // The summary's output counts against the window too: keep the room the thresholds keep
+    // for it (20,000 of the 33,000 below the window at 200K).
+    let output_room = limits.window.saturating_sub(limits.autocompact_at) * 20 / 33;
+    let budget = limits
+        .window
+        .saturating_sub(output_room)
+        .saturating_sub(estimate(instructions));
     let mut size = calibration.estimate(view);
     let mut start = 0;
     for (index, message) in view.iter().enumerate() {
-        if index == 0 || is_prompt(message) {
+        if index == 0 || is_prompt(message) || message.role == Role::Assistant {
             start = index;
             if size <= budget {
                 break;
             }
         }
-        size -= message_tokens(message);
+        size = size.saturating_sub(message_tokens(message));
     }
-    view[start..].to_vec()
+    let mut input = view[start..].to_vec();
+    if input
+        .first()
+        .is_some_and(|message| message.role == Role::Assistant)
+    {
+        input.insert(0, Message::user_text(LEFT_OUT));
+    }
+    input
 }
+
+/// Where a summary request starts past the conversation's beginning.
+const LEFT_OUT: &str = "[The start of this conversation is left out here: it no longer fits. \
+                        Summarize what follows.]";
 
 /// The summary text the model wrote, without its `<analysis>` and with `<summary>` tags taken
 /// off, as Claude Code keeps it.

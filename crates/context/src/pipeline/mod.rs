@@ -476,9 +476,11 @@ fn view_compaction(step: &str, before: u64, after: u64) -> Compaction {
 fn blocked(estimate: u64, limits: Limits, reason: &str) -> PipelineError {
     PipelineError::Blocked(format!(
         "The conversation is about {estimate} tokens, too close to the model's {}-token window to \
-         send (the limit is {}), and {reason}. Run /compact to summarize it, or /clear to start \
+         send (the limit is {}), and {}. Run /compact to summarize it, or /clear to start \
          over.",
-        limits.window, limits.hard_limit
+        limits.window,
+        limits.hard_limit,
+        reason.trim_end_matches('.')
     ))
 }
 

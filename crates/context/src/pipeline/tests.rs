@@ -736,12 +736,34 @@ fn the_summary_request_starts_at_a_prompt_when_the_whole_would_not_fit() {
     let limits = small_window().limits(None);
     let instructions = "i".repeat(4_000);
     let input = autocompact::summary_input(&view, &instructions, Calibration::default(), limits);
-    // 6,002 tokens a turn: with 1,000 of instructions, the last three turns fit the 19,700
-    // hard limit, four would not.
-    assert_eq!(input, view[4..].to_vec());
+    // 6,002 tokens a turn: with 1,000 of instructions and 2,000 kept for the summary's own
+    // output (of the 20,000 window), the last two turns fit, three would not.
+    assert_eq!(input, view[6..].to_vec());
     let whole =
-        autocompact::summary_input(&view[4..], &instructions, Calibration::default(), limits);
-    assert_eq!(whole, view[4..].to_vec());
+        autocompact::summary_input(&view[6..], &instructions, Calibration::default(), limits);
+    assert_eq!(whole, view[6..].to_vec());
+    assert_valid_for_the_api(&input);
+}
+
+#[test]
+fn a_summary_request_over_the_window_without_a_later_prompt_starts_at_a_model_message() {
+    // One prompt, then a long run of tool work: there is no later prompt to start at.
+    let mut view = vec![Message::user_text("do the long job")];
+    for step in 0..6 {
+        let id = format!("c{step}");
+        view.push(call(
+            &id,
+            "Read",
+            json!({"file_path": format!("/tmp/f{step}")}),
+        ));
+        view.push(result(&id, &"r".repeat(24_000)));
+    }
+    let limits = small_window().limits(None);
+    let input = autocompact::summary_input(&view, "summarize", Calibration::default(), limits);
+    assert!(input.len() < view.len(), "cut to fit");
+    assert_eq!(input[0].role, Role::User, "starts with the user's note");
+    assert!(input[0].text().contains("left out"), "{:?}", input[0]);
+    assert_eq!(input[1].role, Role::Assistant);
     assert_valid_for_the_api(&input);
 }
 

@@ -1,0 +1,233 @@
+//! Sessions that never overflow (issue 16), through the real binary against a scripted server
+//! with a small window: the server refuses any request over it, as the API does, and answers
+//! summary requests (`tool_choice: none`) from their own replies.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+use std::process::Output;
+
+use cairn_test_support::{RecordedRequest, Reply, ScriptedBlock};
+use serde_json::{Value, json};
+
+mod support;
+use support::{Harness, WAIT};
+
+/// The window the tests give cairn (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`), in tokens.
+const WINDOW: usize = 100_000;
+/// What the server accepts: the window, at four bytes a token.
+const MAX_BODY: usize = WINDOW * 4;
+/// How many long analyses the model writes: together about 2.5 windows.
+const READS: usize = 24;
+const FIRST_PROMPT: &str = "Please write the quarterly report from the notes, step by step.";
+const SUMMARY: &str = "SUMMARY-OF-THE-SESSION: reading the quarter's files for the report.";
+
+fn is_summary(request: &RecordedRequest) -> bool {
+    request.body["tool_choice"]["type"] == json!("none")
+}
+
+/// Every text the request sends in its messages, tool results included.
+fn sent_text(request: &RecordedRequest) -> String {
+    request.body["messages"].to_string()
+}
+
+/// About `tokens` tokens of the model's own analysis of part `n`: prose no step can clear
+/// short of a summary, every line naming the part.
+fn analysis(n: usize, tokens: usize) -> String {
+    let line = format!("Analysis of part {n}: marker-{n}-of-the-data, the figures add up.\n");
+    line.repeat(tokens * 4 / line.len())
+}
+/// The session of the tests: a todo, a read and an edit of the notes, then `READS` long
+/// analyses each with a small read, then the answer.
+fn script_long_session(h: &Harness) {
+    std::fs::write(h.path("notes.md"), "status: alpha\n").unwrap();
+    h.server.push(Reply::tool_use(
+        "todo",
+        "TodoWrite",
+        json!({"todos": [
+            {"content": "Send the report to finance", "status": "pending", "activeForm": "Sending the report"},
+            {"content": "Read the notes", "status": "in_progress", "activeForm": "Reading the notes"}
+        ]}),
+    ));
+    h.server.push(Reply::tool_use(
+        "read-notes",
+        "Read",
+        json!({"file_path": h.path("notes.md")}),
+    ));
+    h.server.push(Reply::tool_use(
+        "edit-notes",
+        "Edit",
+        json!({"file_path": h.path("notes.md"), "old_string": "alpha", "new_string": "beta-edited"}),
+    ));
+    for n in 0..READS {
+        let name = format!("part{n}.txt");
+        std::fs::write(h.path(&name), format!("part {n}: 42\n")).unwrap();
+        h.server.push(Reply::blocks(vec![
+            ScriptedBlock::Text(analysis(n, 10_000)),
+            ScriptedBlock::ToolUse {
+                id: format!("read-{n}"),
+                name: "Read".into(),
+                input: json!({"file_path": h.path(&name)}),
+            },
+        ]));
+    }
+    h.server.push(Reply::text("The report is written."));
+}
+
+fn run(h: &Harness, args: &[&str]) -> Output {
+    h.command()
+        .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", WINDOW.to_string())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_session_of_two_and_a_half_windows_runs_to_its_end_within_the_window() {
+    let h = Harness::new();
+    h.server.simulate_prompt_cache();
+    h.server.reject_bodies_over(MAX_BODY);
+    h.server
+        .reply_to_text_only_requests(vec![Reply::text(SUMMARY)]);
+    script_long_session(&h);
+
+    let output = run(
+        &h,
+        &[
+            "-p",
+            FIRST_PROMPT,
+            "--permission-mode",
+            "acceptEdits",
+            "--output-format",
+            "json",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        result["result"],
+        json!("The report is written."),
+        "{result}"
+    );
+
+    let requests = h.server.requests();
+    for (n, request) in requests.iter().enumerate() {
+        let size = request.body.to_string().len();
+        assert!(
+            size <= MAX_BODY,
+            "request {n} was {size} bytes, over the window"
+        );
+    }
+    let summaries: Vec<usize> = (0..requests.len())
+        .filter(|&n| is_summary(&requests[n]))
+        .collect();
+    assert!(summaries.len() >= 2, "compacted {} times", summaries.len());
+    for &at in &summaries {
+        let next = requests[at + 1..]
+            .iter()
+            .find(|request| !is_summary(request))
+            .expect("a request after the compaction");
+        let text = sent_text(next);
+        assert!(text.contains(SUMMARY), "the summary is sent: {text:.2000}");
+        assert!(
+            text.contains(FIRST_PROMPT),
+            "the first prompt is kept verbatim"
+        );
+        assert!(
+            text.contains("Send the report to finance"),
+            "the pending todo is kept"
+        );
+        assert!(
+            text.contains("status: beta-edited"),
+            "the edited file is re-injected with its edit"
+        );
+        assert!(
+            !text.contains("marker-0-of-the-data"),
+            "the first analysis is summarised away"
+        );
+    }
+
+    // Continuing the session sends the compacted view, not the history before it.
+    h.server.push(Reply::text("Continued."));
+    let output = run(&h, &["-p", "-c", "what next?"]);
+    assert!(output.status.success(), "{output:?}");
+    let requests = h.server.wait_for_requests(requests.len() + 1, WAIT);
+    let resumed = requests.last().unwrap();
+    let text = sent_text(resumed);
+    assert!(text.contains(SUMMARY), "{text:.2000}");
+    assert!(text.contains("what next?"));
+    assert!(!text.contains("marker-0-of-the-data"));
+    assert!(resumed.body.to_string().len() <= MAX_BODY);
+}
+
+#[test]
+fn failing_summaries_trip_the_breaker_and_nothing_is_lost_on_disk() {
+    let h = Harness::new();
+    h.server.simulate_prompt_cache();
+    h.server.reject_bodies_over(MAX_BODY);
+    h.server.reply_to_text_only_requests(vec![Reply::error(
+        400,
+        "invalid_request_error",
+        "summaries are broken today",
+    )]);
+    script_long_session(&h);
+
+    let output = run(
+        &h,
+        &["-p", FIRST_PROMPT, "--permission-mode", "acceptEdits"],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let requests = h.server.requests();
+    let summaries = requests
+        .iter()
+        .filter(|request| is_summary(request))
+        .count();
+    assert_eq!(summaries, 3, "three attempts, then the breaker: {stderr}");
+    // The session either ran on or stopped with a clear error before the window: never a
+    // request the API would refuse.
+    for (n, request) in requests.iter().enumerate() {
+        let size = request.body.to_string().len();
+        assert!(
+            size <= MAX_BODY,
+            "request {n} was {size} bytes, over the window"
+        );
+    }
+    if !output.status.success() {
+        assert!(
+            stderr.contains("compact") || stderr.contains("too long"),
+            "the error says why: {stderr}"
+        );
+    }
+    // Every message the model got a reply to is in the session file.
+    let sessions = walk(&h.cairn_home().join("projects"));
+    let transcript = std::fs::read_to_string(
+        sessions
+            .iter()
+            .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(transcript.contains(FIRST_PROMPT));
+    assert!(
+        transcript.contains("marker-0-of-the-data"),
+        "nothing dropped from disk"
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                found.extend(walk(&path));
+            } else {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
