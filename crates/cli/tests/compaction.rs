@@ -231,3 +231,76 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+#[test]
+fn compact_as_a_prompt_summarizes_tells_the_hooks_and_writes_a_boundary_line() {
+    let h = Harness::new();
+    let log = h.path("hooks.log");
+    let record = format!("cat >> '{0}'; echo >> '{0}'", log.display());
+    h.settings(json!({"hooks": {
+        "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": record}]}],
+        "PostCompact": [{"hooks": [{"type": "command", "command": record}]}],
+    }}));
+    h.server.push(Reply::text("First answer."));
+    let output = run(&h, &["-p", FIRST_PROMPT]);
+    assert!(output.status.success(), "{output:?}");
+    h.server
+        .reply_to_text_only_requests(vec![Reply::text(SUMMARY)]);
+
+    let output = run(
+        &h,
+        &[
+            "-p",
+            "-c",
+            "/compact keep the figures",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let boundary = lines
+        .iter()
+        .find(|line| line["subtype"] == json!("compact_boundary"))
+        .expect("a compact_boundary line");
+    assert_eq!(boundary["compact_metadata"]["trigger"], json!("manual"));
+    assert!(boundary["compact_metadata"]["pre_tokens"].as_u64().unwrap() > 0);
+    let result = lines.last().unwrap();
+    assert_eq!(result["type"], json!("result"));
+    assert_eq!(result["is_error"], json!(false), "{result}");
+
+    let requests = h.server.requests();
+    let summary_request = requests.iter().find(|request| is_summary(request)).unwrap();
+    assert!(
+        sent_text(summary_request).contains("keep the figures"),
+        "the user's instructions reach the summary request"
+    );
+    let hooks: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(hooks.len(), 2, "{hooks:?}");
+    assert_eq!(hooks[0]["hook_event_name"], json!("PreCompact"));
+    assert_eq!(hooks[0]["trigger"], json!("manual"));
+    assert_eq!(hooks[0]["custom_instructions"], json!("keep the figures"));
+    assert_eq!(hooks[1]["hook_event_name"], json!("PostCompact"));
+    assert!(
+        hooks[1]["compact_summary"]
+            .as_str()
+            .unwrap()
+            .contains("SUMMARY-OF-THE-SESSION")
+    );
+
+    // The next run continues from the summary.
+    h.server.push(Reply::text("Go on."));
+    let output = run(&h, &["-p", "-c", "and now?"]);
+    assert!(output.status.success(), "{output:?}");
+    let last = h.server.requests().last().cloned().unwrap();
+    assert!(sent_text(&last).contains("SUMMARY-OF-THE-SESSION"));
+}
