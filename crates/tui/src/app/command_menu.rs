@@ -133,8 +133,8 @@ mod tests {
     fn prefix_matches_come_before_fuzzy_ones() {
         let entries = entries(&[custom("commit-push", None)]);
         assert_eq!(
-            names(&entries, &matches(&entries, "co", 8))[..4],
-            ["cost", "context", "config", "commit-push"]
+            names(&entries, &matches(&entries, "co", 8))[..5],
+            ["cost", "context", "config", "compact", "commit-push"]
         );
         assert_eq!(names(&entries, &matches(&entries, "mdl", 8)), ["model"]);
         let entries = super::entries(&[custom("c", None)]);
