@@ -27,8 +27,8 @@ pub struct Args {
     #[arg(long)]
     pub model: Option<String>,
 
-    /// Stop after this many model requests in one turn.
-    #[arg(long)]
+    /// Stop after this many model requests in one turn (at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
 
     /// Report progress (tool calls, retries, usage) on standard error.
@@ -88,6 +88,43 @@ pub struct Args {
     /// Extra settings, above every settings file: a JSON file or an inline JSON object.
     #[arg(long, value_name = "FILE_OR_JSON")]
     pub settings: Option<String>,
+}
+
+/// The exit status of a usage error, clap's own included (README: "2 for usage errors").
+pub const USAGE_STATUS: u8 = 2;
+
+/// A command line that asks for something cairn cannot do, found after parsing
+/// (`--fork-session` without `--continue`, a session id that is not a UUID): the run exits
+/// with [`USAGE_STATUS`], as for a flag clap refuses.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The output format a command line asks for, read from the raw arguments: for reporting a
+/// command line clap refused in the format the caller reads. Anything unreadable is text.
+pub fn requested_output_format(raw: &[std::ffi::OsString]) -> OutputFormat {
+    let mut format = OutputFormat::Text;
+    let mut arguments = raw.iter().skip(1).map(|argument| argument.to_str());
+    while let Some(argument) = arguments.next() {
+        let value = match argument {
+            // Everything after `--` is the prompt.
+            Some("--") => break,
+            Some("--output-format") => arguments.next().flatten(),
+            Some(other) => other.strip_prefix("--output-format="),
+            None => None,
+        };
+        if let Some(value) = value {
+            format = OutputFormat::from_str(value, false).unwrap_or(OutputFormat::Text);
+        }
+    }
+    format
 }
 
 #[derive(Debug, Subcommand)]

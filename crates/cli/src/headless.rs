@@ -15,8 +15,8 @@ use cairn_tools::SessionState;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 
-use crate::args::Args;
-use crate::output::Printer;
+use crate::args::{Args, USAGE_STATUS, UsageError};
+use crate::output::{Printer, print_error_result};
 use crate::setup::{Prepared, prepare, run_session_hook};
 
 pub async fn run(args: Args) -> ExitCode {
@@ -39,8 +39,12 @@ pub async fn run(args: Args) -> ExitCode {
     ) = match prepared {
         Ok(prepared) => prepared,
         Err(err) => {
-            eprintln!("error: {err:#}");
-            return ExitCode::FAILURE;
+            print_error_result(args.output_format, &format!("{err:#}"), started.elapsed());
+            return if err.is::<UsageError>() {
+                ExitCode::from(USAGE_STATUS)
+            } else {
+                ExitCode::FAILURE
+            };
         }
     };
     // `/compact [instructions]` compacts the session (continued with -c or --resume).

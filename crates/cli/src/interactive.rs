@@ -180,12 +180,15 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
             (ExitCode::FAILURE, None)
         }
     };
-    // The terminal may be gone (a closed window): what cannot be written is dropped.
-    let _ = writeln!(
-        std::io::stdout(),
-        "Resume this session with: cairn --resume {}",
-        session.session_id
-    );
+    // Only a session with a transcript can be resumed: one in which nothing was said has none.
+    if crate::session::is_resumable(&cwd, &session.session_id) {
+        // The terminal may be gone (a closed window): what cannot be written is dropped.
+        let _ = writeln!(
+            std::io::stdout(),
+            "Resume this session with: cairn --resume {}",
+            session.session_id
+        );
+    }
     (code, exit)
 }
 

@@ -34,7 +34,12 @@ fn main() -> ExitCode {
     // Before any command runs: they must not read cairn's environment (its API key) from
     // /proc/<cairn's pid>/environ.
     cairn_tools::hide_own_process_from_commands();
-    let args = args::Args::parse();
+    let started = std::time::Instant::now();
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let args = match args::Args::try_parse_from(&raw) {
+        Ok(args) => args,
+        Err(error) => return refuse_command_line(&error, &raw, started.elapsed()),
+    };
     match &args.command {
         Some(args::Command::Debug {
             what: args::DebugCommand::Prompt,
@@ -69,6 +74,37 @@ fn main() -> ExitCode {
     // Its commands were stopped, or deliberately left running, on the way out.
     cairn_tools::forget_recorded_process_groups();
     code
+}
+
+/// A command line clap refused (exit 2), or `--help`/`--version` (exit 0). A script that
+/// asked for `json` or `stream-json` gets the error as a result object on standard output
+/// too, as for any other failure.
+fn refuse_command_line(
+    error: &clap::Error,
+    raw: &[std::ffi::OsString],
+    elapsed: std::time::Duration,
+) -> ExitCode {
+    if !error.use_stderr() {
+        let _ = error.print();
+        return ExitCode::SUCCESS;
+    }
+    match args::requested_output_format(raw) {
+        args::OutputFormat::Text => {
+            let _ = error.print();
+        }
+        format @ (args::OutputFormat::Json | args::OutputFormat::StreamJson) => {
+            // clap's text without its `error: ` and its closing hint about `--help`.
+            let rendered = error.render().to_string();
+            let message = rendered
+                .trim_start_matches("error: ")
+                .split("\n\n")
+                .next()
+                .unwrap_or_default()
+                .trim();
+            output::print_error_result(format, message, elapsed);
+        }
+    }
+    ExitCode::from(args::USAGE_STATUS)
 }
 
 /// Stops the commands that a cairn killed without a chance to stop them (SIGKILL) left

@@ -13,7 +13,7 @@ use cairn_session::{
     SessionSummary,
 };
 
-use crate::args::Args;
+use crate::args::{Args, UsageError};
 
 /// Sessions untouched for longer than this are removed at start-up, unless settings say
 /// otherwise (`cleanupPeriodDays`).
@@ -47,9 +47,9 @@ pub fn cairn_home() -> anyhow::Result<PathBuf> {
 pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<OpenedSession> {
     let store = SessionStore::new(cairn_home()?);
     let chosen_id = match &args.session_id {
-        Some(text) => {
-            Some(SessionId::parse(text).map_err(|err| anyhow::anyhow!("--session-id: {err}"))?)
-        }
+        Some(text) => Some(
+            SessionId::parse(text).map_err(|err| usage_error(format!("--session-id: {err}")))?,
+        ),
         None => None,
     };
     let resume_from = if args.continue_session {
@@ -60,21 +60,25 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
         )
     } else if let Some(resume) = &args.resume {
         if resume.is_empty() {
-            anyhow::bail!(
-                "--resume needs a session id in -p mode (list them with `cairn sessions`)"
-            );
+            return Err(usage_error(
+                "--resume needs a session id in -p mode (list them with `cairn sessions`)".into(),
+            ));
         }
-        Some(SessionId::parse(resume).map_err(|err| anyhow::anyhow!("--resume: {err}"))?)
+        Some(SessionId::parse(resume).map_err(|err| usage_error(format!("--resume: {err}")))?)
     } else {
         None
     };
 
     let Some(from) = resume_from else {
         if args.fork_session {
-            anyhow::bail!("--fork-session goes with --continue or --resume");
+            return Err(usage_error(
+                "--fork-session goes with --continue or --resume".into(),
+            ));
         }
         let id = chosen_id.unwrap_or_else(SessionId::new);
-        let opened = store.create(
+        // The file appears with the first message: a session left before anything was said
+        // leaves nothing behind.
+        let log = store.start(
             cwd,
             &id,
             NewSession {
@@ -82,7 +86,7 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
                 git_branch: current_branch(cwd),
             },
         );
-        return Ok(finish(&store, cwd, id, SessionLog::new(opened), Vec::new()));
+        return Ok(finish(&store, cwd, id, log, Vec::new()));
     };
 
     let loaded = store.load(cwd, &from)?;
@@ -94,7 +98,9 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
         (id, store.fork(cwd, &from, &id))
     } else {
         if chosen_id.is_some_and(|chosen| chosen != from) {
-            anyhow::bail!("--session-id names a new session; add --fork-session to resume into it");
+            return Err(usage_error(
+                "--session-id names a new session; add --fork-session to resume into it".into(),
+            ));
         }
         match store.open_append(cwd, &from) {
             // Another cairn is writing it: appending too would interleave two conversations
@@ -117,6 +123,11 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
     Ok(finish(&store, cwd, id, log, loaded.messages))
 }
 
+/// A command line whose session flags do not go together: the run exits with status 2.
+fn usage_error(message: String) -> anyhow::Error {
+    anyhow::Error::new(UsageError(message))
+}
+
 fn finish(
     store: &SessionStore,
     cwd: &Path,
@@ -135,6 +146,15 @@ fn finish(
         history,
         transcript_path,
     }
+}
+
+/// Whether session `id` of the project in `cwd` has a transcript to resume: a session in
+/// which nothing was said, or one kept in memory only, has none.
+pub fn is_resumable(cwd: &Path, id: &str) -> bool {
+    let (Ok(home), Ok(id)) = (cairn_home(), SessionId::parse(id)) else {
+        return false;
+    };
+    SessionStore::new(home).path(cwd, &id).is_file()
 }
 
 /// The sessions `cairn --resume` (without an id) offers in `cwd`, newest first; an error
@@ -185,11 +205,16 @@ pub fn run_sessions_command() -> ExitCode {
         }
         let mut out = String::new();
         for session in sessions {
+            // A session whose turns failed before any answer is not a conversation of N
+            // messages; its error is what it comes to.
+            let size = match &session.failure {
+                Some(_) => format!("{:>13}", "failed"),
+                None => format!("{:>4} messages", session.message_count),
+            };
             out.push_str(&format!(
-                "{}  {}  {:>4} messages  ${:.4}  {}\n",
+                "{}  {}  {size}  ${:.4}  {}\n",
                 session.id,
                 format_time(session.started_at),
-                session.message_count,
                 session.cost_usd,
                 session.first_prompt
             ));

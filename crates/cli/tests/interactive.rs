@@ -142,7 +142,11 @@ fn unknown_commands_say_so() {
 #[test]
 fn ctrl_d_on_an_empty_line_exits_with_the_resume_hint() {
     let h = Harness::new();
+    h.server.push(Reply::text("Noted."));
     let term = Terminal::start(&h);
+    // Only a session in which something was said has anything to resume.
+    term.send_line("remember this");
+    term.wait_for("Noted.");
     term.press("C-d");
     let screen = term.wait_for("Resume this session with: cairn --resume ");
     let line = screen

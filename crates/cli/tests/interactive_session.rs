@@ -345,7 +345,11 @@ fn status_names_the_auth_source_but_never_the_key() {
 #[test]
 fn sigterm_puts_the_terminal_back_and_prints_the_resume_hint() {
     let h = Harness::new();
+    h.server.push(Reply::text("Noted."));
     let term = Terminal::start(&h);
+    // Only a session in which something was said has anything to resume.
+    term.send_line("remember this");
+    term.wait_for("Noted.");
     // Even from the transcript view, on the alternate screen.
     term.press("C-o");
     term.wait_for("Transcript ·");
@@ -456,7 +460,9 @@ fn ctrl_c_twice_exits_but_a_lone_one_lapses() {
     assert_eq!(term.exit_status(), None, "one press does not exit");
     term.press("C-c");
     assert_eq!(term.wait_for_exit(), 0);
-    term.wait_for("Resume this session with");
+    // Nothing was said: there is nothing to resume, and no hint says otherwise.
+    let screen = term.screen();
+    assert!(!screen.contains("Resume this session with"), "{screen}");
 }
 
 #[test]

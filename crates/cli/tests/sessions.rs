@@ -154,8 +154,9 @@ fn resume_by_id_and_fork_leave_the_original_byte_identical() {
 #[test]
 fn resume_without_an_id_in_print_mode_and_bad_ids_are_clear_errors() {
     let h = Harness::new();
+    // Usage errors exit 2.
     let output = h.command().args(["-p", "hi", "--resume"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
         stderr.contains("--resume needs a session id in -p mode"),
@@ -167,7 +168,7 @@ fn resume_without_an_id_in_print_mode_and_bad_ids_are_clear_errors() {
         .args(["-p", "hi", "--session-id", "../../etc"])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert!(
         String::from_utf8(output.stderr)
             .unwrap()
