@@ -51,10 +51,12 @@ pub struct SessionLog {
 #[derive(Debug)]
 enum Target {
     /// Nothing said yet: the file is created, header first, at the first conversation entry;
-    /// the entries before it wait in `held`.
+    /// the lines of a forked session's history (`copied`, already serialised) and the entries
+    /// since (`held`) come before it.
     NotStarted {
         path: PathBuf,
         header: SessionHeader,
+        copied: Vec<u8>,
         held: Vec<Entry>,
     },
     File(SessionWriter),
@@ -77,15 +79,27 @@ impl SessionLog {
         }
     }
 
-    /// A log for a new session whose file at `path` does not exist yet.
-    pub(crate) fn not_started(path: PathBuf, header: SessionHeader) -> Self {
+    /// A log for a new session whose file at `path` does not exist yet; `copied` holds the
+    /// lines of a forked session's history (each ending with a newline), or nothing.
+    pub(crate) fn not_started(path: PathBuf, header: SessionHeader, copied: Vec<u8>) -> Self {
         SessionLog {
             target: Target::NotStarted {
                 path,
                 header,
+                copied,
                 held: Vec::new(),
             },
             warning: None,
+        }
+    }
+
+    /// Appends an entry that continues the history without being said in this session (the
+    /// repair of a resumed conversation's cut tool calls): in a session not started yet it
+    /// waits for the first message like a model switch; otherwise it is appended.
+    pub fn append_to_history(&mut self, entry: &Entry) {
+        match &mut self.target {
+            Target::NotStarted { held, .. } => held.push(entry.clone()),
+            Target::File(_) | Target::Memory => self.append(entry),
         }
     }
 
@@ -111,18 +125,31 @@ impl SessionLog {
 
     /// Creates the file of a session not started yet, with the entries held so far.
     fn start_file(&mut self) {
-        let Target::NotStarted { path, header, held } =
-            std::mem::replace(&mut self.target, Target::Memory)
+        let Target::NotStarted {
+            path,
+            header,
+            copied,
+            held,
+        } = std::mem::replace(&mut self.target, Target::Memory)
         else {
             return;
         };
-        let started = SessionWriter::create(path, &header).and_then(|mut writer| {
-            held.iter().try_for_each(|entry| writer.append(entry))?;
-            Ok(writer)
-        });
-        match started {
-            Ok(writer) => self.target = Target::File(writer),
-            Err(error) => self.fail(error),
+        let mut writer = match SessionWriter::create(path, &header) {
+            Ok(writer) => writer,
+            Err(error) => return self.fail(error),
+        };
+        let written = writer
+            .append_raw_lines(&copied)
+            .and_then(|()| held.iter().try_for_each(|entry| writer.append(entry)));
+        match written {
+            Ok(()) => self.target = Target::File(writer),
+            Err(error) => {
+                // A half-written copy is worth nothing; the original is intact.
+                if !copied.is_empty() {
+                    let _ = std::fs::remove_file(writer.path());
+                }
+                self.fail(error);
+            }
         }
     }
 

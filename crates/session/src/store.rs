@@ -120,7 +120,7 @@ impl SessionStore {
         if path.exists() {
             return SessionLog::new(Err(SessionError::AlreadyExists { path }));
         }
-        SessionLog::not_started(path, new_header(cwd, id, new))
+        SessionLog::not_started(path, new_header(cwd, id, new), Vec::new())
     }
 
     /// Opens a session to append to it (resume). A torn last line stays where it is; the
@@ -175,6 +175,44 @@ impl SessionStore {
         from: &SessionId,
         new_id: &SessionId,
     ) -> Result<SessionWriter, SessionError> {
+        let (header, copied) = self.fork_lines(cwd, from, new_id)?;
+        let mut writer = SessionWriter::create(self.path(cwd, new_id), &header)?;
+        if let Err(error) = writer
+            .append_raw_lines(&copied)
+            .and_then(|()| writer.sync())
+        {
+            // A half-written copy is worth nothing; the original is intact.
+            let _ = fs::remove_file(writer.path());
+            return Err(error);
+        }
+        Ok(writer)
+    }
+
+    /// Like [`SessionStore::fork`], but the copy is written with the new session's first
+    /// message, as [`SessionStore::start`] does: a fork in which nothing was said leaves no
+    /// second copy of the conversation behind. The original is read now.
+    pub fn start_fork(
+        &self,
+        cwd: &Path,
+        from: &SessionId,
+        new_id: &SessionId,
+    ) -> Result<SessionLog, SessionError> {
+        let (header, copied) = self.fork_lines(cwd, from, new_id)?;
+        let path = self.path(cwd, new_id);
+        if path.exists() {
+            return Err(SessionError::AlreadyExists { path });
+        }
+        Ok(SessionLog::not_started(path, header, copied))
+    }
+
+    /// The header of a fork of `from` as `new_id`, and the lines to copy into it (torn lines
+    /// left out).
+    fn fork_lines(
+        &self,
+        cwd: &Path,
+        from: &SessionId,
+        new_id: &SessionId,
+    ) -> Result<(SessionHeader, Vec<u8>), SessionError> {
         let source = self.path(cwd, from);
         let bytes = read_file(&source).map_err(|error| not_found(error, from, source.clone()))?;
         let mut copied = Vec::with_capacity(bytes.len());
@@ -190,16 +228,7 @@ impl SessionStore {
             forked_from: Some(*from),
             ..header
         };
-        let mut writer = SessionWriter::create(self.path(cwd, new_id), &header)?;
-        if let Err(error) = writer
-            .append_raw_lines(&copied)
-            .and_then(|()| writer.sync())
-        {
-            // A half-written copy is worth nothing; the original is intact.
-            let _ = fs::remove_file(writer.path());
-            return Err(error);
-        }
-        Ok(writer)
+        Ok((header, copied))
     }
 
     /// Removes the session files not modified within `older_than`, with their sibling

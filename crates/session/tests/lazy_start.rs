@@ -99,6 +99,58 @@ fn the_first_message_writes_the_header_and_what_waited_for_it() {
 }
 
 #[test]
+fn a_fork_is_copied_with_its_first_message_and_not_at_all_without_one() {
+    let home = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(home.path());
+    let cwd = Path::new("/work/app");
+    let original = SessionId::new();
+    let mut log = store.start(cwd, &original, new_session());
+    log.append(&Entry::user(Message::user_text("the question")));
+    log.append(&answer("the answer"));
+    log.sync();
+    drop(log);
+    let before = fs::read(store.path(cwd, &original)).unwrap();
+
+    // Forked, then left before anything was said: no copy.
+    let idle = SessionId::new();
+    let log = store.start_fork(cwd, &original, &idle).unwrap();
+    assert_eq!(log.persistence(), Persistence::NotStarted);
+    drop(log);
+    assert!(!store.path(cwd, &idle).exists());
+    assert_eq!(store.list(cwd).unwrap().len(), 1);
+
+    // Forked, repaired and continued: the copy, the repair, then the new message.
+    let forked = SessionId::new();
+    let mut log = store.start_fork(cwd, &original, &forked).unwrap();
+    log.append_to_history(&Entry::model_change("claude-opus-4-1"));
+    assert!(!store.path(cwd, &forked).exists());
+    log.append(&Entry::user(Message::user_text("and then?")));
+    log.sync();
+    assert_eq!(log.take_warning().map(|warning| warning.to_string()), None);
+    drop(log);
+    assert_eq!(
+        line_types(&store.path(cwd, &forked)),
+        ["header", "user", "assistant", "model_change", "user"]
+    );
+    let loaded = store.load(cwd, &forked).unwrap();
+    assert_eq!(loaded.header.forked_from, Some(original));
+    assert_eq!(loaded.messages.len(), 3);
+    assert_eq!(fs::read(store.path(cwd, &original)).unwrap(), before);
+
+    // Onto an existing id: refused at once.
+    assert_eq!(
+        store
+            .start_fork(cwd, &original, &forked)
+            .err()
+            .map(|error| error.to_string()),
+        Some(format!(
+            "the session file {} already exists",
+            store.path(cwd, &forked).display()
+        ))
+    );
+}
+
+#[test]
 fn starting_a_session_whose_file_exists_keeps_it_in_memory_and_says_so() {
     let home = tempfile::tempdir().unwrap();
     let store = SessionStore::new(home.path());
