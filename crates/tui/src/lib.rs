@@ -36,5 +36,7 @@ pub use theme::{Appearance, ColorSupport, Theme};
 pub use todos::render_todos;
 pub use tool_cell::key_argument;
 pub use transcript::{ThinkingDisplay, Transcript};
-pub use trust_dialog::{TrustAnswer, TrustDialog, TrustDialogView, TrustQuestion, run_trust_dialog};
+pub use trust_dialog::{
+    TrustAnswer, TrustDialog, TrustDialogView, TrustQuestion, run_trust_dialog,
+};
 pub use wrap::{sanitize, truncate};
