@@ -50,6 +50,14 @@ pub enum ModelError {
     )]
     InvalidCredential { variable: &'static str },
 
+    /// The command that supplies the key (`apiKeyHelper`) failed. `problem` says how, and
+    /// quotes its error output, never its output (which would be the key).
+    #[error("the {setting} command failed: {problem}; check the {setting} setting")]
+    CredentialHelper {
+        setting: &'static str,
+        problem: String,
+    },
+
     #[error("could not set up the HTTP client: {0}")]
     HttpClient(String),
 
@@ -227,6 +235,7 @@ impl ModelError {
             ModelError::MissingCredentials { .. }
             | ModelError::InvalidSetting { .. }
             | ModelError::InvalidCredential { .. }
+            | ModelError::CredentialHelper { .. }
             | ModelError::HttpClient(_)
             | ModelError::Unauthorized { .. }
             | ModelError::PermissionDenied { .. }

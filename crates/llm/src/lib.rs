@@ -12,6 +12,7 @@
 //! ([`models`]); and [`pricing`], which turns usage into dollars.
 
 pub mod anthropic;
+pub mod credential;
 mod error;
 mod http;
 pub mod models;

@@ -10,22 +10,63 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("haiku", "claude-haiku-4-5"),
 ];
 
-/// The API model id for `name`: an alias (`opus`, `sonnet`, `haiku`, in any case) becomes its
-/// model id; anything else is taken to be an id already and returned trimmed.
+/// The choice that depends on the permission mode: opus while planning, sonnet otherwise.
+pub const OPUS_PLAN: &str = "opusplan";
+
+/// The alias for [`DEFAULT_MODEL`] (Claude Code's `default`).
+const DEFAULT_ALIAS: &str = "default";
+
+/// The model choice `name` stands for: an alias (`opus`, `sonnet`, `haiku`, `default`, in any
+/// case) becomes its model id; `opusplan` stays a choice, resolved per request by
+/// [`model_for_mode`]; anything else is taken to be an id already and returned trimmed.
 ///
 /// ```
 /// use cairn_llm::models::resolve_model;
 ///
 /// assert_eq!(resolve_model("opus"), "claude-opus-4-5");
+/// assert_eq!(resolve_model("default"), "claude-sonnet-4-5");
+/// assert_eq!(resolve_model("OpusPlan"), "opusplan");
 /// assert_eq!(resolve_model("claude-3-5-haiku-20241022"), "claude-3-5-haiku-20241022");
 /// ```
 pub fn resolve_model(name: &str) -> String {
     let name = name.trim();
+    if name.eq_ignore_ascii_case(OPUS_PLAN) {
+        return OPUS_PLAN.to_string();
+    }
+    if name.eq_ignore_ascii_case(DEFAULT_ALIAS) {
+        return DEFAULT_MODEL.to_string();
+    }
     ALIASES
         .iter()
         .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
         .map_or(name, |(_, id)| id)
         .to_string()
+}
+
+/// The model id a request goes to, for a session whose model choice is `choice` while the
+/// permission mode is `mode`: `opusplan` is opus in plan mode and sonnet otherwise; any other
+/// choice is resolved as [`resolve_model`] does.
+///
+/// ```
+/// use cairn_llm::models::model_for_mode;
+/// use cairn_protocol::PermissionMode;
+///
+/// assert_eq!(model_for_mode("opusplan", PermissionMode::Plan), "claude-opus-4-5");
+/// assert_eq!(model_for_mode("opusplan", PermissionMode::AcceptEdits), "claude-sonnet-4-5");
+/// assert_eq!(model_for_mode("haiku", PermissionMode::Plan), "claude-haiku-4-5");
+/// ```
+pub fn model_for_mode(choice: &str, mode: cairn_protocol::PermissionMode) -> String {
+    let choice = resolve_model(choice);
+    if choice != OPUS_PLAN {
+        return choice;
+    }
+    match mode {
+        cairn_protocol::PermissionMode::Plan => resolve_model("opus"),
+        cairn_protocol::PermissionMode::Default
+        | cairn_protocol::PermissionMode::AcceptEdits
+        | cairn_protocol::PermissionMode::BypassPermissions
+        | cairn_protocol::PermissionMode::DontAsk => resolve_model("sonnet"),
+    }
 }
 
 /// The context window of Claude models, in tokens.
@@ -44,7 +85,8 @@ fn claude_model(model: &str) -> Option<(String, bool)> {
         .iter()
         .find_map(|suffix| name.strip_suffix(suffix))
         .map_or((name.as_str(), false), |base| (base, true));
-    let id = resolve_model(base);
+    // `opusplan`'s two models share the window and the output ceiling.
+    let id = model_for_mode(base, cairn_protocol::PermissionMode::Default);
     id.starts_with("claude-").then_some((id, long))
 }
 
@@ -116,6 +158,36 @@ mod tests {
         assert_eq!(resolve_model("Sonnet"), "claude-sonnet-4-5");
         assert_eq!(resolve_model(" haiku "), "claude-haiku-4-5");
         assert_eq!(resolve_model(DEFAULT_MODEL), DEFAULT_MODEL);
+    }
+
+    #[test]
+    fn opusplan_follows_the_mode_and_default_is_the_default_model() {
+        use cairn_protocol::PermissionMode;
+
+        let by_mode: Vec<(PermissionMode, String)> = PermissionMode::ALL
+            .iter()
+            .map(|&mode| (mode, model_for_mode("opusplan", mode)))
+            .collect();
+        assert_eq!(
+            by_mode,
+            vec![
+                (PermissionMode::Default, "claude-sonnet-4-5".to_string()),
+                (PermissionMode::AcceptEdits, "claude-sonnet-4-5".to_string()),
+                (PermissionMode::Plan, "claude-opus-4-5".to_string()),
+                (
+                    PermissionMode::BypassPermissions,
+                    "claude-sonnet-4-5".to_string()
+                ),
+                (PermissionMode::DontAsk, "claude-sonnet-4-5".to_string()),
+            ]
+        );
+        assert_eq!(resolve_model(" Default "), DEFAULT_MODEL);
+        assert_eq!(
+            model_for_mode("default", PermissionMode::Plan),
+            DEFAULT_MODEL
+        );
+        assert_eq!(context_window("opusplan"), Some(200_000));
+        assert_eq!(max_output_tokens("opusplan"), Some(64_000));
     }
 
     #[test]

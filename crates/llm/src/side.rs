@@ -43,7 +43,8 @@ impl SideModel {
     pub fn new(client: Arc<dyn ModelClient>, model: impl Into<String>) -> Self {
         SideModel {
             client,
-            model: models::resolve_model(&model.into()),
+            // A side request has no plan mode: `opusplan` is its sonnet.
+            model: models::model_for_mode(&model.into(), cairn_protocol::PermissionMode::Default),
         }
     }
 

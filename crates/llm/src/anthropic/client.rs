@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -13,9 +14,10 @@ use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
-use super::config::AnthropicConfig;
+use super::config::{AnthropicConfig, AuthHeaders, Credential, source_headers};
 use super::request_body::{PromptCaching, messages_body};
 use super::stream::StreamDecoder;
+use crate::credential::{CredentialSource, Freshness};
 use crate::error::{body_excerpt, error_chain};
 use crate::http::{HttpClient, is_event_stream, stream_broke};
 use crate::retry::{Setback, is_connection_refused, retry_after_from_headers};
@@ -42,7 +44,7 @@ pub struct AnthropicClient {
     url: Url,
     /// The base URL as configured, for saying where nothing is listening.
     base_url: String,
-    auth: (HeaderName, HeaderValue),
+    auth: Auth,
     /// Where the credential and the base URL came from, for error messages.
     variables: ProviderVariables,
     retry: RetryPolicy,
@@ -61,7 +63,15 @@ impl AnthropicClient {
     /// first request.
     pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
         let url = config.messages_url()?;
-        let auth = config.credential.header()?;
+        let auth = match (config.credential.fixed_headers()?, &config.credential) {
+            (Some(headers), _) => Auth::Fixed(headers),
+            (None, Credential::Source(source)) => Auth::Source(Arc::clone(source)),
+            (None, Credential::ApiKey(_) | Credential::AuthToken(_)) => {
+                return Err(ModelError::InvalidCredential {
+                    variable: config.credential.variable(),
+                });
+            }
+        };
         Ok(AnthropicClient {
             http: HttpClient::warm_up(config.connect_timeout),
             url,
@@ -78,10 +88,15 @@ impl AnthropicClient {
 
     /// One attempt: send, then stream the answer. `trace` records what the retry that may
     /// follow needs to know.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one attempt's inputs, all distinct"
+    )]
     async fn attempt(
         &self,
         body: &Bytes,
         model: &str,
+        auth: &AuthHeaders,
         on_event: &mut (dyn FnMut(ModelEvent) + Send),
         trace: &mut AttemptTrace,
         cancel: &CancellationToken,
@@ -90,7 +105,7 @@ impl AnthropicClient {
             .http
             .get()?
             .post(self.url.clone())
-            .headers(self.request_headers())
+            .headers(request_headers(auth))
             .body(body.clone())
             .send();
         let response = tokio::select! {
@@ -197,22 +212,24 @@ impl AnthropicClient {
         decoder.finish(&mut forward)
     }
 
-    fn request_headers(&self) -> HeaderMap {
-        let mut headers = HeaderMap::with_capacity(4);
-        headers.insert(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static(ANTHROPIC_VERSION),
-        );
-        headers.insert(
-            reqwest::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        headers.insert(
-            reqwest::header::ACCEPT,
-            HeaderValue::from_static("text/event-stream"),
-        );
-        headers.insert(self.auth.0.clone(), self.auth.1.clone());
-        headers
+    /// The credential headers for the next attempt: the fixed ones, or the source's key
+    /// (`Fresh` after a 401), asked for while cancellation can still stop the wait.
+    async fn auth_headers(
+        &self,
+        freshness: Freshness,
+        cancel: &CancellationToken,
+    ) -> Result<AuthHeaders, ModelError> {
+        match &self.auth {
+            Auth::Fixed(headers) => Ok(headers.clone()),
+            Auth::Source(source) => {
+                let key = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                    key = source.key(freshness) => key?,
+                };
+                source_headers(&key, source.setting())
+            }
+        }
     }
 
     /// The message of a refused connection: where, and which variable says so.
@@ -222,6 +239,34 @@ impl AnthropicClient {
             self.base_url, self.variables.base_url
         )
     }
+}
+
+/// The headers of one request: the API version, JSON in, an event stream out, and `auth`.
+fn request_headers(auth: &AuthHeaders) -> HeaderMap {
+    let mut headers = HeaderMap::with_capacity(5);
+    headers.insert(
+        HeaderName::from_static("anthropic-version"),
+        HeaderValue::from_static(ANTHROPIC_VERSION),
+    );
+    headers.insert(
+        reqwest::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        reqwest::header::ACCEPT,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    for (name, value) in auth {
+        headers.insert(name.clone(), value.clone());
+    }
+    headers
+}
+
+/// How the client authenticates: the same headers every time, or a key asked of a source
+/// before each request and again after a 401.
+enum Auth {
+    Fixed(AuthHeaders),
+    Source(Arc<dyn CredentialSource>),
 }
 
 /// What one attempt did besides its result, for the retry that may follow.
@@ -259,17 +304,21 @@ impl ModelClient for AnthropicClient {
             })?;
         let body = Bytes::from(body);
         let mut attempt = 1;
+        let mut freshness = Freshness::Kept;
+        let mut key_renewed = false;
         loop {
             if cancel.is_cancelled() {
                 return Err(ModelError::Cancelled);
             }
+            let auth = self.auth_headers(freshness, cancel).await?;
+            freshness = Freshness::Kept;
             let mut trace = AttemptTrace {
                 emitted: false,
                 setback: Setback::Transient,
             };
             let attempted = tokio::time::timeout(
                 self.request_timeout,
-                self.attempt(&body, &request.model, on_event, &mut trace, cancel),
+                self.attempt(&body, &request.model, &auth, on_event, &mut trace, cancel),
             )
             .await;
             let error = match attempted {
@@ -277,6 +326,15 @@ impl ModelClient for AnthropicClient {
                 Ok(Err(error)) => error,
                 Err(_) => ModelError::RequestTimedOut(self.request_timeout),
             };
+            // A key from a source may have expired: ask it for a new one and send once more.
+            if matches!(error, ModelError::Unauthorized { .. })
+                && matches!(self.auth, Auth::Source(_))
+                && !key_renewed
+            {
+                key_renewed = true;
+                freshness = Freshness::Fresh;
+                continue;
+            }
             if !error.is_retryable() {
                 return Err(error);
             }
@@ -338,15 +396,84 @@ mod tests {
             match AnthropicClient::new(config) {
                 Ok(client) => {
                     shown.push(format!("{client:?}"));
-                    shown.push(format!("{:?}", client.request_headers()));
+                    let Auth::Fixed(auth) = &client.auth else {
+                        panic!("a key from a variable is fixed");
+                    };
+                    shown.push(format!("{:?}", request_headers(auth)));
                 }
                 Err(error) => panic!("{error}"),
             }
+        }
+        match source_headers(secret, "apiKeyHelper") {
+            Ok(auth) => shown.push(format!("{:?}", request_headers(&auth))),
+            Err(error) => panic!("{error}"),
         }
         for text in &shown {
             assert!(!text.contains("SECRET"), "{text}");
         }
         assert_eq!(shown[0], "ApiKey(\"<redacted>\")");
+    }
+
+    /// A key from `apiKeyHelper` goes as `x-api-key` and as a bearer token; after a 401 the
+    /// helper runs again and the request is sent once more with its new key. A second 401
+    /// is the user's to fix, and names the setting.
+    #[tokio::test]
+    async fn a_refused_helper_key_is_renewed_and_the_request_sent_again_once() {
+        use cairn_test_support::{Reply, ScriptedServer};
+
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let helper = crate::credential::KeyHelper::new(
+            "n=$(( $(cat count 2>/dev/null || echo 0) + 1 )); echo $n > count; echo key-$n",
+            dir.path().to_path_buf(),
+            None,
+        );
+        let server = ScriptedServer::start();
+        let mut config = AnthropicConfig::new(Credential::Source(Arc::new(helper)));
+        config.base_url = server.url();
+        let client = AnthropicClient::new(config).unwrap_or_else(|error| panic!("{error}"));
+        let request = ModelRequest {
+            model: "claude-sonnet-4-5".to_string(),
+            system: cairn_protocol::SystemPrompt::default(),
+            messages: vec![cairn_protocol::Message::user_text("hi")],
+            tools: vec![],
+            max_tokens: 64,
+            text_only: false,
+        };
+        let send = || async {
+            client
+                .stream(&request, &mut |_| {}, &CancellationToken::new())
+                .await
+                .map(|response| response.content)
+                .map_err(|error| error.to_string())
+        };
+        let refused = || Reply::error(401, "authentication_error", "invalid x-api-key");
+        server.push(Reply::text("first"));
+        server.push(refused());
+        server.push(Reply::text("second"));
+        server.push(refused());
+        server.push(refused());
+        assert!(send().await.is_ok());
+        assert!(send().await.is_ok());
+        assert_eq!(
+            send().await,
+            Err(
+                "the API key was rejected (401 unauthorized): invalid x-api-key: check the \
+                 value of apiKeyHelper"
+                    .to_string()
+            )
+        );
+        let keys: Vec<(Option<String>, Option<String>)> = server
+            .requests()
+            .iter()
+            .map(|request| {
+                (
+                    request.header("x-api-key").map(str::to_owned),
+                    request.header("authorization").map(str::to_owned),
+                )
+            })
+            .collect();
+        let sent = |n: u32| (Some(format!("key-{n}")), Some(format!("Bearer key-{n}")));
+        assert_eq!(keys, vec![sent(1), sent(1), sent(2), sent(2), sent(3)]);
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! URL, retries and timeouts, from the environment (or variables supplied in its place).
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::Url;
 use reqwest::header::{HeaderName, HeaderValue};
 
 use super::request_body::PromptCaching;
+use crate::credential::CredentialSource;
 use crate::{ModelError, ProviderVariables, RetryPolicy};
 
 /// Where requests go unless `ANTHROPIC_BASE_URL` says otherwise.
@@ -33,47 +35,99 @@ const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 const DEFAULT_MAX_RESPONSE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// How cairn proves who it is to the API. `Debug` never shows the secret.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub enum Credential {
     /// An API key, sent as `x-api-key` (from `ANTHROPIC_API_KEY`).
     ApiKey(String),
     /// A bearer token, sent as `Authorization: Bearer …` (from `ANTHROPIC_AUTH_TOKEN`), as
     /// gateways and proxies in front of the API expect.
     AuthToken(String),
+    /// A key asked of a source before each request and again after a 401 (`apiKeyHelper`),
+    /// sent both as `x-api-key` and as a bearer token, as Claude Code sends a helper's key.
+    Source(Arc<dyn CredentialSource>),
 }
 
+/// The headers that carry a credential, each marked sensitive.
+pub(crate) type AuthHeaders = Vec<(HeaderName, HeaderValue)>;
+
 impl Credential {
-    /// The environment variable this kind of credential is read from; error messages name it.
+    /// Where this credential is read from (an environment variable, or the setting of a
+    /// source); error messages name it.
     pub fn variable(&self) -> &'static str {
         match self {
             Credential::ApiKey(_) => API_KEY_VAR,
             Credential::AuthToken(_) => AUTH_TOKEN_VAR,
+            Credential::Source(source) => source.setting(),
         }
     }
 
-    /// The request header that carries the credential, marked sensitive so that HTTP-level
-    /// debug output leaves it out.
-    pub(crate) fn header(&self) -> Result<(HeaderName, HeaderValue), ModelError> {
-        let (name, value) = match self {
-            Credential::ApiKey(key) => (HeaderName::from_static("x-api-key"), key.clone()),
-            Credential::AuthToken(token) => {
-                (reqwest::header::AUTHORIZATION, format!("Bearer {token}"))
-            }
-        };
-        let mut value =
-            HeaderValue::try_from(value).map_err(|_| ModelError::InvalidCredential {
-                variable: self.variable(),
-            })?;
-        value.set_sensitive(true);
-        Ok((name, value))
+    /// The headers of a fixed credential; `None` for a source, whose key is asked for per
+    /// request ([`source_headers`]).
+    pub(crate) fn fixed_headers(&self) -> Result<Option<AuthHeaders>, ModelError> {
+        let variable = self.variable();
+        Ok(Some(match self {
+            Credential::ApiKey(key) => vec![sensitive(
+                HeaderName::from_static("x-api-key"),
+                key.clone(),
+                variable,
+            )?],
+            Credential::AuthToken(token) => vec![sensitive(
+                reqwest::header::AUTHORIZATION,
+                format!("Bearer {token}"),
+                variable,
+            )?],
+            Credential::Source(_) => return Ok(None),
+        }))
     }
 }
+
+/// The headers that carry a key from a source named `setting`.
+pub(crate) fn source_headers(key: &str, setting: &'static str) -> Result<AuthHeaders, ModelError> {
+    Ok(vec![
+        sensitive(
+            HeaderName::from_static("x-api-key"),
+            key.to_owned(),
+            setting,
+        )?,
+        sensitive(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {key}"),
+            setting,
+        )?,
+    ])
+}
+
+/// A header marked sensitive, so that HTTP-level debug output leaves it out.
+fn sensitive(
+    name: HeaderName,
+    value: String,
+    variable: &'static str,
+) -> Result<(HeaderName, HeaderValue), ModelError> {
+    let mut value =
+        HeaderValue::try_from(value).map_err(|_| ModelError::InvalidCredential { variable })?;
+    value.set_sensitive(true);
+    Ok((name, value))
+}
+
+impl PartialEq for Credential {
+    fn eq(&self, other: &Credential) -> bool {
+        match (self, other) {
+            (Credential::ApiKey(a), Credential::ApiKey(b))
+            | (Credential::AuthToken(a), Credential::AuthToken(b)) => a == b,
+            (Credential::Source(a), Credential::Source(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Credential {}
 
 impl fmt::Debug for Credential {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self {
             Credential::ApiKey(_) => "ApiKey",
             Credential::AuthToken(_) => "AuthToken",
+            Credential::Source(source) => return f.debug_tuple("Source").field(source).finish(),
         };
         f.debug_tuple(kind).field(&"<redacted>").finish()
     }
@@ -138,15 +192,25 @@ impl AnthropicConfig {
     /// [`from_env`](Self::from_env) with variables looked up through `var`, so that callers
     /// and tests can supply them from somewhere else. Empty values count as unset.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        Self::from_vars_or_source(var, None)
+    }
+
+    /// [`from_vars`](Self::from_vars), with `source` (the `apiKeyHelper`) as the credential
+    /// when neither credential variable is set.
+    pub fn from_vars_or_source(
+        var: impl Fn(&str) -> Option<String>,
+        source: Option<Arc<dyn CredentialSource>>,
+    ) -> Result<Self, ModelError> {
         let value = |name: &str| {
             var(name)
                 .map(|value| value.trim().to_string())
                 .filter(|value| !value.is_empty())
         };
-        let credential = match (value(API_KEY_VAR), value(AUTH_TOKEN_VAR)) {
-            (Some(key), _) => Credential::ApiKey(key),
-            (None, Some(token)) => Credential::AuthToken(token),
-            (None, None) => {
+        let credential = match (value(API_KEY_VAR), value(AUTH_TOKEN_VAR), source) {
+            (Some(key), _, _) => Credential::ApiKey(key),
+            (None, Some(token), _) => Credential::AuthToken(token),
+            (None, None, Some(source)) => Credential::Source(source),
+            (None, None, None) => {
                 return Err(ModelError::MissingCredentials {
                     variables: CREDENTIAL_VARS,
                 });
