@@ -93,9 +93,15 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }
-    let (id, opened) = if args.fork_session {
-        let id = chosen_id.unwrap_or_else(SessionId::new);
-        (id, store.fork(cwd, &from, &id))
+    // A fork's copy is written with its first message, like a new session's file.
+    let fork = |id: SessionId| {
+        let log = store
+            .start_fork(cwd, &from, &id)
+            .unwrap_or_else(|error| SessionLog::new(Err(error)));
+        (id, log)
+    };
+    let (id, mut log) = if args.fork_session {
+        fork(chosen_id.unwrap_or_else(SessionId::new))
     } else {
         if chosen_id.is_some_and(|chosen| chosen != from) {
             return Err(usage_error(
@@ -111,14 +117,13 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
                     "note: session {from} is in use by another cairn; continuing in a new session \
                      {id} forked from it"
                 );
-                (id, store.fork(cwd, &from, &id))
+                fork(id)
             }
-            opened => (from, opened),
+            opened => (from, SessionLog::new(opened)),
         }
     };
-    let mut log = SessionLog::new(opened);
     if let Some(repair) = &loaded.repair {
-        log.append(&Entry::tool_results(repair.clone()));
+        log.append_to_history(&Entry::tool_results(repair.clone()));
     }
     Ok(finish(&store, cwd, id, log, loaded.messages))
 }
