@@ -60,6 +60,7 @@ mod regular_file;
 pub mod rules_file;
 mod settings;
 mod source;
+mod supported;
 pub mod trust;
 
 pub use error::{ConfigError, ConfigWarning, Problem};
@@ -69,5 +70,9 @@ pub use regular_file::{
     FileStart, MAX_LEGACY_SETTINGS_BYTES, MAX_SETTINGS_BYTES, RegularFileError, Rest,
     read_regular_file, read_regular_file_start,
 };
-pub use settings::{PermissionMode, Permissions, SandboxSettings, Settings, UnknownPermissionMode};
+pub use settings::{
+    PermissionMode, Permissions, SandboxSettings, Settings, StatusLineCommand,
+    UnknownPermissionMode,
+};
 pub use source::Source;
+pub use supported::{SUPPORTED_KEYS, UnsupportedKey};

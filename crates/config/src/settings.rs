@@ -14,15 +14,17 @@ use serde_json::Value;
 
 /// The top-level keys of [`Settings`]. A legacy `.claude.json` contributes only these (the
 /// rest of that file is Claude Code's own state, not settings).
-pub(crate) const KNOWN_KEYS: [&str; 8] = [
+pub(crate) const KNOWN_KEYS: [&str; 10] = [
     "apiKeyHelper",
     "cleanupPeriodDays",
     "env",
     "hooks",
     "includeCoAuthoredBy",
     "model",
+    "outputStyle",
     "permissions",
     "sandbox",
+    "statusLine",
 ];
 
 /// The merged settings, typed. Every field is optional in the files; absent means "not
@@ -54,6 +56,25 @@ pub struct Settings {
     pub include_co_authored_by: Option<bool>,
     /// A command whose output is the API key.
     pub api_key_helper: Option<String>,
+    /// The output style the answers follow (`"Explanatory"`, or a style file's name).
+    pub output_style: Option<String>,
+    /// A command whose first line of output replaces the interactive UI's status line.
+    pub status_line: Option<StatusLineCommand>,
+}
+
+/// `statusLine`: `{"type": "command", "command": "~/.claude/statusline.sh"}`, run with the
+/// session's JSON on its standard input. Each field may come from another file (they merge
+/// key by key), so each may be missing from one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct StatusLineCommand {
+    /// `command`, the one kind there is.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub command: String,
+    /// Claude Code's spaces before the line; read, not used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub padding: Option<u32>,
 }
 
 const PERMISSIONS_EXPECTED: &str =

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use cairn_config::{
     LoadedSettings, PermissionMode, Permissions, SandboxSettings, Settings, SettingsLoader, Source,
+    StatusLineCommand,
 };
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -197,6 +198,13 @@ fn five_levels_give_one_typed_view() {
             }),
             include_co_authored_by: Some(false),
             api_key_helper: Some("~/bin/api-key".to_owned()),
+            output_style: None,
+            // The user's type and padding, the project's command: merged key by key.
+            status_line: Some(StatusLineCommand {
+                kind: "command".to_owned(),
+                command: "project-status".to_owned(),
+                padding: Some(1),
+            }),
         }
     );
     assert_eq!(loaded.env(), &env);

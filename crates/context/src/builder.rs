@@ -8,7 +8,8 @@ use cairn_protocol::SystemPrompt;
 use crate::UnreadFile;
 use crate::environment::{Environment, GitContext};
 use crate::instructions::{ExternalImport, ImportScope, InstructionSet};
-use crate::sections::STATIC_SECTIONS;
+use crate::output_style::OutputStyle;
+use crate::sections::{CoAuthoredBy, STATIC_SECTIONS, committing};
 
 /// Gives the system prompt for the next request. The engine asks before every request, so a
 /// source can refresh what changed (instruction files); a fixed [`SystemPrompt`] is a source too.
@@ -54,6 +55,10 @@ pub struct PromptOptions {
     pub memory_index: Option<String>,
     /// Where instruction-file imports may reach, and the external ones the user approved.
     pub imports: ImportScope,
+    /// `outputStyle`: the name of the style the answers follow; `None` for cairn's own.
+    pub output_style: Option<String>,
+    /// `includeCoAuthoredBy`: whether commits the model writes credit cairn.
+    pub co_authored_by: CoAuthoredBy,
 }
 
 /// Builds the system prompt of one session: the environment and git context are read once;
@@ -65,6 +70,7 @@ pub struct PromptBuilder {
     environment: Section,
     git: Option<Section>,
     instructions: Mutex<InstructionSet>,
+    style_problem: Option<String>,
 }
 
 impl PromptBuilder {
@@ -82,8 +88,27 @@ impl PromptBuilder {
             None => STATIC_SECTIONS
                 .iter()
                 .map(|(title, text)| section(title, SectionPart::Static, text))
+                .chain([section(
+                    "committing",
+                    SectionPart::Static,
+                    &committing(options.co_authored_by),
+                )])
                 .collect(),
         };
+        let mut style_problem = None;
+        let style = options.output_style.as_deref().and_then(|name| {
+            OutputStyle::find(name, &options.cwd, options.home.as_deref())
+                .map_err(|problem| style_problem = Some(problem.to_string()))
+                .ok()
+                .flatten()
+        });
+        if let Some(style) = style {
+            static_sections.push(section(
+                &format!("output style: {}", style.name),
+                SectionPart::Static,
+                &style.prompt_text(),
+            ));
+        }
         if let Some(extra) = &options.append_system_prompt {
             static_sections.push(section(
                 "appended system prompt",
@@ -97,7 +122,14 @@ impl PromptBuilder {
             static_sections,
             instructions: Mutex::new(instructions),
             options,
+            style_problem,
         }
+    }
+
+    /// Why the output style the settings name is not in the prompt (unknown, unreadable),
+    /// for a warning that names it.
+    pub fn output_style_problem(&self) -> Option<&str> {
+        self.style_problem.as_deref()
     }
 
     /// Every section as it stands now, static ones first.

@@ -147,7 +147,7 @@ fn collect(
 }
 
 /// Simple `key: value` front matter between `---` lines; quotes around values are dropped.
-fn split_front_matter(text: &str) -> (BTreeMap<String, String>, &str) {
+pub(crate) fn split_front_matter(text: &str) -> (BTreeMap<String, String>, &str) {
     let mut fields = BTreeMap::new();
     let Some(rest) = text
         .strip_prefix("---\n")

@@ -16,6 +16,7 @@ pub mod environment;
 pub mod git;
 pub mod instructions;
 pub mod memory;
+pub mod output_style;
 pub mod pipeline;
 mod project_file;
 pub mod sections;

@@ -13,6 +13,39 @@ pub const STATIC_SECTIONS: &[(&str, &str)] = &[
     ("tone and output", TONE_AND_OUTPUT),
 ];
 
+/// Whether commits cairn writes credit it (`includeCoAuthoredBy`, on unless set to false).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CoAuthoredBy {
+    /// Commit messages end with [`CO_AUTHORED_BY_TRAILER`].
+    #[default]
+    Included,
+    /// Commit messages carry no trailer for cairn.
+    LeftOut,
+}
+
+/// The trailer a commit message cairn writes ends with, unless the user turned it off.
+pub const CO_AUTHORED_BY_TRAILER: &str = "Co-Authored-By: cairn <noreply@cairn.invalid>";
+
+/// How to write a commit when the user asks for one; with the trailer when `credit` says so.
+pub fn committing(credit: CoAuthoredBy) -> String {
+    let trailer = match credit {
+        CoAuthoredBy::Included => format!(
+            "\n- End the commit message with a blank line and this trailer, exactly:\n  \
+             {CO_AUTHORED_BY_TRAILER}"
+        ),
+        CoAuthoredBy::LeftOut => String::new(),
+    };
+    format!(
+        "# Committing\n\
+         - When the user asks for a commit, first look at `git status`, `git diff` and recent \
+         `git log` messages, then commit only the files of this task (never secrets or \
+         unrelated changes), following the repository's message style: a short summary line \
+         saying what changed and why.\n\
+         - Pass the message with a heredoc so that its lines survive the shell, and never skip \
+         hooks (`--no-verify`) or amend a commit you did not make unless asked.{trailer}"
+    )
+}
+
 const IDENTITY: &str = "\
 You are cairn, a coding agent that works in the user's terminal, inside their repository. You \
 help with software engineering: reading and explaining code, fixing bugs, adding features, \
