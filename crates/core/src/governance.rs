@@ -287,8 +287,15 @@ impl Governance {
                 self.record_allow(&call, None, events);
                 Ok(call)
             }
+            Some(PermissionAnswer::AllowForSession { rule }) => {
+                self.allow_for_session(&rule, events);
+                self.record_allow(&call, Some(rule), events);
+                Ok(call)
+            }
             Some(PermissionAnswer::AllowAlways { rule }) => {
-                self.allow_always(&rule, events);
+                if self.allow_for_session(&rule, events) {
+                    self.keep_rule(&rule, events);
+                }
                 self.record_allow(&call, Some(rule), events);
                 Ok(call)
             }
@@ -316,18 +323,24 @@ impl Governance {
         }
     }
 
-    /// "Yes, and don't ask again": the rule holds for the rest of the session and, where the
-    /// face keeps rules ([`Governance::rules_kept_in`]), in the project's local settings for
-    /// later sessions. Either failing is a warning; the call itself is allowed.
-    fn allow_always(&self, rule: &str, events: &EventSender) {
+    /// "Yes, during this session": the rule holds until the session ends. A rule the gate
+    /// cannot take is a warning (the call itself is allowed); returns whether it took it.
+    fn allow_for_session(&self, rule: &str, events: &EventSender) -> bool {
         if let Some(gate) = &self.gate
             && let Err(err) = gate.allow_for_session(rule)
         {
             events.emit(AgentEvent::Warning {
                 message: format!("{err}; allowed this once only"),
             });
-            return;
+            return false;
         }
+        true
+    }
+
+    /// "Yes, and don't ask again" (after [`Governance::allow_for_session`]): where the face
+    /// keeps rules ([`Governance::rules_kept_in`]), the rule is also saved in the project's
+    /// local settings for later sessions. Failing to save it is a warning.
+    fn keep_rule(&self, rule: &str, events: &EventSender) {
         if let Some(project) = &self.rules_kept_in
             && let Err(err) = cairn_config::rules_file::save_allow_rules(
                 project,

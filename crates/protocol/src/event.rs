@@ -65,7 +65,13 @@ impl Op {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PermissionAnswer {
     AllowOnce,
-    /// Allow, and allow what `rule` matches for the rest of the session.
+    /// Allow, and allow what `rule` matches for the rest of this session only (Claude Code's
+    /// "Yes, allow all edits during this session"): nothing is saved.
+    AllowForSession {
+        rule: String,
+    },
+    /// Allow, and allow what `rule` matches from now on: for the rest of the session and,
+    /// where the face keeps rules, in the project's `.claude/settings.local.json`.
     AllowAlways {
         rule: String,
     },

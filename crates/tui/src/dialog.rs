@@ -2,8 +2,10 @@
 //!
 //! It shows what would happen (the command for `Bash`, the diff for an edit, the arguments for
 //! anything else) and why cairn asks, and offers Yes / Yes, and don't ask again for the
-//! suggested rule / No, and tell cairn what to do differently. Arrows and Enter or the digits
-//! choose; Esc denies without a message.
+//! suggested rule (saved for the project) / No, and tell cairn what to do differently. For an
+//! edit, as in Claude Code, the rule is first offered for this session only, and "always"
+//! (saved) is a choice of its own. Arrows and Enter or the digits choose; Esc denies without a
+//! message.
 
 use cairn_protocol::{AgentEvent, Op, PermissionAnswer};
 use ratatui::buffer::Buffer;
@@ -44,9 +46,16 @@ impl DialogOutcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Choice {
     Yes,
+    /// Allow what the rule matches until the session ends (offered for edits).
+    ForSession(String),
+    /// Allow what the rule matches from now on, saved in the project's local settings.
     Always(String),
     No,
 }
+
+/// The tools whose "don't ask again" is for the session unless the user picks "always", as
+/// Claude Code's "Yes, allow all edits during this session".
+const EDIT_TOOLS: [&str; 4] = ["Edit", "MultiEdit", "Write", "NotebookEdit"];
 
 /// A pending permission question and where the user is in answering it.
 ///
@@ -162,6 +171,9 @@ impl PermissionDialog {
     fn choices(&self) -> Vec<Choice> {
         let mut choices = vec![Choice::Yes];
         if let Some(rule) = &self.suggested_rule {
+            if EDIT_TOOLS.contains(&self.tool.as_str()) {
+                choices.push(Choice::ForSession(rule.clone()));
+            }
             choices.push(Choice::Always(rule.clone()));
         }
         choices.push(Choice::No);
@@ -216,6 +228,10 @@ impl PermissionDialog {
     fn choose(&mut self, index: usize) -> Option<DialogOutcome> {
         match self.choices().get(index)? {
             Choice::Yes => Some(self.answer(PermissionAnswer::AllowOnce)),
+            Choice::ForSession(rule) => {
+                let rule = rule.clone();
+                Some(self.answer(PermissionAnswer::AllowForSession { rule }))
+            }
             Choice::Always(rule) => {
                 let rule = rule.clone();
                 Some(self.answer(PermissionAnswer::AllowAlways { rule }))
@@ -325,7 +341,18 @@ impl PermissionDialog {
             let pointer = if selected { "❯ " } else { "  " };
             let label = match choice {
                 Choice::Yes => "Yes".to_string(),
-                Choice::Always(rule) => format!("Yes, and don't ask again for {}", sanitize(rule)),
+                Choice::ForSession(rule) => {
+                    format!("Yes, allow {} during this session", sanitize(rule))
+                }
+                // Saved in the project's .claude/settings.local.json, like the rule for a
+                // command.
+                Choice::Always(rule) if EDIT_TOOLS.contains(&self.tool.as_str()) => {
+                    format!("Yes, and always allow {} in this project", sanitize(rule))
+                }
+                Choice::Always(rule) => format!(
+                    "Yes, and don't ask again for {} in this project",
+                    sanitize(rule)
+                ),
                 Choice::No if self.typing => "No, and tell cairn what to do differently:".into(),
                 Choice::No => "No, and tell cairn what to do differently (esc)".into(),
             };
@@ -599,6 +626,65 @@ mod tests {
                 d.render(area, &mut buf, &Theme::dark());
             }
         }
+    }
+
+    fn edit_dialog() -> PermissionDialog {
+        PermissionDialog::new(
+            "r3",
+            "Edit",
+            json!({"file_path": "src/lib.rs", "old_string": "a", "new_string": "b"}),
+            "Edit asks before it changes a file",
+            Some("Edit(src/**)".into()),
+        )
+    }
+
+    fn option_lines(dialog: &PermissionDialog) -> Vec<String> {
+        let (_, fixed) = dialog.sections(200, &Theme::plain());
+        fixed
+            .iter()
+            .map(|line| line.to_string())
+            .filter(|line| line.trim_start().starts_with(['❯', '1', '2', '3', '4']))
+            .collect()
+    }
+
+    #[test]
+    fn an_edit_is_allowed_for_the_session_unless_the_user_picks_always() {
+        assert_eq!(
+            option_lines(&edit_dialog()),
+            [
+                "❯ 1. Yes",
+                "  2. Yes, allow Edit(src/**) during this session",
+                "  3. Yes, and always allow Edit(src/**) in this project",
+                "  4. No, and tell cairn what to do differently (esc)",
+            ]
+        );
+        assert_eq!(
+            press(&mut edit_dialog(), KeyCode::Char('2')),
+            Some(PermissionAnswer::AllowForSession {
+                rule: "Edit(src/**)".into()
+            })
+        );
+        assert_eq!(
+            press(&mut edit_dialog(), KeyCode::Char('3')),
+            Some(PermissionAnswer::AllowAlways {
+                rule: "Edit(src/**)".into()
+            })
+        );
+        let mut d = edit_dialog();
+        assert_eq!(press(&mut d, KeyCode::Char('4')), None);
+        assert!(d.is_typing());
+    }
+
+    #[test]
+    fn a_command_is_allowed_for_good_in_the_project() {
+        assert_eq!(
+            option_lines(&dialog(Some("Bash(rm:*)"))),
+            [
+                "❯ 1. Yes",
+                "  2. Yes, and don't ask again for Bash(rm:*) in this project",
+                "  3. No, and tell cairn what to do differently (esc)",
+            ]
+        );
     }
 
     #[test]
