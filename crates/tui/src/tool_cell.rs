@@ -43,6 +43,8 @@ pub(crate) struct ToolCall {
     pub result: Option<ToolOutcome>,
     /// The file a Write replaces, as it was before the call (`None`: a new file, or unknown).
     pub file_before: Option<String>,
+    /// A permission dialog asks about this call and the user has not answered yet.
+    pub awaiting_approval: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -162,6 +164,10 @@ pub(crate) fn render_tool_call_with(
         ));
     }
     match (&call.result, detail) {
+        (None, _) if call.awaiting_approval => body.push(Line::from(Span::styled(
+            "Waiting for approval…",
+            theme.warning,
+        ))),
         (None, _) => body.push(Line::from(Span::styled("Running…", theme.dim))),
         (Some(outcome), Detail::Compact) => {
             body.extend(result_body(

@@ -14,6 +14,7 @@ fn call(name: &str, input: Value, text: &str, is_error: bool) -> ToolCall {
             is_error,
         }),
         file_before: None,
+        awaiting_approval: false,
     }
 }
 

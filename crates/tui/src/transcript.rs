@@ -147,6 +147,7 @@ impl Transcript {
                     input: None,
                     result: None,
                     file_before: None,
+                    awaiting_approval: false,
                 }));
             }
             AgentEvent::ToolCallInputComplete { id, name, input } => {
@@ -159,6 +160,7 @@ impl Transcript {
                         input: Some(input.clone()),
                         result: None,
                         file_before: None,
+                        awaiting_approval: false,
                     })),
                 }
             }
@@ -180,6 +182,7 @@ impl Transcript {
                         input: None,
                         result: Some(outcome),
                         file_before: None,
+                        awaiting_approval: false,
                     })),
                 }
             }
@@ -195,11 +198,20 @@ impl Transcript {
                     None => self.pending.extend(cells_of(message)),
                 }
             }
+            // The call's cell says it waits for the user until the answer comes (a sub-agent's
+            // call has no cell here).
+            AgentEvent::PermissionRequested { tool_use_id, .. } => {
+                if let Some(call) = self.tool_call(tool_use_id) {
+                    call.awaiting_approval = true;
+                }
+            }
+            AgentEvent::PermissionDecided(decision) => {
+                if let Some(call) = self.tool_call(&decision.tool_use_id) {
+                    call.awaiting_approval = false;
+                }
+            }
             // The status line shows the mode; Shift+Tab would fill the transcript with it.
-            AgentEvent::ToolResultsMessage { .. }
-            | AgentEvent::PermissionRequested { .. }
-            | AgentEvent::PermissionDecided(_)
-            | AgentEvent::PermissionModeChanged { .. } => {}
+            AgentEvent::ToolResultsMessage { .. } | AgentEvent::PermissionModeChanged { .. } => {}
             AgentEvent::Retrying(notice) => {
                 if notice.discard_partial {
                     self.discard_message(&notice.reason);

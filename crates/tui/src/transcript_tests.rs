@@ -89,6 +89,43 @@ fn a_message_that_was_not_streamed_is_shown_whole() {
 }
 
 #[test]
+fn a_call_waiting_for_the_user_says_so_until_the_answer() {
+    let mut transcript = Transcript::new();
+    let theme = Theme::plain();
+    transcript.apply(&AgentEvent::ToolCallInputComplete {
+        id: "t1".into(),
+        name: "Bash".into(),
+        input: json!({"command": "npm install"}),
+    });
+    transcript.apply(&AgentEvent::PermissionRequested {
+        request_id: "perm_1".into(),
+        tool_use_id: "t1".into(),
+        tool: "Bash".into(),
+        input: json!({"command": "npm install"}),
+        reason: "npm install reaches the network".into(),
+        suggested_rule: None,
+    });
+    assert_eq!(
+        texts(&transcript.render_live(60, &theme)),
+        vec!["● Bash(npm install)", "  ⎿ Waiting for approval…"]
+    );
+    transcript.apply(&AgentEvent::PermissionDecided(
+        cairn_protocol::PermissionDecision {
+            tool_use_id: "t1".into(),
+            tool: "Bash".into(),
+            allowed: true,
+            source: cairn_protocol::DecisionSource::User,
+            rule: None,
+            reason: None,
+        },
+    ));
+    assert_eq!(
+        texts(&transcript.render_live(60, &theme)),
+        vec!["● Bash(npm install)", "  ⎿ Running…"]
+    );
+}
+
+#[test]
 fn an_interrupted_turn_finishes_its_running_tools() {
     let mut transcript = Transcript::new();
     transcript.apply(&AgentEvent::ToolCallInputComplete {

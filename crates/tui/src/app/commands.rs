@@ -39,8 +39,7 @@ impl App {
             SlashCommand::Exit => self.exit = Some(AppExit::UserQuit),
             SlashCommand::Clear => self.exit = Some(AppExit::Clear),
             SlashCommand::Model(None) => {
-                self.transcript
-                    .push_info(format!("Model: {}", self.status.model));
+                self.transcript.push_info(model_choices(&self.status.model));
             }
             SlashCommand::Model(Some(name)) => {
                 let model = (self.config.resolve_model)(name);
@@ -75,7 +74,14 @@ impl App {
                 Ok((_, listing)) => self.transcript.push_info(format!("Settings:\n{listing}")),
                 Err(message) => self.transcript.push_error(message),
             },
-            SlashCommand::Init => self.send_message(slash::INIT_PROMPT.to_string()),
+            SlashCommand::Init => {
+                // The transcript shows `/init` (its tag), the model gets the prompt.
+                let content = vec![
+                    ContentBlock::text(slash::INIT_TAG),
+                    ContentBlock::text(slash::INIT_PROMPT),
+                ];
+                self.send_turn(Turn::message(content), "/init".to_string());
+            }
             SlashCommand::Compact(instructions) => self.compact(instructions.map(str::to_string)),
             SlashCommand::Custom(command, arguments) => {
                 // The transcript shows the line as typed; the model gets the expansion.
@@ -276,12 +282,23 @@ impl App {
         }
     }
 
+    /// `/export <file>` writes the file; `/export` alone writes nothing yet: it says where the
+    /// file would go and puts `/export <suggested name>` in the input box, for Enter to
+    /// confirm or for the name to be changed first.
     pub(super) fn export(&mut self, file: &str) {
-        let path = if file.trim().is_empty() {
-            export::export_path(file, &self.config.cwd, &self.config.session_id)
-        } else {
-            resolve_path(file.trim(), &self.config.cwd, &self.config.home)
-        };
+        if file.trim().is_empty() {
+            let name = export::suggested_file_name(&self.config.session_id);
+            let path = self.config.cwd.join(&name);
+            self.composer.set_text(&format!("/export {name}"));
+            self.input.refresh(&self.composer);
+            self.transcript.push_info(format!(
+                "/export writes the conversation as Markdown. Press Enter to write {}, or change \
+                 the file name first (Ctrl+C clears it).",
+                path.display()
+            ));
+            return;
+        }
+        let path = resolve_path(file.trim(), &self.config.cwd, &self.config.home);
         match export::write_export(&path, &self.conversation, &self.config.session_id) {
             Ok(()) => self
                 .transcript
@@ -353,6 +370,18 @@ pub(super) async fn pick_session(
         Ok(Err(err)) => Err(format!("Cannot show the session list: {err}")),
         Err(err) => Err(format!("The session list stopped unexpectedly: {err}")),
     }
+}
+
+/// What `/model` without a name shows: the model in use and what `/model <name>` takes, the
+/// aliases with the model each stands for, the current one marked.
+pub(super) fn model_choices(current: &str) -> String {
+    let mut text = format!("Model: {current}\nSwitch with /model <name>:");
+    for (alias, id) in cairn_llm::models::ALIASES {
+        let mark = if *id == current { "  ← current" } else { "" };
+        text.push_str(&format!("\n  {alias:<8}{id}{mark}"));
+    }
+    text.push_str("\n  or any model id the API takes (/model claude-opus-4-1)");
+    text
 }
 
 /// A path the user typed: `~` and `~/…` are in the home directory, a relative path is in the

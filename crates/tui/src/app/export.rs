@@ -1,6 +1,6 @@
 //! `/export`: the conversation so far as Markdown, written to a file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use cairn_protocol::{ContentBlock, Message, Role};
 
@@ -9,14 +9,9 @@ use crate::transcript::user_prompt::UserPrompt;
 /// The most bytes of one tool result the export keeps; the rest is cut with a note.
 const MAX_RESULT_BYTES: usize = 4 * 1024;
 
-/// Where `/export [file]` writes: `file` relative to `cwd`, or `cairn-<session>.md`.
-pub fn export_path(argument: &str, cwd: &Path, session_id: &str) -> PathBuf {
-    let argument = argument.trim();
-    if argument.is_empty() {
-        cwd.join(format!("cairn-{session_id}.md"))
-    } else {
-        cwd.join(argument)
-    }
+/// The file name `/export` without one offers: `cairn-<session>.md`.
+pub fn suggested_file_name(session_id: &str) -> String {
+    format!("cairn-{session_id}.md")
 }
 
 /// Writes the conversation to `path`; the error message names the file and what went wrong.
@@ -251,15 +246,7 @@ mod tests {
     }
 
     #[test]
-    fn the_default_file_is_named_for_the_session() {
-        let cwd = Path::new("/proj");
-        assert_eq!(
-            export_path("", cwd, "abc"),
-            PathBuf::from("/proj/cairn-abc.md")
-        );
-        assert_eq!(
-            export_path(" out/chat.md ", cwd, "abc"),
-            PathBuf::from("/proj/out/chat.md")
-        );
+    fn the_suggested_file_is_named_for_the_session() {
+        assert_eq!(suggested_file_name("abc"), "cairn-abc.md");
     }
 }

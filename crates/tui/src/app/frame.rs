@@ -35,12 +35,17 @@ impl App {
             box_rows.min(limit.saturating_sub(status_rows + u16::from(spinner.is_some())));
         let completions = match self.dialogs.front() {
             Some(_) => Vec::new(),
+            None if self.shortcuts_open => shortcut_lines(theme),
             None => self.input.completion_lines(theme),
         };
         let fixed = status_rows
             + box_rows
             + u16::try_from(completions.len()).unwrap_or(0)
             + u16::from(spinner.is_some());
+        // Messages typed while the turn runs, by their text, as far as there is room.
+        let mut queued = queued_lines(&self.queued, width, theme);
+        queued.truncate(usize::from(limit.saturating_sub(fixed)));
+        let fixed = fixed + u16::try_from(queued.len()).unwrap_or(0);
         let live_room = usize::from(limit.saturating_sub(fixed));
         let mut live = self.transcript.render_live(width, theme);
         if live.len() > live_room {
@@ -49,6 +54,7 @@ impl App {
         FramePlan {
             live,
             spinner,
+            queued,
             box_rows,
             input,
             completions,
@@ -72,6 +78,16 @@ impl App {
         if let Some(spinner) = plan.spinner {
             frame.render_widget(Paragraph::new(spinner), Rect::new(area.x, y, width, 1));
             y += 1;
+        }
+        let queued_rows = u16::try_from(plan.queued.len())
+            .unwrap_or(0)
+            .min(area.bottom().saturating_sub(y));
+        if queued_rows > 0 {
+            frame.render_widget(
+                Paragraph::new(plan.queued),
+                Rect::new(area.x, y, width, queued_rows),
+            );
+            y += queued_rows;
         }
         let box_rows = plan.box_rows.min(area.bottom().saturating_sub(y));
         let box_area = Rect::new(area.x, y, width, box_rows);
@@ -118,7 +134,11 @@ impl App {
         let theme = &self.theme;
         let mut spans = Vec::new();
         if let Some(started) = self.turn_started.filter(|_| self.is_running()) {
-            let elapsed = started.elapsed();
+            // While a dialog asks, the spinner and the clock stand still: nothing is working.
+            let elapsed = match self.approval_wait {
+                Some(since) => since.saturating_duration_since(started),
+                None => started.elapsed(),
+            };
             let frame = SPINNER[(elapsed.as_millis() / 100) as usize % SPINNER.len()];
             spans.push(Span::styled(format!("{frame} "), theme.status));
             // Tokens so far: what the API counted for finished requests, and about four bytes
@@ -141,13 +161,18 @@ impl App {
                     || "Working".to_string(),
                     |active| active.trim_end_matches('…').to_string(),
                 );
-            spans.push(Span::styled(
+            let line = if self.approval_wait.is_some() {
+                format!(
+                    "Waiting for your approval… ({}s{tokens} · paused)",
+                    elapsed.as_secs()
+                )
+            } else {
                 format!(
                     "{doing}… ({}s{tokens} · esc to interrupt)",
                     elapsed.as_secs()
-                ),
-                theme.dim,
-            ));
+                )
+            };
+            spans.push(Span::styled(line, theme.dim));
             let queued = self.turns_pending.saturating_sub(1);
             if queued > 0 {
                 spans.push(Span::styled(format!(" · {queued} queued"), theme.dim));
@@ -177,18 +202,23 @@ impl App {
 pub(super) struct FramePlan {
     live: Vec<Line<'static>>,
     spinner: Option<Line<'static>>,
+    /// The messages waiting for the running turn to end, one line each.
+    queued: Vec<Line<'static>>,
     box_rows: u16,
     input: Option<composer::InputLayout>,
+    /// The completions under the input box, or the keyboard shortcuts.
     completions: Vec<Line<'static>>,
     /// The most rows the frame could have had.
     limit: u16,
 }
 
 impl FramePlan {
-    /// The rows it takes: live cells, spinner, box, completions and the status line.
+    /// The rows it takes: live cells, spinner, queued messages, box, completions and the
+    /// status line.
     pub(super) fn height(&self) -> u16 {
         let rows = self.live.len()
             + usize::from(self.spinner.is_some())
+            + self.queued.len()
             + usize::from(self.box_rows)
             + self.completions.len()
             + 1;
@@ -196,6 +226,69 @@ impl FramePlan {
             .unwrap_or(u16::MAX)
             .clamp(1, self.limit.max(1))
     }
+}
+
+/// The most queued messages listed by their text; the rest are counted.
+const MAX_QUEUED_SHOWN: usize = 3;
+
+/// One line per message typed while a turn runs (its first line, cut to the width), as
+/// `↳ Queued: fix the tests too`; past [`MAX_QUEUED_SHOWN`], how many more.
+pub(super) fn queued_lines(
+    queued: &VecDeque<String>,
+    width: u16,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    const LEAD: &str = "  ↳ Queued: ";
+    let room = usize::from(width).saturating_sub(crate::wrap::text_width(LEAD));
+    let mut lines: Vec<Line<'static>> = queued
+        .iter()
+        .take(MAX_QUEUED_SHOWN)
+        .map(|text| {
+            let first = text.trim().lines().next().unwrap_or_default();
+            let more = if text.trim().lines().nth(1).is_some() {
+                " …"
+            } else {
+                ""
+            };
+            let shown =
+                crate::wrap::truncate(&crate::wrap::sanitize(&format!("{first}{more}")), room);
+            Line::from(vec![Span::styled(LEAD, theme.dim), Span::raw(shown)])
+        })
+        .collect();
+    if queued.len() > MAX_QUEUED_SHOWN {
+        lines.push(Line::from(Span::styled(
+            format!("    … and {} more", queued.len() - MAX_QUEUED_SHOWN),
+            theme.dim,
+        )));
+    }
+    lines
+}
+
+/// The keys the input box knows, for `?` on an empty input (any key closes the list).
+pub(super) const SHORTCUTS: &[(&str, &str)] = &[
+    ("/", "commands"),
+    ("@", "attach a file"),
+    ("!", "run a shell command"),
+    ("↑ ↓", "earlier prompts"),
+    ("ctrl+r", "search earlier prompts"),
+    ("shift+enter or \\ enter", "new line"),
+    ("shift+tab", "cycle the permission mode"),
+    ("esc", "stop the turn"),
+    ("ctrl+o", "the whole transcript"),
+    ("ctrl+c", "clear the input, twice to exit"),
+    ("ctrl+d", "exit on an empty input"),
+];
+
+fn shortcut_lines(theme: &Theme) -> Vec<Line<'static>> {
+    SHORTCUTS
+        .iter()
+        .map(|(keys, what)| {
+            Line::from(vec![
+                Span::styled(format!("  {keys:<24}"), theme.status),
+                Span::styled((*what).to_string(), theme.dim),
+            ])
+        })
+        .collect()
 }
 
 /// The most rows the viewport may take on a terminal `rows` high: up to
@@ -251,5 +344,65 @@ pub(super) fn compact_count(count: u64) -> String {
         0..1_000 => count.to_string(),
         1_000..10_000 => format!("{:.1}k", count as f64 / 1000.0),
         _ => format!("{}k", count / 1000),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn texts(lines: &[Line<'_>]) -> Vec<String> {
+        lines.iter().map(|line| line.to_string()).collect()
+    }
+
+    #[test]
+    fn queued_messages_show_their_first_line_cut_to_the_width() {
+        let queued: VecDeque<String> = [
+            "fix the tests too",
+            "then update the README\nand the changelog",
+            "a message far too long to fit in the forty columns",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(
+            texts(&queued_lines(&queued, 40, &Theme::plain())),
+            [
+                "  ↳ Queued: fix the tests too",
+                "  ↳ Queued: then update the README …",
+                "  ↳ Queued: a message far too long to f…",
+            ]
+        );
+    }
+
+    #[test]
+    fn past_three_queued_messages_the_rest_are_counted() {
+        let queued: VecDeque<String> = (1..=5).map(|n| format!("message {n}")).collect();
+        assert_eq!(
+            texts(&queued_lines(&queued, 60, &Theme::plain())),
+            [
+                "  ↳ Queued: message 1",
+                "  ↳ Queued: message 2",
+                "  ↳ Queued: message 3",
+                "    … and 2 more",
+            ]
+        );
+        assert!(queued_lines(&VecDeque::new(), 60, &Theme::plain()).is_empty());
+    }
+
+    #[test]
+    fn the_shortcuts_name_each_key_once() {
+        let lines = texts(&shortcut_lines(&Theme::plain()));
+        assert_eq!(lines.len(), SHORTCUTS.len());
+        assert_eq!(lines[0], format!("  {:<24}commands", "/"));
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.contains("shift+tab")
+                    && line.ends_with("cycle the permission mode")),
+            "{lines:#?}"
+        );
     }
 }

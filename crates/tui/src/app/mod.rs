@@ -232,6 +232,11 @@ struct App {
     /// Shift+Tab changes sent whose `PermissionModeChanged` has not come back yet: until the
     /// last one does, the status line keeps the mode the user picked last.
     mode_changes_pending: usize,
+    /// Since when a permission dialog has been waiting for the user: the spinner stops and the
+    /// turn's clock does not count the wait.
+    approval_wait: Option<Instant>,
+    /// The keyboard shortcuts (`?` on an empty input) show under the input box.
+    shortcuts_open: bool,
 }
 
 impl App {
@@ -243,7 +248,7 @@ impl App {
         let mut transcript = Transcript::new();
         transcript.set_working_dir(config.cwd.clone());
         transcript.push_info(format!(
-            "Welcome to cairn {} · {} · {}\n/help for commands",
+            "Welcome to cairn {} · {} · {}\n/help for commands · ? for shortcuts",
             config.version,
             config.model,
             config.cwd.display()
@@ -314,6 +319,23 @@ impl App {
             earlier_lines: None,
             resize_pending: false,
             mode_changes_pending: 0,
+            approval_wait: None,
+            shortcuts_open: false,
+        }
+    }
+
+    /// Starts or ends the approval wait as dialogs open and close; a finished wait moves the
+    /// turn's start on by its length, so the elapsed time counts only the turn's own work.
+    fn note_approval_wait(&mut self) {
+        match (self.approval_wait, self.dialogs.is_empty()) {
+            (None, false) => self.approval_wait = Some(Instant::now()),
+            (Some(since), true) => {
+                self.approval_wait = None;
+                if let Some(started) = &mut self.turn_started {
+                    *started += since.elapsed();
+                }
+            }
+            (None, true) | (Some(_), false) => {}
         }
     }
 
@@ -521,6 +543,7 @@ impl App {
         );
         if envelope.from.is_main() || for_the_user {
             self.on_agent_event(&envelope.event);
+            self.note_approval_wait();
         }
     }
 
@@ -584,14 +607,21 @@ impl App {
                 self.turn_started = self.is_running().then(Instant::now);
                 self.turn_tokens = 0;
                 self.streamed_bytes = 0;
-                // A finished turn has no question waiting.
+                // A finished turn has no question waiting (and the next turn's clock starts
+                // afresh).
                 self.dialogs.clear();
+                self.approval_wait = None;
             }
             AgentEvent::UserMessage { message } => {
                 // A queued message's turn has started: it can no longer come back.
                 let typed = crate::transcript::user_prompt::UserPrompt::of(message).text;
                 if self.queued.front().is_some_and(|queued| *queued == typed) {
                     self.queued.pop_front();
+                }
+                if matches!(message.content.first(),
+                    Some(cairn_protocol::ContentBlock::Text { text }) if text == slash::INIT_TAG)
+                {
+                    self.transcript.push_info(slash::INIT_NOTE);
                 }
                 self.conversation.push(message.clone());
             }
@@ -628,7 +658,10 @@ impl App {
 
     fn on_terminal_event(&mut self, event: Event) {
         match event {
-            Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key),
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                self.on_key(key);
+                self.note_approval_wait();
+            }
             Event::Paste(text) => {
                 if let Some(dialog) = self.dialogs.front_mut() {
                     if dialog.is_typing() {
@@ -710,6 +743,16 @@ impl App {
             }
             return;
         }
+        // `?` on an empty input shows the keyboard shortcuts; the next key closes them (Esc
+        // only closes them; a second `?` types one).
+        let shortcuts_were_open = std::mem::take(&mut self.shortcuts_open);
+        if shortcuts_were_open && key.code == KeyCode::Esc {
+            return;
+        }
+        if key.code == KeyCode::Char('?') && self.composer.is_empty() && !shortcuts_were_open {
+            self.shortcuts_open = true;
+            return;
+        }
         if key.code == KeyCode::Esc {
             if !self.input.dismiss(&mut self.composer) {
                 self.interrupt_if_running();
@@ -720,6 +763,7 @@ impl App {
             self.cycle_permission_mode();
             return;
         }
+
         if key.code == KeyCode::Char('/') && self.composer.is_empty() {
             // The menu is about to open: it lists the command files as they are now.
             self.config.commands = cairn_context::commands::discover_commands(

@@ -13,7 +13,8 @@ pub enum SlashCommand<'a> {
     Model(Option<&'a str>),
     Cost,
     Status,
-    /// Write the conversation as Markdown to the file named, or to `cairn-<session>.md`.
+    /// Write the conversation as Markdown to the file named; without one, offer
+    /// `cairn-<session>.md` in the input box, saying where it would go.
     Export(&'a str),
     Doctor,
     Context,
@@ -54,11 +55,11 @@ pub const BUILT_INS: &[(&str, &str)] = &[
     ),
     (
         "/export [file]",
-        "write the conversation as Markdown (default cairn-<session>.md)",
+        "write the conversation as Markdown (without a file: says where, Enter writes it)",
     ),
     (
         "/doctor",
-        "check the installation: credentials, settings, sandbox, git, rg",
+        "check the installation: credentials, settings, sandbox, git",
     ),
     ("/context", "what fills the context window, by category"),
     (
@@ -95,6 +96,12 @@ pub const BUILT_INS: &[(&str, &str)] = &[
         "ask the model to write or improve CLAUDE.md for this project",
     ),
 ];
+
+/// The line `/init` is shown as, in the tag of a command (Claude Code's), before its prompt.
+pub const INIT_TAG: &str = "<command-name>/init</command-name>\n<command-args></command-args>";
+
+/// The note under `/init` in the transcript, instead of the whole prompt.
+pub const INIT_NOTE: &str = "Asked the model to study the project and write or improve CLAUDE.md.";
 
 /// What `/init` sends: the model studies the repository and writes or improves CLAUDE.md.
 pub const INIT_PROMPT: &str = "Please analyse this repository and write a CLAUDE.md file at its \

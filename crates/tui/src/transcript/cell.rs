@@ -80,6 +80,7 @@ pub(super) fn cells_of(message: &Message) -> Vec<Cell> {
                 input: Some(input.clone()),
                 result: None,
                 file_before: None,
+                awaiting_approval: false,
             })),
             ContentBlock::RedactedThinking { .. }
             | ContentBlock::ToolResult { .. }
