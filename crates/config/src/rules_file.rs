@@ -4,6 +4,11 @@
 //!
 //! Every face saves rules through here: the engine when the user answers "don't ask again",
 //! the TUI's `/permissions` view when the user adds or removes one.
+//!
+//! The file is personal (its rules name the user's commands and paths), so when cairn creates
+//! it inside a git work tree that does not already ignore it, it adds
+//! `**/.claude/settings.local.json` to the user's global git ignore file, as Claude Code does
+//! ([`keep_out_of_git`]).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -107,7 +112,7 @@ pub fn save_rules(
         .map(|rule| rule.as_ref().to_string())
         .collect();
     let path = local_settings_path(cwd);
-    edit_rule_lists(&path, IfMissing::Create, |permissions| {
+    let edited = edit_rule_lists(&path, IfMissing::Create, |permissions| {
         let entries = permissions
             .entry(list)
             .or_insert_with(|| Value::Array(Vec::new()));
@@ -131,7 +136,129 @@ pub fn save_rules(
         path: path.clone(),
         problem,
     })?;
+    if edited == Edited::Created
+        && let Some(git) = GitUser::from_env()
+    {
+        // Best effort, as in Claude Code: the rules are saved whether or not git can be told.
+        let _ = keep_out_of_git(&path, &git);
+    }
     Ok(path)
+}
+
+/// The line cairn adds to the user's global git ignore file, the one Claude Code adds: every
+/// project's local settings, wherever the repository is.
+pub const GIT_IGNORE_LINE: &str = "**/.claude/settings.local.json";
+
+/// Whose git configuration [`keep_out_of_git`] reads and writes: the home directory and
+/// `$XDG_CONFIG_HOME`, as git finds its global files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitUser {
+    pub home: PathBuf,
+    pub xdg_config_home: Option<PathBuf>,
+}
+
+impl GitUser {
+    /// The user this process runs as (`None` without a home directory).
+    pub fn from_env() -> Option<GitUser> {
+        Some(GitUser {
+            home: std::env::home_dir()?,
+            xdg_config_home: std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from),
+        })
+    }
+
+    /// Git's global ignore file when `core.excludesFile` is not set:
+    /// `$XDG_CONFIG_HOME/git/ignore`, else `~/.config/git/ignore`.
+    fn default_ignore_file(&self) -> PathBuf {
+        match &self.xdg_config_home {
+            Some(config) => config.join("git").join("ignore"),
+            None => self.home.join(".config").join("git").join("ignore"),
+        }
+    }
+
+    fn git(&self, dir: &Path) -> std::process::Command {
+        let mut command = std::process::Command::new("git");
+        command
+            .current_dir(dir)
+            .env("HOME", &self.home)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        match &self.xdg_config_home {
+            Some(config) => command.env("XDG_CONFIG_HOME", config),
+            None => command.env_remove("XDG_CONFIG_HOME"),
+        };
+        command
+    }
+}
+
+/// What [`keep_out_of_git`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitIgnoreOutcome {
+    /// The file is not in a git work tree (or git is not installed): nothing to ignore.
+    NotInARepository,
+    /// Git already ignores it (the repository's `.gitignore`, or an earlier run).
+    AlreadyIgnored,
+    /// [`GIT_IGNORE_LINE`] was added to this global ignore file.
+    Added(PathBuf),
+}
+
+/// Makes sure git ignores the local settings file at `path`, as Claude Code does when it
+/// creates one: personal rules (and the paths in them) are not for committing. When git does
+/// not already ignore it, [`GIT_IGNORE_LINE`] goes into the user's global ignore file
+/// (`core.excludesFile`, else `~/.config/git/ignore`), so the repository's own files stay
+/// untouched.
+pub fn keep_out_of_git(path: &Path, user: &GitUser) -> io::Result<GitIgnoreOutcome> {
+    // Git runs where the file is, or its nearest directory that exists.
+    let dir = path
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.is_dir())
+        .unwrap_or(Path::new("."));
+    let Ok(checked) = user
+        .git(dir)
+        .arg("check-ignore")
+        .arg("-q")
+        .arg(path)
+        .status()
+    else {
+        return Ok(GitIgnoreOutcome::NotInARepository);
+    };
+    match checked.code() {
+        Some(0) => return Ok(GitIgnoreOutcome::AlreadyIgnored),
+        Some(1) => {}
+        // 128: not in a work tree (or git failed): there is nothing to keep it out of.
+        _ => return Ok(GitIgnoreOutcome::NotInARepository),
+    }
+    let configured = user
+        .git(dir)
+        .args(["config", "--get", "--path", "core.excludesFile"])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+        .filter(|file| !file.is_empty())
+        .map(PathBuf::from);
+    let file = configured.unwrap_or_else(|| user.default_ignore_file());
+    let mut text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(err),
+    };
+    if text.lines().any(|line| line.trim() == GIT_IGNORE_LINE) {
+        return Ok(GitIgnoreOutcome::AlreadyIgnored);
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(GIT_IGNORE_LINE);
+    text.push('\n');
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&file, text)?;
+    Ok(GitIgnoreOutcome::Added(file))
 }
 
 /// Removes `rule` from every permission list (`allow`, `ask`, `deny`) of the settings file at
@@ -169,7 +296,10 @@ enum IfMissing {
 /// Whether [`edit_rule_lists`] wrote the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Edited {
+    /// The file was there and was rewritten.
     Written,
+    /// There was no file; it was created.
+    Created,
     Absent,
 }
 
@@ -181,6 +311,7 @@ fn edit_rule_lists(
     if_missing: IfMissing,
     edit: impl FnOnce(&mut Map<String, Value>) -> Result<(), RulesFileProblem>,
 ) -> Result<Edited, RulesFileProblem> {
+    let mut created = false;
     let mut settings = match read_regular_file(path, MAX_SETTINGS_BYTES)? {
         Some(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Map::new(),
         Some(bytes) => match serde_json::from_slice::<Value>(&bytes) {
@@ -189,7 +320,10 @@ fn edit_rule_lists(
             Err(err) => return Err(RulesFileProblem::InvalidJson(err)),
         },
         None => match if_missing {
-            IfMissing::Create => Map::new(),
+            IfMissing::Create => {
+                created = true;
+                Map::new()
+            }
             IfMissing::Skip => return Ok(Edited::Absent),
         },
     };
@@ -220,7 +354,11 @@ fn edit_rule_lists(
         let _ = std::fs::remove_file(&temp);
         return Err(RulesFileProblem::Replace(err));
     }
-    Ok(Edited::Written)
+    Ok(if created {
+        Edited::Created
+    } else {
+        Edited::Written
+    })
 }
 
 #[cfg(test)]
@@ -258,6 +396,100 @@ mod tests {
             read(cwd.path()),
             json!({"model": "opus", "permissions": {"allow": ["Read", "Edit", "Bash(touch:*)"], "deny": ["Bash(rm:*)"]}})
         );
+    }
+
+    /// A git repository in a temp dir and a user whose home is another temp dir.
+    fn repository_and_user() -> (tempfile::TempDir, tempfile::TempDir, GitUser) {
+        let repo = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let user = GitUser {
+            home: home.path().to_path_buf(),
+            xdg_config_home: None,
+        };
+        let init = user.git(repo.path()).args(["init", "-q"]).status().unwrap();
+        assert!(init.success());
+        (repo, home, user)
+    }
+
+    fn ignored_by_git(path: &Path, user: &GitUser) -> bool {
+        let dir = path.parent().unwrap();
+        user.git(dir)
+            .args(["check-ignore", "-q"])
+            .arg(path)
+            .status()
+            .unwrap()
+            .success()
+    }
+
+    #[test]
+    fn a_new_local_settings_file_is_ignored_through_the_global_ignore_file() {
+        let (repo, home, user) = repository_and_user();
+        let path = local_settings_path(repo.path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{}").unwrap();
+        assert!(!ignored_by_git(&path, &user));
+        let global = home.path().join(".config/git/ignore");
+        assert_eq!(
+            keep_out_of_git(&path, &user).unwrap(),
+            GitIgnoreOutcome::Added(global.clone())
+        );
+        assert_eq!(
+            std::fs::read_to_string(&global).unwrap(),
+            "**/.claude/settings.local.json\n"
+        );
+        assert!(ignored_by_git(&path, &user), "git now ignores it");
+        assert_eq!(
+            keep_out_of_git(&path, &user).unwrap(),
+            GitIgnoreOutcome::AlreadyIgnored,
+            "asked again, nothing is added twice"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&global).unwrap(),
+            "**/.claude/settings.local.json\n"
+        );
+    }
+
+    #[test]
+    fn a_configured_excludes_file_is_the_one_appended_to() {
+        let (repo, home, user) = repository_and_user();
+        let excludes = home.path().join("my-ignores");
+        std::fs::write(&excludes, "*.swp").unwrap();
+        std::fs::write(
+            home.path().join(".gitconfig"),
+            "[core]\n\texcludesFile = ~/my-ignores\n",
+        )
+        .unwrap();
+        let path = local_settings_path(repo.path());
+        assert_eq!(
+            keep_out_of_git(&path, &user).unwrap(),
+            GitIgnoreOutcome::Added(excludes.clone())
+        );
+        assert_eq!(
+            std::fs::read_to_string(&excludes).unwrap(),
+            "*.swp\n**/.claude/settings.local.json\n"
+        );
+        assert!(!home.path().join(".config/git/ignore").exists());
+    }
+
+    #[test]
+    fn a_file_the_repository_ignores_or_outside_git_changes_nothing() {
+        let (repo, home, user) = repository_and_user();
+        std::fs::write(
+            repo.path().join(".gitignore"),
+            ".claude/settings.local.json\n",
+        )
+        .unwrap();
+        let path = local_settings_path(repo.path());
+        assert_eq!(
+            keep_out_of_git(&path, &user).unwrap(),
+            GitIgnoreOutcome::AlreadyIgnored
+        );
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert_eq!(
+            keep_out_of_git(&local_settings_path(elsewhere.path()), &user).unwrap(),
+            GitIgnoreOutcome::NotInARepository
+        );
+        assert!(!home.path().join(".config").exists());
     }
 
     #[test]
