@@ -67,6 +67,9 @@ pub enum Problem {
 pub enum ConfigWarning {
     /// A legacy `.claude.json` could not be used and was left out; the other levels loaded.
     LegacyFileSkipped { origin: Source, problem: Problem },
+    /// The user chose to run without this file (it did not load); none of its settings
+    /// apply, its permission rules included.
+    LeftOut { origin: Source },
 }
 
 impl fmt::Display for ConfigWarning {
@@ -75,6 +78,11 @@ impl fmt::Display for ConfigWarning {
             ConfigWarning::LegacyFileSkipped { origin, problem } => write!(
                 f,
                 "{origin}: {problem}; this legacy settings file was skipped, the other settings still apply"
+            ),
+            ConfigWarning::LeftOut { origin } => write!(
+                f,
+                "{origin} is left out of this session, as you chose: none of its settings apply, \
+                 its permission rules and hooks included"
             ),
         }
     }

@@ -44,6 +44,8 @@ pub struct SettingsLoader {
     home: PathBuf,
     project: PathBuf,
     settings_flag: Option<String>,
+    /// Files of the five levels the user chose to run without (a broken one, in the TUI).
+    left_out: Vec<PathBuf>,
 }
 
 impl SettingsLoader {
@@ -53,7 +55,57 @@ impl SettingsLoader {
             home: home.into(),
             project: project.into(),
             settings_flag: None,
+            left_out: Vec::new(),
         }
+    }
+
+    /// Reads the settings without the file at `path` (one of [`SettingsLoader::files`]): the
+    /// user chose to go on without a file that does not load. The result carries a
+    /// [`ConfigWarning::LeftOut`] for it, so what is missing is never silent.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use cairn_config::SettingsLoader;
+    ///
+    /// let home = tempfile::tempdir()?;
+    /// let project = tempfile::tempdir()?;
+    /// std::fs::create_dir(project.path().join(".claude"))?;
+    /// let broken = project.path().join(".claude/settings.json");
+    /// std::fs::write(&broken, "{\"model\": ")?;
+    ///
+    /// let loader = SettingsLoader::new(home.path(), project.path());
+    /// let error = loader.load().unwrap_err();
+    /// assert_eq!(loader.file_at_fault(&error), Some(broken.as_path()));
+    /// let loaded = loader.leave_out(&broken).load()?;
+    /// assert_eq!(loaded.get("model"), None);
+    /// assert_eq!(loaded.warnings().len(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn leave_out(mut self, path: impl Into<PathBuf>) -> Self {
+        self.left_out.push(path.into());
+        self
+    }
+
+    /// The settings file `error` is about when it is one of the five levels, which a session
+    /// could run without ([`SettingsLoader::leave_out`]); `None` for `--settings` (the user
+    /// named it: it must load) and for overrides.
+    pub fn file_at_fault<'e>(&self, error: &'e ConfigError) -> Option<&'e Path> {
+        let path = match error {
+            ConfigError::Unreadable { path, .. } | ConfigError::NotASettingsFile { path, .. } => {
+                path.as_path()
+            }
+            ConfigError::Invalid { origin, .. } => origin.path()?,
+            ConfigError::SettingsFlagFileMissing { .. }
+            | ConfigError::InvalidOverrideKey { .. } => {
+                return None;
+            }
+        };
+        self.files()
+            .iter()
+            .any(|source| source.path() == Some(path))
+            .then_some(path)
     }
 
     /// The value of `--settings`: a JSON object given inline, or else the path of a settings
@@ -94,6 +146,12 @@ impl SettingsLoader {
             let Some(path) = source.path() else {
                 continue;
             };
+            if self.left_out.iter().any(|left_out| left_out == path) {
+                if path.exists() {
+                    warnings.push(ConfigWarning::LeftOut { origin: source });
+                }
+                continue;
+            }
             let Some(bytes) = read_if_present(path, size_limit(&source))? else {
                 continue;
             };
@@ -271,6 +329,44 @@ mod tests {
         assert_eq!(parse_layer(b" \n", &project_source()), Ok(Map::new()));
         let layer = parse_layer(b"\xEF\xBB\xBF{\"model\": \"m\"}", &project_source()).unwrap();
         assert_eq!(Value::Object(layer), json!({"model": "m"}));
+    }
+
+    #[test]
+    fn a_level_file_can_be_left_out_but_the_settings_flag_cannot() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".claude")).unwrap();
+        std::fs::write(
+            home.path().join(".claude/settings.json"),
+            r#"{"model": "opus"}"#,
+        )
+        .unwrap();
+        std::fs::create_dir_all(project.path().join(".claude")).unwrap();
+        let broken = project.path().join(".claude/settings.local.json");
+        std::fs::write(&broken, r#"{"permissions": {"deny": "Bash(rm:*)"}}"#).unwrap();
+
+        let loader = SettingsLoader::new(home.path(), project.path());
+        let error = loader.load().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{}: permissions.deny: invalid type: string \"Bash(rm:*)\", expected an array of strings",
+                broken.display()
+            )
+        );
+        assert_eq!(loader.file_at_fault(&error), Some(broken.as_path()));
+        let loaded = loader.clone().leave_out(&broken).load().unwrap();
+        assert_eq!(loaded.get("model"), Some(&json!("opus")));
+        assert_eq!(
+            loaded.warnings(),
+            [ConfigWarning::LeftOut {
+                origin: Source::ProjectLocal(broken.clone())
+            }]
+        );
+
+        let flagged = loader.settings_flag("{\"model\": 3}");
+        let error = flagged.clone().leave_out(&broken).load().unwrap_err();
+        assert_eq!(flagged.file_at_fault(&error), None);
     }
 
     #[test]
