@@ -159,6 +159,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         permission_gate: governance.gate.clone(),
         history,
         resumable_sessions,
+        status_command: crate::settings::status_command(args, &cwd),
     };
     let result = run_app(config, ops.clone(), ui_receiver).await;
     // The UI interrupted any running turn; closing the channel lets the engine stop.

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use cairn_context::approvals::{ImportApprovals, claude_code_approves};
 use cairn_context::instructions::{ExternalApproval, ExternalImport, ImportScope, InstructionSet};
+use cairn_context::sections::CoAuthoredBy;
 use cairn_context::{PromptBuilder, PromptOptions, SectionPart, estimate_tokens};
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 
@@ -53,6 +54,7 @@ pub fn instruction_warnings(builder: &PromptBuilder) -> Vec<String> {
     describe_skipped(builder.skipped_imports().iter())
         .into_iter()
         .chain(builder.unread_files().iter().map(ToString::to_string))
+        .chain(builder.output_style_problem().map(str::to_owned))
         .collect()
 }
 
@@ -94,6 +96,8 @@ pub fn prompt_options(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Pr
         (None, None) => None,
     };
     let home = std::env::home_dir();
+    let settings = crate::settings::settings_again(args, cwd)?;
+    let settings = settings.settings();
     Ok(PromptOptions {
         cwd: cwd.to_path_buf(),
         imports: import_scope(args, cwd, home.as_deref()),
@@ -102,6 +106,11 @@ pub fn prompt_options(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Pr
         system_prompt,
         append_system_prompt: args.append_system_prompt.clone(),
         memory_index: None,
+        output_style: settings.output_style.clone(),
+        co_authored_by: match settings.include_co_authored_by {
+            Some(false) => CoAuthoredBy::LeftOut,
+            Some(true) | None => CoAuthoredBy::Included,
+        },
     })
 }
 

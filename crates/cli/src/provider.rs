@@ -14,13 +14,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cairn_config::LoadedSettings;
+use cairn_llm::credential::{API_KEY_HELPER_TTL_VAR, CredentialSource, KeyHelper};
 use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError};
 
 /// The client a run sends its requests through, and where its credential came from.
 pub struct ProviderClient {
     pub client: Arc<dyn ModelClient>,
-    /// The variable the credential was read from (never its value): what `/doctor` checks
-    /// and what stream-json's `init` message reports as `apiKeySource`.
+    /// The variable the credential was read from, or `apiKeyHelper` (never its value): what
+    /// `/doctor` checks and what stream-json's `init` message reports as `apiKeySource`.
     pub credential_variable: &'static str,
 }
 
@@ -28,9 +29,31 @@ pub struct ProviderClient {
 /// credential is missing, naming the variables it reads, or when one of its variables holds
 /// something it cannot use.
 pub fn model_client(settings: &LoadedSettings) -> anyhow::Result<ProviderClient> {
-    Ok(client_for(|name| {
-        run_variable(settings.env(), name, |name| std::env::var(name).ok())
-    })?)
+    let var = |name: &str| run_variable(settings.env(), name, |name| std::env::var(name).ok());
+    let helper = key_helper(settings, &var)?;
+    Ok(client_for(var, helper)?)
+}
+
+/// The `apiKeyHelper` command, run in the working directory, its key kept for
+/// `CLAUDE_CODE_API_KEY_HELPER_TTL_MS`. It runs when the first request needs the key (the
+/// interactive UI has asked about the folder by then), and only when no credential variable
+/// is set.
+fn key_helper(
+    settings: &LoadedSettings,
+    var: &impl Fn(&str) -> Option<String>,
+) -> Result<Option<Arc<dyn CredentialSource>>, ModelError> {
+    let Some(command) = settings
+        .settings()
+        .api_key_helper
+        .as_deref()
+        .map(str::trim)
+        .filter(|command| !command.is_empty())
+    else {
+        return Ok(None);
+    };
+    let ttl = KeyHelper::ttl_from(var(API_KEY_HELPER_TTL_VAR).as_deref())?;
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    Ok(Some(Arc::new(KeyHelper::new(command, cwd, ttl))))
 }
 
 /// The value of `name` as a run sees it: the settings' `env` first, then `process`. A value
@@ -44,8 +67,11 @@ fn run_variable(
 }
 
 /// The provider's client, with every variable looked up through `var`.
-fn client_for(var: impl Fn(&str) -> Option<String>) -> Result<ProviderClient, ModelError> {
-    let config = AnthropicConfig::from_vars(var)?;
+fn client_for(
+    var: impl Fn(&str) -> Option<String>,
+    helper: Option<Arc<dyn CredentialSource>>,
+) -> Result<ProviderClient, ModelError> {
+    let config = AnthropicConfig::from_vars_or_source(var, helper)?;
     let credential_variable = config.credential.variable();
     Ok(ProviderClient {
         client: Arc::new(AnthropicClient::new(config)?),
@@ -88,7 +114,7 @@ mod tests {
                 .find(|(key, _)| *key == name)
                 .map(|(_, value)| value.to_string())
         };
-        client_for(|name| run_variable(settings.env(), name, process))
+        client_for(|name| run_variable(settings.env(), name, process), None)
             .map_err(|error| error.to_string())
     }
 

@@ -13,16 +13,34 @@ use crate::args::{Args, ConfigCommand};
 /// The merged settings for a run in `project`, with warnings (skipped legacy files) printed
 /// once on standard error.
 pub fn load_settings(args: &Args, project: &Path) -> anyhow::Result<LoadedSettings> {
+    let loaded = settings_again(args, project)?;
+    for warning in loaded.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    Ok(loaded)
+}
+
+/// The settings [`load_settings`] read, read again where a part of the run needs them
+/// (its warnings were printed the first time).
+pub fn settings_again(args: &Args, project: &Path) -> anyhow::Result<LoadedSettings> {
     let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
     let mut loader = SettingsLoader::new(home, project);
     if let Some(flag) = &args.settings {
         loader = loader.settings_flag(flag.clone());
     }
-    let loaded = loader.load()?;
-    for warning in loaded.warnings() {
-        eprintln!("warning: {warning}");
-    }
-    Ok(loaded)
+    Ok(loader.load()?)
+}
+
+/// The `statusLine` setting's command, when it is the one kind there is (`"type":
+/// "command"`) and holds a command.
+pub fn status_command(args: &Args, project: &Path) -> Option<String> {
+    let status_line = settings_again(args, project)
+        .ok()?
+        .settings()
+        .status_line
+        .clone()?;
+    (status_line.kind == "command" && !status_line.command.trim().is_empty())
+        .then_some(status_line.command)
 }
 
 /// `cairn config list` and `cairn config get KEY`.

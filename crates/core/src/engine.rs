@@ -432,6 +432,16 @@ impl Engine {
         true
     }
 
+    /// The model id the next request goes to: the session's model choice (`config.model`)
+    /// for the permission mode in force, so that `opusplan` plans with opus.
+    fn request_model(&self) -> String {
+        let mode = self.config.governance.gate.as_deref().map(|gate| gate.mode());
+        models::model_for_mode(
+            &self.config.model,
+            mode.unwrap_or(cairn_protocol::PermissionMode::Default),
+        )
+    }
+
     /// What the next request sends: the conversation through the context pipeline, which
     /// may compact it first (reported, and PostCompact hooks told).
     async fn project(
@@ -449,7 +459,7 @@ impl Engine {
         };
         let summarizer = ConversationSummarizer {
             client: self.client.as_ref(),
-            model: self.config.model.clone(),
+            model: self.request_model(),
             system: self.config.system_prompt.system_prompt(),
             tools: self.tools.specs(),
             governance: &self.config.governance,
@@ -586,7 +596,7 @@ impl Engine {
             };
             let sent = messages.len();
             let request = ModelRequest {
-                model: self.config.model.clone(),
+                model: self.request_model(),
                 system: self.config.system_prompt.system_prompt(),
                 messages,
                 tools: self.tools.specs(),

@@ -69,6 +69,48 @@ pub fn model_for_mode(choice: &str, mode: cairn_protocol::PermissionMode) -> Str
     }
 }
 
+/// A model's name as people say it (`Opus 4.5` for `claude-opus-4-5-20251101`), for the
+/// status line; a name that is not a Claude model id is shown as it is.
+///
+/// ```
+/// use cairn_llm::models::display_name;
+///
+/// assert_eq!(display_name("claude-sonnet-4-5-20250929"), "Sonnet 4.5");
+/// assert_eq!(display_name("opus"), "Opus 4.5");
+/// assert_eq!(display_name("claude-3-5-haiku-20241022"), "Haiku 3.5");
+/// assert_eq!(display_name("my-proxy-model"), "my-proxy-model");
+/// ```
+pub fn display_name(model: &str) -> String {
+    let id = model_for_mode(model, cairn_protocol::PermissionMode::Default);
+    let Some(rest) = id.strip_prefix("claude-") else {
+        return model.trim().to_string();
+    };
+    let mut family = None;
+    let mut version = Vec::new();
+    for part in rest.split('-') {
+        match part.parse::<u32>() {
+            // A date (20250929) ends the name.
+            Ok(_) if part.len() >= 8 => break,
+            Ok(_) => version.push(part),
+            Err(_) if family.is_none() => family = Some(part),
+            Err(_) => break,
+        }
+    }
+    let Some(family) = family else {
+        return model.trim().to_string();
+    };
+    let mut letters = family.chars();
+    let family: String = letters
+        .next()
+        .map(|first| first.to_uppercase().chain(letters).collect())
+        .unwrap_or_default();
+    if version.is_empty() {
+        family
+    } else {
+        format!("{family} {}", version.join("."))
+    }
+}
+
 /// The context window of Claude models, in tokens.
 const CLAUDE_CONTEXT_WINDOW: u64 = 200_000;
 /// The window of the 1M-token variants (`sonnet[1m]`, `claude-sonnet-4-5-1m`).

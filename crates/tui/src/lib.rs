@@ -19,6 +19,7 @@ mod imports_dialog;
 mod markdown;
 pub mod picker;
 mod status;
+pub mod status_command;
 mod table;
 mod theme;
 mod todos;

@@ -8,7 +8,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
+use crate::status_command::{SessionState, StatusCommand};
 use crate::theme::Theme;
+use crate::truncate;
 
 /// Context use from which the figure turns to a warning, and to an error.
 const CONTEXT_WARN_PERCENT: u64 = 80;
@@ -39,6 +41,8 @@ pub struct StatusLine {
     /// The model's context window, when known.
     pub context_window: Option<u64>,
     pub cost_usd: f64,
+    /// The `statusLine` command, whose line shows instead of this one once it has printed.
+    pub command: Option<StatusCommand>,
 }
 
 impl StatusLine {
@@ -49,6 +53,23 @@ impl StatusLine {
             context_tokens: 0,
             context_window: None,
             cost_usd: 0.0,
+            command: None,
+        }
+    }
+
+    /// Shows `command`'s line instead of this one from its first run on, telling it the
+    /// session's state now and whenever it changes.
+    pub fn show_command(&mut self, command: StatusCommand) {
+        self.command = Some(command);
+        self.tell_command();
+    }
+
+    fn tell_command(&self) {
+        if let Some(command) = &self.command {
+            command.update(&SessionState {
+                model: self.model.clone(),
+                cost_usd: self.cost_usd,
+            });
         }
     }
 
@@ -90,6 +111,7 @@ impl StatusLine {
             | AgentEvent::Compacted(_)
             | AgentEvent::TurnFinished(_) => {}
         }
+        self.tell_command();
     }
 
     /// How full the context is, in percent, when the window is known.
@@ -100,6 +122,12 @@ impl StatusLine {
 
     /// The status as one line; parts that do not fit at `width` are left out from the end.
     pub fn line(&self, width: u16, theme: &Theme) -> Line<'static> {
+        if let Some(text) = self.command.as_ref().and_then(StatusCommand::line) {
+            return Line::from(Span::styled(
+                truncate(&text, usize::from(width)),
+                theme.status,
+            ));
+        }
         let mode_style = match self.permission_mode.as_str() {
             "bypassPermissions" => theme.error,
             "default" => theme.status,

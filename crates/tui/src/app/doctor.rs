@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use cairn_config::SettingsLoader;
+use cairn_context::output_style::OutputStyle;
 use cairn_policy::sandbox::{SandboxSupport, detect_support};
 
 /// What `/doctor` needs to know about this session.
@@ -26,6 +27,8 @@ pub struct Check {
 pub enum Outcome {
     Passed,
     Failed,
+    /// Nothing is broken, but the user should know (settings cairn reads and ignores).
+    Noted,
 }
 
 impl Check {
@@ -78,6 +81,7 @@ pub fn render(checks: &[Check]) -> String {
         let mark = match check.outcome {
             Outcome::Passed => "✓",
             Outcome::Failed => "✗",
+            Outcome::Noted => "!",
         };
         text.push_str(&format!("\n  {mark} {}: {}", check.what, check.detail));
     }
@@ -85,6 +89,12 @@ pub fn render(checks: &[Check]) -> String {
 }
 
 fn credential_check(variable: &str) -> Check {
+    if variable == cairn_llm::credential::API_KEY_HELPER_SETTING {
+        return Check::passed(
+            "credentials",
+            "from the apiKeyHelper command in the settings (run when a request needs the key)",
+        );
+    }
     let set = std::env::var_os(variable).is_some_and(|value| !value.is_empty());
     if set {
         Check::passed("credentials", format!("{variable} is set"))
@@ -117,17 +127,41 @@ fn settings_checks(home: &Path, cwd: &Path) -> Vec<Check> {
             })
         })
         .collect();
-    checks.push(match loader.load() {
-        Ok(loaded) => {
-            let warnings: Vec<String> = loaded.warnings().iter().map(ToString::to_string).collect();
-            if warnings.is_empty() {
-                Check::passed("settings", "merged without problems")
-            } else {
-                Check::failed("settings", warnings.join("; "))
-            }
+    let loaded = match loader.load() {
+        Ok(loaded) => loaded,
+        Err(err) => {
+            checks.push(Check::failed("settings", err.to_string()));
+            return checks;
         }
-        Err(err) => Check::failed("settings", err.to_string()),
+    };
+    let warnings: Vec<String> = loaded.warnings().iter().map(ToString::to_string).collect();
+    checks.push(if warnings.is_empty() {
+        Check::passed("settings", "merged without problems")
+    } else {
+        Check::failed("settings", warnings.join("; "))
     });
+    let unsupported: Vec<String> = loaded
+        .unsupported_keys()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if !unsupported.is_empty() {
+        checks.push(Check {
+            outcome: Outcome::Noted,
+            what: "unsupported settings".to_owned(),
+            detail: format!(
+                "cairn reads but does not act on: {}",
+                unsupported.join(", ")
+            ),
+        });
+    }
+    if let Some(name) = &loaded.settings().output_style {
+        checks.push(match OutputStyle::find(name, cwd, Some(home)) {
+            Ok(Some(style)) => Check::passed("output style", style.name),
+            Ok(None) => Check::passed("output style", "default"),
+            Err(problem) => Check::failed("output style", problem.to_string()),
+        });
+    }
     checks
 }
 
@@ -200,6 +234,50 @@ mod tests {
             names,
             ["cairn 9.9.9", "credentials", "settings", "sandbox", "git"],
             "Grep and Glob are in-process: nothing needs rg on PATH"
+        );
+    }
+
+    /// Settings cairn reads but does not act on are listed once, each with its file; an
+    /// output style that is nowhere is a failed check naming it.
+    #[test]
+    fn unsupported_settings_and_a_missing_output_style_are_reported() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(cwd.path().join(".claude")).unwrap();
+        let file = cwd.path().join(".claude/settings.json");
+        std::fs::write(
+            &file,
+            r#"{"spinnerTipsEnabled": false, "alwaysThinkingEnabled": true, "outputStyle": "Pirate", "apiKeyHelper": "pass show anthropic"}"#,
+        )
+        .unwrap();
+        let checks = settings_checks(home.path(), cwd.path());
+        assert_eq!(
+            checks[1..],
+            [
+                Check::passed("settings", "merged without problems"),
+                Check {
+                    outcome: Outcome::Noted,
+                    what: "unsupported settings".into(),
+                    detail: format!(
+                        "cairn reads but does not act on: alwaysThinkingEnabled (in {0}), \
+                         spinnerTipsEnabled (in {0})",
+                        file.display()
+                    ),
+                },
+                Check::failed(
+                    "output style",
+                    "the output style \"Pirate\" (outputStyle in the settings) was not found \
+                     in .claude/output-styles/ or ~/.claude/output-styles/, and is not one of \
+                     default, Explanatory, Learning: cairn's default style is used"
+                ),
+            ]
+        );
+        assert_eq!(
+            credential_check("apiKeyHelper"),
+            Check::passed(
+                "credentials",
+                "from the apiKeyHelper command in the settings (run when a request needs the key)"
+            )
         );
     }
 

@@ -109,6 +109,8 @@ pub struct AppConfig {
     /// The sessions of a directory that have messages, newest first, for `/resume`'s list
     /// and for checking an id before it leaves this session.
     pub resumable_sessions: fn(&std::path::Path) -> Vec<crate::picker::PickerEntry>,
+    /// The `statusLine` setting's command, whose output replaces the status line.
+    pub status_command: Option<String>,
 }
 
 /// The settings as they are on disk when asked (they change: `/permissions` writes them, so
@@ -255,6 +257,17 @@ impl App {
         ));
         let mut status = StatusLine::new(config.model.clone(), config.permission_mode.clone());
         status.context_window = (config.context_window)(&config.model);
+        if let Some(command) = &config.status_command {
+            status.show_command(crate::status_command::StatusCommand::start(
+                command,
+                crate::status_command::SessionFacts {
+                    session_id: config.session_id.clone(),
+                    version: config.version.clone(),
+                    cwd: config.cwd.clone(),
+                    project_dir: config.cwd.clone(),
+                },
+            ));
+        }
         let first_message_context = config.first_message_context.clone();
         let mut input = InputAids::new(config.history_path.clone(), &config.cwd);
         input.set_commands(command_menu::entries(&config.commands));
@@ -354,6 +367,10 @@ impl App {
         // which crossterm's reader never reports: a check each second sees it is gone.
         let mut liveness = tokio::time::interval(Duration::from_secs(1));
         let mut shell_results = self.input.take_shell_results();
+        let mut status_updates = self.status.command.as_ref().map_or_else(
+            crate::status_command::StatusUpdates::none,
+            crate::status_command::StatusCommand::updates,
+        );
         self.input.start_file_index();
         if let Some(prompt) = self.config.initial_prompt.take() {
             self.submit(prompt);
@@ -465,6 +482,8 @@ impl App {
                     }
                     None => return Err(AppError::EngineStopped),
                 },
+                // The status command printed a new line: the loop redraws.
+                () = status_updates.changed() => {}
                 Some(output) = shell_results.recv() => {
                     let notice = self.input.finish_shell(&output);
                     self.transcript.push_info(notice);
