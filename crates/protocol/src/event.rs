@@ -281,4 +281,9 @@ pub struct Compaction {
     /// conversation was not rewritten.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opening: Vec<Message>,
+    /// How far requests now show the stored conversation collapsed (step `collapse`): its
+    /// first this many messages go out as a log of what happened in them. The session records
+    /// it, so a resume shows the same view; `None` for every other step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collapsed_through: Option<u64>,
 }

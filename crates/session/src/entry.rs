@@ -60,7 +60,7 @@ pub(crate) enum HeaderLine<'a> {
 ///
 /// On disk the variant is the `"type"` field, written first:
 /// `user`, `assistant`, `tool_results`, `permission`, `todos`, `compaction`, `model_change`,
-/// `turn_failed`.
+/// `turn_failed`, `collapse`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Entry {
@@ -82,6 +82,10 @@ pub enum Entry {
     /// told. It is not part of the conversation the model sees. Added within version 1: a
     /// cairn from before it skips the line with a warning and loads the rest unchanged.
     TurnFailed(TurnFailedEntry),
+    /// How far requests show the conversation collapsed (the context pipeline's step 4), so
+    /// a resume shows the same view. Added within version 1: a cairn from before it skips the
+    /// line with a warning, and its resumed requests show the conversation uncollapsed.
+    Collapse(CollapseEntry),
 }
 
 impl Entry {
@@ -135,6 +139,7 @@ impl Entry {
             Entry::Compaction(entry) => entry.timestamp,
             Entry::ModelChange(entry) => entry.timestamp,
             Entry::TurnFailed(entry) => entry.timestamp,
+            Entry::Collapse(entry) => entry.timestamp,
         }
     }
 
@@ -149,7 +154,8 @@ impl Entry {
             Entry::Permission(_)
             | Entry::Todos(_)
             | Entry::ModelChange(_)
-            | Entry::TurnFailed(_) => false,
+            | Entry::TurnFailed(_)
+            | Entry::Collapse(_) => false,
         }
     }
 }
@@ -223,6 +229,23 @@ pub struct CompactionEntry {
     /// existed have none, and resume from the summary alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opening: Vec<Message>,
+}
+
+/// A `collapse` entry: from here on, requests showed the first `collapsed_through` messages
+/// of the history (counted from the last compaction boundary) collapsed into a log. The
+/// history itself is unchanged; a resume gives the last mark to the context pipeline, and a
+/// later `compaction` entry ends it.
+///
+/// ```json
+/// {"type":"collapse","timestamp":1760000000300,"collapsed_through":42,"tokens_before":150412,"tokens_after":98650}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CollapseEntry {
+    pub timestamp: u64,
+    pub collapsed_through: u64,
+    /// Estimated tokens of a request before and after.
+    pub tokens_before: u64,
+    pub tokens_after: u64,
 }
 
 /// A `model_change` entry.

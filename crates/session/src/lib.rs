@@ -59,7 +59,7 @@ mod summary;
 mod writer;
 
 pub use entry::{
-    AssistantEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry, ModelChangeEntry,
+    AssistantEntry, CollapseEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry, ModelChangeEntry,
     PermissionEntry, PermissionOutcome, SessionHeader, TodosEntry, TurnFailedEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};

@@ -49,6 +49,10 @@ pub struct LoadedSession {
     pub permissions: Vec<PermissionEntry>,
     /// The last compaction boundary, if the history was compacted.
     pub last_compaction: Option<CompactionEntry>,
+    /// How many leading messages of `messages` requests last showed collapsed (the last
+    /// `collapse` entry after the last compaction boundary), for the context pipeline to show
+    /// the same view; `None` if none was.
+    pub collapsed_through: Option<u64>,
     /// The message that was appended to `messages` to answer tool calls left without a result.
     /// Write it to the file (`Entry::tool_results(repair)`) so that the file agrees.
     pub repair: Option<Message>,
@@ -67,6 +71,7 @@ pub fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     let mut cost_usd = 0.0;
     let mut permissions = Vec::new();
     let mut last_compaction = None;
+    let mut collapsed_through = None;
     let (header, mut warnings) = scan_lines(path, &bytes, |line| {
         let Decoded::Entry(entry) = line.decoded else {
             return;
@@ -84,7 +89,9 @@ pub fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
             Entry::Compaction(entry) => {
                 history.restart_from_summary(&entry.summary, &entry.opening);
                 last_compaction = Some(entry);
+                collapsed_through = None;
             }
+            Entry::Collapse(entry) => collapsed_through = Some(entry.collapsed_through),
             Entry::ModelChange(entry) => model = Some(entry.model),
             // Not part of the conversation: the model never saw the error.
             Entry::TurnFailed(_) => {}
@@ -103,6 +110,7 @@ pub fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
         cost_usd,
         permissions,
         last_compaction,
+        collapsed_through,
         repair,
         warnings,
     })

@@ -6,7 +6,9 @@
 use cairn_protocol::{AgentEvent, Compaction, TurnEnd, TurnSummary};
 
 use crate::Entry;
-use crate::entry::{AssistantEntry, CompactionEntry, PermissionEntry, PermissionOutcome, now_ms};
+use crate::entry::{
+    AssistantEntry, CollapseEntry, CompactionEntry, PermissionEntry, PermissionOutcome, now_ms,
+};
 
 /// The transcript entry for `event`, or `None` for events that are not part of the history
 /// (deltas, retries, warnings, the end of a turn that did not fail).
@@ -57,6 +59,17 @@ pub fn entry_for(event: &AgentEvent) -> Option<Entry> {
             tokens_before: *tokens_before,
             tokens_after: *tokens_after,
             opening: opening.clone(),
+        })),
+        AgentEvent::Compacted(Compaction {
+            collapsed_through: Some(collapsed_through),
+            tokens_before,
+            tokens_after,
+            ..
+        }) => Some(Entry::Collapse(CollapseEntry {
+            timestamp: now_ms(),
+            collapsed_through: *collapsed_through,
+            tokens_before: *tokens_before,
+            tokens_after: *tokens_after,
         })),
         AgentEvent::TurnFinished(TurnSummary {
             end: TurnEnd::Failed { message },

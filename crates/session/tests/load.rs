@@ -242,6 +242,7 @@ fn every_entry_type_round_trips() {
                 tokens_after: 100,
                 opening: compacted_opening(),
             }),
+            collapsed_through: None,
             repair: None,
             warnings: vec![],
         }

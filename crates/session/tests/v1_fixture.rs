@@ -110,6 +110,7 @@ fn expected(path: PathBuf) -> LoadedSession {
             // Written before compactions kept their opening: the summary alone is resumed.
             opening: Vec::new(),
         }),
+        collapsed_through: None,
         repair: None,
         warnings: vec![],
     }

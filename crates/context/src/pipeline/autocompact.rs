@@ -48,7 +48,7 @@ const MAX_FILE_TOKENS: u64 = 50_000;
 const MAX_TAIL_TOKENS: u64 = 20_000;
 
 /// Tools whose `file_path` (or `notebook_path`) the session changed.
-const EDIT_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit"];
+pub(crate) const EDIT_TOOLS: &[&str] = &["Edit", "MultiEdit", "Write", "NotebookEdit"];
 
 /// The instructions the summary request ends with: Claude Code's sections, and the user's own
 /// instructions from `/compact` last.
@@ -213,7 +213,7 @@ fn estimate(text: &str) -> u64 {
 
 /// Whether `message` is something the user wrote: a user message with no tool results, that
 /// is not the opening of an earlier compaction.
-fn is_prompt(message: &Message) -> bool {
+pub(crate) fn is_prompt(message: &Message) -> bool {
     message.role == Role::User
         && !message
             .content

@@ -14,17 +14,20 @@
 //! | step | module | when |
 //! |---|---|---|
 //! | 1 spill | [`spill`] | every tool result |
-//! | 2 snip | [`snip`] | over the autocompact threshold, or at any size past half of it once the prompt cache has gone cold |
+//! | 2 snip | [`snip`] | over the collapse threshold (90% of autocompact's), or at any size past half of autocompact's once the prompt cache has gone cold |
 //! | 3 microcompact | [`microcompact`] | as snip, after it |
-//! | 4 collapse | — | not built: autocompact follows |
-//! | 5 autocompact | [`autocompact`] | still over the threshold; `/compact`; the API refused a request as too long |
+//! | 4 collapse | [`collapse`] | still over the collapse threshold: older turns go out as a log, down to 60% of autocompact's threshold |
+//! | 5 autocompact | [`autocompact`] | still over the autocompact threshold (collapse could not help); `/compact`; the API refused a request as too long |
 //!
-//! Steps 2 and 3 are decisions over a read-time view ([`view`]): the stored conversation
-//! keeps every result and the decisions are sticky, so each later request repeats the same
-//! bytes and the prompt cache keeps serving them.
+//! Steps 2 to 4 are decisions over a read-time view ([`view`], [`collapse`]): the stored
+//! conversation keeps every message and the decisions are sticky, so each later request
+//! repeats the same bytes and the prompt cache keeps serving them. How far the view is
+//! collapsed is reported ([`Compaction::collapsed_through`]) for the session to record, and
+//! given back on resume ([`StandardPipeline::with_collapsed_through`]).
 
 pub mod accounting;
 pub mod autocompact;
+pub mod collapse;
 pub mod microcompact;
 pub mod settings;
 pub mod snip;
@@ -149,6 +152,9 @@ pub const MAX_SUMMARY_FAILURES: u32 = 3;
 struct PipelineState {
     /// What snip and microcompact decided: sticky until autocompact rewrites the conversation.
     decisions: ViewDecisions,
+    /// How many leading messages of the conversation requests show collapsed (0: none):
+    /// extended, never undone, until autocompact rewrites the conversation.
+    collapsed_through: usize,
     /// What the last report taught about the estimate.
     calibration: Calibration,
     /// The estimated tokens of the last projection's messages, as running totals, so the next
@@ -208,6 +214,15 @@ impl StandardPipeline {
         self
     }
 
+    /// The same pipeline, for a resumed conversation whose first `collapsed_through` messages
+    /// an earlier run showed collapsed (the last [`Compaction::collapsed_through`] the session
+    /// recorded after its last compaction boundary): requests show the same view again. A mark
+    /// that does not fit the conversation (not at a prompt after a model message) is ignored.
+    pub fn with_collapsed_through(self, collapsed_through: u64) -> Self {
+        self.state().collapsed_through = usize::try_from(collapsed_through).unwrap_or(0);
+        self
+    }
+
     fn state(&self) -> MutexGuard<'_, PipelineState> {
         self.state
             .lock()
@@ -260,6 +275,7 @@ impl StandardPipeline {
             tokens_after: after,
             summary: Some(summary),
             opening: rebuilt,
+            collapsed_through: None,
         })
     }
 
@@ -272,14 +288,17 @@ impl StandardPipeline {
     ) -> Result<Projection, PipelineError> {
         let now = self.clock.now();
         let limits = self.settings.limits(accounting.context_window);
-        let (mut decisions, cold) = {
+        let (mut decisions, cold, mut collapsed) = {
             let state = self.state();
             let cold = state
                 .last_request
                 .is_none_or(|last| now.saturating_duration_since(last) > CACHE_TTL);
-            (state.decisions.clone(), cold)
+            (state.decisions.clone(), cold, state.collapsed_through)
         };
-        let mut view = decisions.project(conversation);
+        if !collapse::is_boundary(conversation, collapsed) {
+            collapsed = 0;
+        }
+        let mut view = collapse::project(conversation, collapsed, &decisions);
         let calibration = self.calibrate(&accounting, &view);
         let mut estimate = calibration.estimate(&view);
         let mut compactions = Vec::new();
@@ -291,7 +310,7 @@ impl StandardPipeline {
                     "Compaction is turned off (DISABLE_COMPACT).".into(),
                 )),
                 Trigger::Auto | Trigger::Reactive if estimate < limits.hard_limit => {
-                    Ok(self.finish(view, decisions, now, compactions, notices))
+                    Ok(self.finish(view, decisions, collapsed, now, compactions, notices))
                 }
                 Trigger::Auto | Trigger::Reactive => Err(blocked(
                     estimate,
@@ -302,41 +321,68 @@ impl StandardPipeline {
         }
 
         // Steps 2 and 3: where they free enough, or where the cache is cold and clearing is
-        // free. A reactive compaction takes them too, to send the summary less.
-        let pressure = estimate >= limits.autocompact_at;
+        // free. A reactive compaction takes them too, to send the summary less. They act on
+        // what the view shows uncollapsed.
+        let pressure = estimate >= limits.collapse_at;
         let worth_trying = match trigger {
             Trigger::Auto => pressure || (cold && estimate >= limits.autocompact_at / 2),
             Trigger::Reactive => true,
             Trigger::Manual { .. } => false,
         };
+        // The lighter steps' decisions when they were not worth a cache write on their own.
+        let mut declined: Option<(ViewDecisions, Vec<Compaction>)> = None;
         if worth_trying {
+            let shown = &conversation[collapsed..];
             let mut trial = decisions.clone();
             let mut steps = Vec::new();
             let mut size = estimate;
             let mut step = |name: &str, added: usize, trial: &ViewDecisions, size: &mut u64| {
                 if added > 0 {
-                    let after = calibration.estimate(&trial.project(conversation));
+                    let after =
+                        calibration.estimate(&collapse::project(conversation, collapsed, trial));
                     steps.push(view_compaction(name, *size, after));
                     *size = after;
                 }
             };
-            let snipped = snip::snip(conversation, &mut trial);
+            let snipped = snip::snip(shown, &mut trial);
             step("snip", snipped, &trial, &mut size);
-            let cleared = microcompact::microcompact(
-                conversation,
-                &mut trial,
-                microcompact::KEEP_RECENT_RESULTS,
-            );
+            let cleared =
+                microcompact::microcompact(shown, &mut trial, microcompact::KEEP_RECENT_RESULTS);
             step("microcompact", cleared, &trial, &mut size);
             // A warm cache is rewritten from the first change on: only worth it when the
-            // request then stays clear of the threshold for a while.
+            // request then stays clear of the next step's threshold for a while.
             let headroom = limits.window / 20;
-            let enough = size + headroom <= limits.autocompact_at;
+            let enough = size + headroom <= limits.collapse_at;
             if !steps.is_empty() && (cold || enough || !matches!(trigger, Trigger::Auto)) {
                 decisions = trial;
-                view = decisions.project(conversation);
+                view = collapse::project(conversation, collapsed, &decisions);
                 estimate = size;
                 compactions.extend(steps);
+            } else if !steps.is_empty() {
+                declined = Some((trial, steps));
+            }
+        }
+
+        // Step 4: still over the collapse threshold, older turns go out as a log. Collapsing
+        // rewrites the request from its first message, so the lighter steps' declined
+        // decisions come along at no further cost.
+        if matches!(trigger, Trigger::Auto) && estimate >= limits.collapse_at {
+            let (base, steps) = declined.unwrap_or_else(|| (decisions.clone(), Vec::new()));
+            if let Some(through) =
+                collapse::choose(conversation, collapsed, &base, calibration, limits)
+            {
+                let collapsed_view = collapse::project(conversation, through, &base);
+                let after = calibration.estimate(&collapsed_view);
+                let before = steps.last().map_or(estimate, |step| step.tokens_after);
+                compactions.extend(steps);
+                compactions.push(Compaction {
+                    collapsed_through: Some(through as u64),
+                    ..view_compaction("collapse", before, after)
+                });
+                decisions = base;
+                collapsed = through;
+                view = collapsed_view;
+                estimate = after;
             }
         }
 
@@ -368,6 +414,7 @@ impl StandardPipeline {
             {
                 Ok(compaction) => {
                     decisions = ViewDecisions::default();
+                    collapsed = 0;
                     view = conversation.clone();
                     estimate = compaction.tokens_after;
                     compactions.push(compaction);
@@ -430,7 +477,7 @@ impl StandardPipeline {
             };
             return Err(blocked(estimate, limits, &reason));
         }
-        Ok(self.finish(view, decisions, now, compactions, notices))
+        Ok(self.finish(view, decisions, collapsed, now, compactions, notices))
     }
 
     /// Keeps what the next request needs to know and hands the projection over.
@@ -438,12 +485,14 @@ impl StandardPipeline {
         &self,
         view: Vec<Message>,
         decisions: ViewDecisions,
+        collapsed: usize,
         now: Instant,
         compactions: Vec<Compaction>,
         notices: Vec<String>,
     ) -> Projection {
         let mut state = self.state();
         state.decisions = decisions;
+        state.collapsed_through = collapsed;
         state.last_request = Some(now);
         let mut total = 0;
         state.last_sent = view
@@ -470,6 +519,7 @@ fn view_compaction(step: &str, before: u64, after: u64) -> Compaction {
         tokens_after: after,
         summary: None,
         opening: Vec::new(),
+        collapsed_through: None,
     }
 }
 

@@ -94,6 +94,7 @@ impl PipelineSettings {
         }
         Limits {
             window,
+            collapse_at: autocompact_at / 10 * 9,
             autocompact_at,
             hard_limit: window - HARD_LIMIT_BUFFER.min(window * 3 / 200),
         }
@@ -113,6 +114,9 @@ fn is_truthy(value: &str) -> bool {
 pub struct Limits {
     /// The window the thresholds are taken from.
     pub window: u64,
+    /// Collapse older turns when the estimate reaches this (90% of the autocompact threshold,
+    /// 150,300 at 200K), so autocompact is needed only when collapsing cannot help.
+    pub collapse_at: u64,
     /// Autocompact when the estimate reaches this (window − 20,000 − 13,000 at 200K).
     pub autocompact_at: u64,
     /// Refuse to send at or above this (window − 3,000 at 200K).
@@ -184,6 +188,7 @@ mod tests {
             limits,
             Limits {
                 window: 200_000,
+                collapse_at: 150_300,
                 autocompact_at: 167_000,
                 hard_limit: 197_000,
             }
@@ -200,6 +205,7 @@ mod tests {
             settings.limits(Some(200_000)),
             Limits {
                 window: 20_000,
+                collapse_at: 15_030,
                 autocompact_at: 16_700,
                 hard_limit: 19_700,
             }

@@ -293,12 +293,14 @@ fn autocompact_keeps_the_first_prompt_the_todo_list_and_the_edited_file() {
         result("edit", "The file was updated."),
         answer("Edited the parser."),
     ];
-    for turn in 2..6 {
+    // Three long turns after the first: collapsing the oldest two turns (all it may, the
+    // three most recent stay) would leave the request over the threshold still.
+    for turn in 2..5 {
         read_turn(
             &mut conversation,
             turn,
             &format!("/src/other{turn}.rs"),
-            20_000,
+            28_000,
         );
     }
     conversation.push(Message::user_text("Now add a test."));
@@ -336,7 +338,6 @@ fn autocompact_keeps_the_first_prompt_the_todo_list_and_the_edited_file() {
             format!("{USER_MESSAGE_HEADER}prompt 2"),
             format!("{USER_MESSAGE_HEADER}prompt 3"),
             format!("{USER_MESSAGE_HEADER}prompt 4"),
-            format!("{USER_MESSAGE_HEADER}prompt 5"),
             format!("{USER_MESSAGE_HEADER}Now add a test."),
             "Continue the conversation from where it left off without asking the user any \
              further questions. Continue with the last task that you were asked to work on."
@@ -376,12 +377,13 @@ fn the_turn_in_progress_is_kept_with_every_call_and_its_result() {
     let clock = FakeClock::new();
     let pipeline = pipeline(small_window(), clock);
     let mut conversation = Vec::new();
-    // Sub-agent results, which cannot be fetched again, so nothing lighter helps.
-    for turn in 1..5 {
+    // Sub-agent results, which cannot be fetched again, in turns too recent to collapse (the
+    // three most recent stay), so nothing lighter helps.
+    for turn in 1..3 {
         let id = format!("task-{turn}");
         conversation.push(Message::user_text(format!("prompt {turn}")));
         conversation.push(call(&id, "Task", json!({"prompt": format!("look {turn}")})));
-        conversation.push(result(&id, &"t".repeat(17_000)));
+        conversation.push(result(&id, &"t".repeat(34_000)));
         conversation.push(answer(&format!("answer {turn}")));
     }
     conversation.push(Message::user_text("Look at both."));
@@ -453,16 +455,25 @@ fn snip_drops_a_read_superseded_by_a_later_read_of_the_same_file() {
             tokens_after: 8_029,
             summary: None,
             opening: Vec::new(),
+            collapsed_through: None,
         }]
     );
     assert_eq!(summarizer.times_asked(), 0);
 }
 
-/// Eight turns of 2,000-token reads: 16,000 and some, under the 16,700 threshold but over half.
+const EIGHT_READS_CHARS: usize = 6_400;
+
+/// Eight turns of 1,600-token reads: 12,800 and some, under the 15,030 collapse threshold but
+/// over half the autocompact threshold.
 fn eight_reads() -> Vec<Message> {
     let mut conversation = Vec::new();
     for turn in 1..9 {
-        read_turn(&mut conversation, turn, &format!("/f{turn}.rs"), 8_000);
+        read_turn(
+            &mut conversation,
+            turn,
+            &format!("/f{turn}.rs"),
+            EIGHT_READS_CHARS,
+        );
     }
     conversation.push(Message::user_text("go on"));
     conversation
@@ -496,7 +507,7 @@ fn microcompact_waits_while_the_cache_is_warm_and_clears_once_it_is_cold() {
     let cleared: Vec<String> = (1..9)
         .map(|turn| result_text(&cold.messages, &format!("read-{turn}")).unwrap())
         .collect();
-    let kept = "r".repeat(8_000);
+    let kept = "r".repeat(EIGHT_READS_CHARS);
     assert_eq!(
         cleared,
         vec![
@@ -848,6 +859,7 @@ fn over_the_threshold_with_a_warm_cache_microcompact_runs_when_it_frees_enough()
             tokens_after: 17_201 - 4 * (1_900 - 9),
             summary: None,
             opening: Vec::new(),
+            collapsed_through: None,
         }]
     );
     assert_valid_for_the_api(&projection.messages);
@@ -936,3 +948,6 @@ fn snip_replaces_a_repeated_result_it_cannot_drop_whole() {
     );
     assert_valid_for_the_api(&decisions.project(&conversation));
 }
+
+/// Step 4's tests, beside the helpers above.
+mod collapsed;

@@ -24,9 +24,13 @@ impl ViewDecisions {
     pub fn project(&self, conversation: &[Message]) -> Vec<Message> {
         conversation
             .iter()
-            .filter(|message| !self.drops(message))
-            .map(|message| self.replace_results(message))
+            .filter_map(|message| self.shown(message))
             .collect()
+    }
+
+    /// What a request sends of `message`: `None` when it is left out.
+    pub fn shown(&self, message: &Message) -> Option<Message> {
+        (!self.drops(message)).then(|| self.replace_results(message))
     }
 
     /// Whether a decision already covers the call `id`.
