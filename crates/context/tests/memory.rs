@@ -306,6 +306,37 @@ async fn a_bad_memory_file_is_named_once_and_the_others_are_still_recalled() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_recall_dropped_before_its_end_leaves_the_bad_file_to_be_named_next_time() {
+    let dir = tempfile::tempdir().unwrap();
+    write_memory(dir.path(), "good", 8, Duration::ZERO);
+    std::fs::write(dir.path().join("bad.md"), "no front matter here").unwrap();
+    let server = Arc::new(ScriptedServer::start());
+    server.push(Reply::text(r#"{"selected_memories": []}"#).with_delay(Duration::from_secs(60)));
+    server.push(Reply::text(r#"{"selected_memories": []}"#));
+    let recall = recall_for(&server, dir.path());
+
+    // The engine drops a recall still running when the next message comes.
+    let late = tokio::spawn(recall.start("one".to_owned()));
+    let waiting = Arc::clone(&server);
+    tokio::task::spawn_blocking(move || waiting.wait_for_requests(1, WAIT))
+        .await
+        .unwrap();
+    late.abort();
+    let next = recall.start("two".to_owned()).await;
+
+    assert_eq!(
+        next,
+        RecallOutcome {
+            reminders: vec![],
+            failure: Some(format!(
+                "{} was skipped: it has no front matter (a `---` line first)",
+                dir.path().join("bad.md").display()
+            )),
+        }
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn without_memory_files_nothing_is_sent() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("MEMORY.md"), "- nothing yet\n").unwrap();

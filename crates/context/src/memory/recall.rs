@@ -100,13 +100,43 @@ impl Recall for MemoryRecall {
 impl Shared {
     async fn recall(&self, message: &str) -> RecallOutcome {
         let mut problems = Vec::new();
+        let mut reported = Vec::new();
+        let reminders = self.find(message, &mut problems, &mut reported).await;
+        // Only now: a recall dropped before its end (the engine drops one that is late) has
+        // shown nothing, so its skipped files are still to be named.
+        lock(&self.reported).extend(reported);
+        RecallOutcome {
+            reminders,
+            failure: (!problems.is_empty()).then(|| problems.join("; ")),
+        }
+    }
+
+    /// The reminders for `message`; what went wrong goes to `problems`, and the skipped
+    /// files named there to `reported`.
+    async fn find(
+        &self,
+        message: &str,
+        problems: &mut Vec<String>,
+        reported: &mut Vec<PathBuf>,
+    ) -> Vec<String> {
         let directory = self.directory.clone();
         let scan = match tokio::task::spawn_blocking(move || scan_heads(&directory)).await {
             Ok(scan) => scan,
-            Err(error) => return failed(format!("reading the memory directory failed: {error}")),
+            Err(error) => {
+                problems.push(format!("reading the memory directory failed: {error}"));
+                return Vec::new();
+            }
         };
         let MemoryScan { heads, skipped } = scan;
-        self.report_new(skipped, &mut problems);
+        {
+            let already = lock(&self.reported);
+            for unread in skipped {
+                if !already.contains(&unread.path) {
+                    problems.push(unread.to_string());
+                    reported.push(unread.path);
+                }
+            }
+        }
         let every_name: HashSet<String> = heads.iter().map(|h| h.file_name.clone()).collect();
         let candidates = {
             let injected = lock(&self.injected);
@@ -116,7 +146,7 @@ impl Shared {
             within_budget(fresh)
         };
         if candidates.is_empty() {
-            return outcome(Vec::new(), problems);
+            return Vec::new();
         }
         let request = recall_request(message, &candidates);
         let answer = match self
@@ -132,14 +162,14 @@ impl Shared {
             Ok(answer) => answer,
             Err(error) => {
                 problems.push(error.to_string());
-                return outcome(Vec::new(), problems);
+                return Vec::new();
             }
         };
         let names = match selected_memories(&answer.text) {
             Ok(names) => names,
             Err(reason) => {
                 problems.push(reason);
-                return outcome(Vec::new(), problems);
+                return Vec::new();
             }
         };
         let (chosen, unknown) = self.resolve(&names, &candidates, &every_name);
@@ -161,7 +191,7 @@ impl Shared {
             Ok(read) => read,
             Err(error) => {
                 problems.push(format!("reading the recalled memories failed: {error}"));
-                return outcome(Vec::new(), problems);
+                return Vec::new();
             }
         };
         let mut reminders = Vec::new();
@@ -178,18 +208,7 @@ impl Shared {
                 Err(unread) => problems.push(unread.to_string()),
             }
         }
-        drop(injected);
-        outcome(reminders, problems)
-    }
-
-    /// Adds the skipped files not reported before to `problems`.
-    fn report_new(&self, skipped: Vec<UnreadFile>, problems: &mut Vec<String>) {
-        let mut reported = lock(&self.reported);
-        for unread in skipped {
-            if reported.insert(unread.path.clone()) {
-                problems.push(unread.to_string());
-            }
-        }
+        reminders
     }
 
     /// The candidates the model named (at most [`MAX_SELECTED`], in its order, each once),
@@ -349,17 +368,6 @@ impl RecalledMemory {
             self.head.front_matter.memory_type,
             self.text.trim_end()
         )
-    }
-}
-
-fn failed(reason: String) -> RecallOutcome {
-    outcome(Vec::new(), vec![reason])
-}
-
-fn outcome(reminders: Vec<String>, problems: Vec<String>) -> RecallOutcome {
-    RecallOutcome {
-        reminders,
-        failure: (!problems.is_empty()).then(|| problems.join("; ")),
     }
 }
 
