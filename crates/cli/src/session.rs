@@ -26,6 +26,8 @@ pub struct OpenedSession {
     pub log: SessionLog,
     /// The conversation so far (empty for a new session).
     pub history: Vec<Message>,
+    /// How many leading messages of `history` the context pipeline last showed collapsed.
+    pub collapsed_through: Option<u64>,
     /// The session's own directory, for spilled tool results.
     pub dir: PathBuf,
     pub transcript_path: PathBuf,
@@ -125,7 +127,9 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
     if let Some(repair) = &loaded.repair {
         log.append_to_history(&Entry::tool_results(repair.clone()));
     }
-    Ok(finish(&store, cwd, id, log, loaded.messages))
+    let mut opened = finish(&store, cwd, id, log, loaded.messages);
+    opened.collapsed_through = loaded.collapsed_through;
+    Ok(opened)
 }
 
 /// A command line whose session flags do not go together: the run exits with status 2.
@@ -149,6 +153,7 @@ fn finish(
         id,
         log,
         history,
+        collapsed_through: None,
         transcript_path,
     }
 }

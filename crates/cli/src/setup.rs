@@ -167,19 +167,22 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
             max_requests: args.max_turns,
             max_output_tokens,
             recall: None,
-            pipeline: Arc::new(StandardPipeline::new(spill_dir).with_settings(
-                PipelineSettings::from_env_and_settings(
-                    // The run's environment: the settings' `env` over cairn's own.
-                    |name| {
-                        settings
-                            .env()
-                            .get(name)
-                            .cloned()
-                            .or_else(|| std::env::var(name).ok())
-                    },
-                    &serde_json::Value::Object(settings.raw().clone()),
-                ),
-            )),
+            pipeline: Arc::new(
+                StandardPipeline::new(spill_dir)
+                    .with_settings(PipelineSettings::from_env_and_settings(
+                        // The run's environment: the settings' `env` over cairn's own.
+                        |name| {
+                            settings
+                                .env()
+                                .get(name)
+                                .cloned()
+                                .or_else(|| std::env::var(name).ok())
+                        },
+                        &serde_json::Value::Object(settings.raw().clone()),
+                    ))
+                    // A resumed session's requests show the view its last run collapsed to.
+                    .with_collapsed_through(opened.collapsed_through.unwrap_or(0)),
+            ),
             governance: governance.governance.clone(),
         },
     )
