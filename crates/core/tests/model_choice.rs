@@ -78,7 +78,6 @@ async fn opusplan_requests_opus_in_plan_mode_and_sonnet_otherwise() {
     })
     .unwrap();
     turn("do it now").await;
-    drop(turn);
     drop(ops);
     task.await.unwrap();
 
