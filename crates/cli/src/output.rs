@@ -68,6 +68,11 @@ impl Printer {
                 );
             }
             AgentEvent::Warning { message } => eprintln!("warning: {message}"),
+            AgentEvent::Debug { message } => {
+                if self.verbose {
+                    eprintln!("debug: {message}");
+                }
+            }
             AgentEvent::AssistantMessage {
                 message,
                 id,

@@ -375,7 +375,7 @@ impl Engine {
         match running.await {
             Ok(outcome) => {
                 if let Some(failure) = outcome.failure {
-                    events.emit(AgentEvent::Warning {
+                    events.emit(AgentEvent::Debug {
                         message: format!("memory recall failed: {failure}"),
                     });
                 }
@@ -435,7 +435,12 @@ impl Engine {
     /// The model id the next request goes to: the session's model choice (`config.model`)
     /// for the permission mode in force, so that `opusplan` plans with opus.
     fn request_model(&self) -> String {
-        let mode = self.config.governance.gate.as_deref().map(|gate| gate.mode());
+        let mode = self
+            .config
+            .governance
+            .gate
+            .as_deref()
+            .map(|gate| gate.mode());
         models::model_for_mode(
             &self.config.model,
             mode.unwrap_or(cairn_protocol::PermissionMode::Default),
@@ -493,6 +498,10 @@ impl Engine {
             if let Some(summary) = &compaction.summary {
                 // What was reported belongs to the conversation before.
                 self.last_reported = None;
+                // Recalled memories were summarised away with it: recall may bring them again.
+                if let Some(recall) = &self.config.recall {
+                    recall.forget_injected();
+                }
                 let mut input = serde_json::Map::new();
                 input.insert("trigger".into(), trigger_name(&trigger).into());
                 input.insert("compact_summary".into(), summary.clone().into());

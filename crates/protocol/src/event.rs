@@ -257,6 +257,11 @@ pub enum AgentEvent {
     Warning {
         message: String,
     },
+    /// A detail for `--verbose` only (a memory recall that failed, a skipped memory file):
+    /// never shown otherwise, never sent to the model.
+    Debug {
+        message: String,
+    },
     /// The context pipeline made the conversation smaller before a request.
     Compacted(Compaction),
     TurnFinished(TurnSummary),

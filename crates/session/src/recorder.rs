@@ -84,6 +84,7 @@ pub fn entry_for(event: &AgentEvent) -> Option<Entry> {
         | AgentEvent::Retrying(_)
         | AgentEvent::PermissionRequested { .. }
         | AgentEvent::Warning { .. }
+        | AgentEvent::Debug { .. }
         | AgentEvent::PermissionModeChanged { .. }
         | AgentEvent::TurnFinished(_) => None,
     }

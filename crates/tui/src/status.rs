@@ -108,6 +108,7 @@ impl StatusLine {
             | AgentEvent::PermissionDecided(_)
             | AgentEvent::TodosChanged { .. }
             | AgentEvent::Warning { .. }
+            | AgentEvent::Debug { .. }
             | AgentEvent::Compacted(_)
             | AgentEvent::TurnFinished(_) => {}
         }

@@ -223,6 +223,7 @@ impl Transcript {
                 self.push_info(format!("Model: {model}"));
             }
             AgentEvent::Warning { message } => self.push_warning(message.clone()),
+            AgentEvent::Debug { .. } => {}
             AgentEvent::Compacted(compaction) => self.push_info(format!(
                 "Context: {} made the conversation about {} tokens (was {}).",
                 compaction.step, compaction.tokens_after, compaction.tokens_before

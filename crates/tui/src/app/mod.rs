@@ -671,6 +671,7 @@ impl App {
             | AgentEvent::ModelChanged { .. }
             | AgentEvent::PermissionModeChanged { .. }
             | AgentEvent::Compacted(_)
+            | AgentEvent::Debug { .. }
             | AgentEvent::Warning { .. } => {}
         }
     }
