@@ -6,8 +6,8 @@
 //! exported in the shell; cairn gives the provider the same view without changing its own
 //! process environment.
 //!
-//! Today the provider is Anthropic's (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`,
-//! `ANTHROPIC_BASE_URL`). An OpenAI-compatible provider is chosen here too, from the same
+//! Today the provider is Anthropic's (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`, else the
+//! `apiKeyHelper` setting's command; `ANTHROPIC_BASE_URL`). An OpenAI-compatible provider is chosen here too, from the same
 //! view, and reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`.
 
 use std::collections::BTreeMap;
