@@ -226,10 +226,7 @@ struct DiskSettings {
 
 impl SettingsView for DiskSettings {
     fn read(&self) -> Result<(Vec<String>, String), String> {
-        let mut loader = cairn_config::SettingsLoader::new(&self.home, &self.cwd);
-        if let Some(flag) = &self.flag {
-            loader = loader.settings_flag(flag.clone());
-        }
+        let loader = crate::settings::settings_loader(self.flag.as_deref(), &self.home, &self.cwd);
         let settings = loader.load().map_err(|err| err.to_string())?;
         let sources = settings.sources().iter().map(ToString::to_string).collect();
         Ok((sources, settings_listing(&settings)))
@@ -334,6 +331,11 @@ async fn ask_about_trust(args: &mut Args) -> Folder {
             }
         }
     }
+    // A settings file that does not load: its error, and whether to go on without it (before
+    // the bypass question, which reads the settings as the session will).
+    if let Err(code) = crate::settings::ask_about_broken_settings(args).await {
+        return Folder::Declined(code);
+    }
     confirm_bypass_from_folder(args, &cwd, &home, &mut folders).await;
     Folder::Trusted
 }
@@ -350,11 +352,8 @@ async fn confirm_bypass_from_folder(
     if args.permission_mode.is_some() || args.dangerously_skip_permissions {
         return;
     }
-    let mut loader = cairn_config::SettingsLoader::new(home, cwd);
-    if let Some(flag) = &args.settings {
-        loader = loader.settings_flag(flag.clone());
-    }
-    // A settings file that does not load is reported, with its file and field, at setup.
+    let loader = crate::settings::settings_loader(args.settings.as_deref(), home, cwd);
+    // A settings file that does not load was asked about (or is reported at setup).
     let Ok(settings) = loader.load() else {
         return;
     };

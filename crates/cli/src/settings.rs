@@ -2,11 +2,13 @@
 //! `cairn config list|get`.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use anyhow::Context;
 use cairn_config::{LoadedSettings, SettingsLoader};
+use cairn_tui::{Appearance, SettingsAnswer, Theme, run_settings_dialog};
 
 use crate::args::{Args, ConfigCommand};
 
@@ -24,11 +26,31 @@ pub fn load_settings(args: &Args, project: &Path) -> anyhow::Result<LoadedSettin
 /// (its warnings were printed the first time).
 pub fn settings_again(args: &Args, project: &Path) -> anyhow::Result<LoadedSettings> {
     let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
+    Ok(settings_loader(args.settings.as_deref(), &home, project).load()?)
+}
+
+/// The settings files the user chose, in the interactive UI, to run this process without
+/// (they did not load). Every load of the run leaves them out.
+static LEFT_OUT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn left_out() -> Vec<PathBuf> {
+    LEFT_OUT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
+}
+
+/// The loader of this run's settings: the five files under `home` and `project`, the
+/// `--settings` flag, less the files the user chose to run without.
+pub fn settings_loader(flag: Option<&str>, home: &Path, project: &Path) -> SettingsLoader {
     let mut loader = SettingsLoader::new(home, project);
-    if let Some(flag) = &args.settings {
-        loader = loader.settings_flag(flag.clone());
+    if let Some(flag) = flag {
+        loader = loader.settings_flag(flag);
     }
-    Ok(loader.load()?)
+    for path in left_out() {
+        loader = loader.leave_out(path);
+    }
+    loader
 }
 
 /// The `statusLine` setting's command, when it is the one kind there is (`"type":
@@ -41,6 +63,46 @@ pub fn status_command(args: &Args, project: &Path) -> Option<String> {
         .clone()?;
     (status_line.kind == "command" && !status_line.command.trim().is_empty())
         .then_some(status_line.command)
+}
+
+/// In the interactive UI, before the session is set up: while a settings file does not load,
+/// shows its error (file, line, field) and asks whether to go on without it. Enter leaves it
+/// out of every load of this run; Esc ends the run with the error, as `-p` does. A broken
+/// `--settings` file is not asked about: setup reports it.
+pub async fn ask_about_broken_settings(args: &Args) -> Result<(), ExitCode> {
+    let (Some(home), Ok(cwd)) = (std::env::home_dir(), std::env::current_dir()) else {
+        // Setup reports what is missing.
+        return Ok(());
+    };
+    loop {
+        let loader = settings_loader(args.settings.as_deref(), &home, &cwd);
+        let error = match loader.load() {
+            Ok(_) => return Ok(()),
+            Err(error) => error,
+        };
+        let Some(file) = loader.file_at_fault(&error).map(Path::to_path_buf) else {
+            return Ok(());
+        };
+        let theme = Theme::from_env(
+            Appearance::from_colorfgbg(std::env::var("COLORFGBG").ok().as_deref()),
+            std::env::var_os("NO_COLOR").as_deref(),
+        );
+        let message = error.to_string();
+        let asked = file.clone();
+        // The dialog blocks on the terminal's keys; the app has not started reading them.
+        let answer =
+            tokio::task::spawn_blocking(move || run_settings_dialog(asked, message, &theme)).await;
+        match answer {
+            Ok(Ok(SettingsAnswer::ContinueWithout)) => LEFT_OUT
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(file),
+            Ok(Ok(SettingsAnswer::Exit)) | Ok(Err(_)) | Err(_) => {
+                let _ = writeln!(std::io::stderr(), "error: {error}");
+                return Err(ExitCode::FAILURE);
+            }
+        }
+    }
 }
 
 /// `cairn config list` and `cairn config get KEY`.

@@ -18,6 +18,7 @@ mod highlight;
 mod imports_dialog;
 mod markdown;
 pub mod picker;
+mod settings_dialog;
 mod status;
 pub mod status_command;
 mod table;
@@ -32,6 +33,9 @@ pub use dialog::{DialogOutcome, DialogView, PermissionDialog};
 pub use diff::{DiffStats, line_of, render_diff, render_diff_from};
 pub use imports_dialog::{ImportsAnswer, ImportsDialog, ImportsDialogView, run_imports_dialog};
 pub use markdown::render_markdown;
+pub use settings_dialog::{
+    SettingsAnswer, SettingsDialog, SettingsDialogView, run_settings_dialog,
+};
 pub use status::{StatusLine, StatusView};
 pub use theme::{Appearance, ColorSupport, Theme};
 pub use todos::render_todos;
