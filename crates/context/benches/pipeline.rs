@@ -4,7 +4,8 @@
 //! now and then a pause of several minutes, after which the API's cache has gone cold).
 //!
 //! Reports:
-//! - the compactions of each step, and the peak request size against the window;
+//! - the compactions of each step (a collapse rewrites the cached prompt from its first
+//!   message, and is counted as such), and the peak request size against the window;
 //! - the share of re-sent tokens served from the cache between compactions. The API's prefix
 //!   cache is modelled as a request's longest common prefix (message by message, after the
 //!   system prompt and tools) with the previous request, when that was less than five
@@ -399,18 +400,26 @@ struct Meter {
     turn_time: Vec<Duration>,
     /// Snips and microcompacts made while the cache was warm (each costs a cache write).
     light_steps_warm: usize,
+    /// Collapses made while the cache was warm (each rewrites the cached prompt).
+    collapses_warm: usize,
     summary_requests: usize,
 }
 
 impl Meter {
     fn compaction(&mut self, step: &str, rewrote: bool, now: Instant) {
         *self.steps.entry(step.to_string()).or_default() += 1;
-        let kind = if rewrote { "autocompact" } else { "light" };
+        let kind = match (rewrote, step) {
+            (true, _) => "autocompact",
+            (false, "collapse") => "collapse",
+            (false, _) => "light",
+        };
         self.marks.push((self.sizes.len(), kind));
-        if rewrote {
-            self.fresh = true;
-        } else if self.warm_prefix(&[], now).is_some() {
-            self.light_steps_warm += 1;
+        let warm = self.warm_prefix(&[], now).is_some();
+        match kind {
+            "autocompact" => self.fresh = true,
+            "collapse" if warm => self.collapses_warm += 1,
+            "light" if warm => self.light_steps_warm += 1,
+            _ => {}
         }
     }
 
@@ -494,8 +503,8 @@ impl Meter {
         }
         println!(
             "  of which       {} snip/microcompact steps with a warm cache (the rest waited for a \
-             cold one); {} summary requests",
-            self.light_steps_warm, self.summary_requests
+             cold one); {} collapses with a warm cache; {} summary requests",
+            self.light_steps_warm, self.collapses_warm, self.summary_requests
         );
         println!(
             "  peak request    {peak} tokens ({:.1}% of the window)",
@@ -529,7 +538,8 @@ impl Meter {
     }
 
     /// Context tokens per request as an SVG line, the window and thresholds as lines,
-    /// autocompactions as red bars and lighter steps as orange ticks.
+    /// autocompactions as red bars, collapses as purple half-bars and lighter steps as orange
+    /// ticks.
     fn plot(&self) -> String {
         let (width, height, margin) = (1200.0_f64, 420.0_f64, 60.0_f64);
         let n = self.sizes.len().max(2) as f64;
@@ -551,6 +561,7 @@ impl Meter {
             (WINDOW, "window 200K", "#444", 220.0),
             (197_000, "blocked 197K", "#b00", 110.0),
             (167_000, "autocompact 167K", "#d80", 110.0),
+            (150_300, "collapse 150K", "#6a1b9a", 110.0),
         ] {
             let _ = writeln!(
                 svg,
@@ -573,6 +584,7 @@ impl Meter {
         for &(index, kind) in &self.marks {
             let (colour, top) = match kind {
                 "autocompact" => ("#c00", y(WINDOW)),
+                "collapse" => ("#6a1b9a", y(WINDOW) + (height - 2.0 * margin) * 0.5),
                 _ => ("#f90", y(WINDOW) + (height - 2.0 * margin) * 0.9),
             };
             let _ = writeln!(
@@ -594,7 +606,7 @@ impl Meter {
         );
         let _ = writeln!(
             svg,
-            r#"<text x="{margin}" y="{}">requests →   red: autocompact   orange: snip / microcompact</text>"#,
+            r#"<text x="{margin}" y="{}">requests →   red: autocompact   purple: collapse   orange: snip / microcompact</text>"#,
             height - 20.0
         );
         let _ = writeln!(svg, "</svg>");

@@ -17,6 +17,7 @@
 //! [`KEEP_RECENT_TURNS`] turns are never collapsed.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use cairn_protocol::{ContentBlock, Message, Role, ToolResultContent};
 use serde_json::Value;
@@ -25,7 +26,6 @@ use super::accounting::{Calibration, message_tokens};
 use super::autocompact::{EDIT_TOOLS, is_prompt};
 use super::settings::Limits;
 use super::view::ViewDecisions;
-use crate::estimate_tokens;
 
 /// The most recent turns (the one in progress included) never collapsed.
 pub const KEEP_RECENT_TURNS: usize = 3;
@@ -82,18 +82,51 @@ pub fn project(
     through: usize,
     decisions: &ViewDecisions,
 ) -> Vec<Message> {
-    if !is_boundary(conversation, through) {
-        return decisions.project(conversation);
+    Collapsed::new(conversation, through).project(conversation, decisions)
+}
+
+/// How far a view is collapsed, with the log written for it: the messages a log covers never
+/// change, so it is written once and kept for the requests after.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Collapsed {
+    through: usize,
+    log: Arc<str>,
+}
+
+impl Collapsed {
+    /// `conversation` collapsed through `through`; not collapsed at all where `through` is no
+    /// boundary ([`is_boundary`]).
+    pub fn new(conversation: &[Message], through: usize) -> Self {
+        if !is_boundary(conversation, through) {
+            return Collapsed::default();
+        }
+        Collapsed {
+            through,
+            log: log_text(&turns(conversation, through)).into(),
+        }
     }
-    let turns = turns(conversation, through);
-    let mut first = conversation[0].clone();
-    first.content.push(ContentBlock::text(log_text(&turns)));
-    first
-        .content
-        .extend(conversation[through].content.iter().cloned());
-    let mut view = vec![first];
-    view.extend(decisions.project(&conversation[through + 1..]));
-    view
+
+    /// How many leading messages are collapsed (0: none).
+    pub fn through(&self) -> usize {
+        self.through
+    }
+
+    /// The messages a request sends for `conversation` (the one this was made for, or a later
+    /// state of it), the rest as `decisions` show them.
+    pub fn project(&self, conversation: &[Message], decisions: &ViewDecisions) -> Vec<Message> {
+        let through = self.through;
+        if through == 0 {
+            return decisions.project(conversation);
+        }
+        let mut first = conversation[0].clone();
+        first.content.push(ContentBlock::text(&*self.log));
+        first
+            .content
+            .extend(conversation[through].content.iter().cloned());
+        let mut view = vec![first];
+        view.extend(decisions.project(&conversation[through + 1..]));
+        view
+    }
 }
 
 /// Where to collapse `conversation` through now, beyond `current`: the first boundary that
@@ -129,7 +162,7 @@ pub fn choose(
     let turns = turns(conversation, furthest);
     let first = message_tokens(&conversation[0]);
     let estimate = |through: usize| {
-        let log = estimate_tokens(&log_text(collapsed_turns(&turns, through))) as u64;
+        let log = (log_len(collapsed_turns(&turns, through)) as u64).div_ceil(4);
         calibration.estimate_from(
             first + log + message_tokens(&conversation[through]) + after[through + 1],
         )
@@ -183,6 +216,18 @@ fn log_text(turns: &[Turn]) -> String {
     }
     text.push_str(LOG_FOOTER);
     text
+}
+
+/// The length of [`log_text`] for `turns`, without writing it (as [`crate::estimate_tokens`]
+/// counts: in bytes).
+fn log_len(turns: &[Turn]) -> usize {
+    let entries: usize = turns.iter().map(|turn| turn.entry.len()).sum();
+    let todos = turns
+        .iter()
+        .rev()
+        .find_map(|turn| turn.todos.as_deref())
+        .map_or(0, |todos| TODO_HEADING.len() + todos.len() + 2);
+    LOG_HEADER.len() + entries + todos + LOG_FOOTER.len()
 }
 
 fn turn(start: usize, messages: &[Message]) -> Turn {
@@ -355,4 +400,43 @@ fn shorten(text: &str, max: usize) -> String {
     let mut cut: String = line.chars().take(max).collect();
     cut.push('…');
     cut
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_logs_length_is_counted_as_it_is_written() {
+        let call = |id: &str, name: &str, input: Value| Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: id.into(),
+                name: name.into(),
+                input,
+            }],
+        };
+        let done = |id: &str| Message {
+            role: Role::User,
+            content: vec![ContentBlock::tool_result(id, "ok", false)],
+        };
+        let conversation = vec![
+            Message::user_text("start"),
+            call(
+                "t",
+                "TodoWrite",
+                json!({"todos": [{"content": "Ship it", "status": "pending"}]}),
+            ),
+            done("t"),
+            call("é", "Bash", json!({"command": "echo café"})),
+            done("é"),
+            Message::user_text("next"),
+        ];
+        let turns = turns(&conversation, 5);
+        assert_eq!(log_len(&turns), log_text(&turns).len());
+        assert_eq!(log_len(&turns[..0]), log_text(&[]).len());
+    }
 }

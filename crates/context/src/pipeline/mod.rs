@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 use cairn_protocol::{BoxFuture, Compaction, ContentBlock, Message};
 
 use accounting::{Calibration, messages_tokens};
+use collapse::Collapsed;
 pub use settings::{Limits, PipelineSettings};
 use spill::{SpillCandidate, Spilled, apply_budget};
 use view::ViewDecisions;
@@ -155,6 +156,8 @@ struct PipelineState {
     /// How many leading messages of the conversation requests show collapsed (0: none):
     /// extended, never undone, until autocompact rewrites the conversation.
     collapsed_through: usize,
+    /// The log written for that collapse, kept for the next requests.
+    collapsed: Collapsed,
     /// What the last report taught about the estimate.
     calibration: Calibration,
     /// The estimated tokens of the last projection's messages, as running totals, so the next
@@ -293,12 +296,18 @@ impl StandardPipeline {
             let cold = state
                 .last_request
                 .is_none_or(|last| now.saturating_duration_since(last) > CACHE_TTL);
-            (state.decisions.clone(), cold, state.collapsed_through)
+            let mark = state.collapsed_through;
+            // The log is written once per mark (a restored mark has none yet), and a mark
+            // that no longer fits the conversation is dropped.
+            let collapsed =
+                if state.collapsed.through() == mark && collapse::is_boundary(conversation, mark) {
+                    state.collapsed.clone()
+                } else {
+                    Collapsed::new(conversation, mark)
+                };
+            (state.decisions.clone(), cold, collapsed)
         };
-        if !collapse::is_boundary(conversation, collapsed) {
-            collapsed = 0;
-        }
-        let mut view = collapse::project(conversation, collapsed, &decisions);
+        let mut view = collapsed.project(conversation, &decisions);
         let calibration = self.calibrate(&accounting, &view);
         let mut estimate = calibration.estimate(&view);
         let mut compactions = Vec::new();
@@ -332,14 +341,13 @@ impl StandardPipeline {
         // The lighter steps' decisions when they were not worth a cache write on their own.
         let mut declined: Option<(ViewDecisions, Vec<Compaction>)> = None;
         if worth_trying {
-            let shown = &conversation[collapsed..];
+            let shown = &conversation[collapsed.through()..];
             let mut trial = decisions.clone();
             let mut steps = Vec::new();
             let mut size = estimate;
             let mut step = |name: &str, added: usize, trial: &ViewDecisions, size: &mut u64| {
                 if added > 0 {
-                    let after =
-                        calibration.estimate(&collapse::project(conversation, collapsed, trial));
+                    let after = calibration.estimate(&collapsed.project(conversation, trial));
                     steps.push(view_compaction(name, *size, after));
                     *size = after;
                 }
@@ -355,7 +363,7 @@ impl StandardPipeline {
             let enough = size + headroom <= limits.collapse_at;
             if !steps.is_empty() && (cold || enough || !matches!(trigger, Trigger::Auto)) {
                 decisions = trial;
-                view = collapse::project(conversation, collapsed, &decisions);
+                view = collapsed.project(conversation, &decisions);
                 estimate = size;
                 compactions.extend(steps);
             } else if !steps.is_empty() {
@@ -368,10 +376,15 @@ impl StandardPipeline {
         // decisions come along at no further cost.
         if matches!(trigger, Trigger::Auto) && estimate >= limits.collapse_at {
             let (base, steps) = declined.unwrap_or_else(|| (decisions.clone(), Vec::new()));
-            if let Some(through) =
-                collapse::choose(conversation, collapsed, &base, calibration, limits)
-            {
-                let collapsed_view = collapse::project(conversation, through, &base);
+            if let Some(through) = collapse::choose(
+                conversation,
+                collapsed.through(),
+                &base,
+                calibration,
+                limits,
+            ) {
+                let further = Collapsed::new(conversation, through);
+                let collapsed_view = further.project(conversation, &base);
                 let after = calibration.estimate(&collapsed_view);
                 let before = steps.last().map_or(estimate, |step| step.tokens_after);
                 compactions.extend(steps);
@@ -380,7 +393,7 @@ impl StandardPipeline {
                     ..view_compaction("collapse", before, after)
                 });
                 decisions = base;
-                collapsed = through;
+                collapsed = further;
                 view = collapsed_view;
                 estimate = after;
             }
@@ -414,7 +427,7 @@ impl StandardPipeline {
             {
                 Ok(compaction) => {
                     decisions = ViewDecisions::default();
-                    collapsed = 0;
+                    collapsed = Collapsed::default();
                     view = conversation.clone();
                     estimate = compaction.tokens_after;
                     compactions.push(compaction);
@@ -485,14 +498,15 @@ impl StandardPipeline {
         &self,
         view: Vec<Message>,
         decisions: ViewDecisions,
-        collapsed: usize,
+        collapsed: Collapsed,
         now: Instant,
         compactions: Vec<Compaction>,
         notices: Vec<String>,
     ) -> Projection {
         let mut state = self.state();
         state.decisions = decisions;
-        state.collapsed_through = collapsed;
+        state.collapsed_through = collapsed.through();
+        state.collapsed = collapsed;
         state.last_request = Some(now);
         let mut total = 0;
         state.last_sent = view
