@@ -10,6 +10,7 @@ mod args;
 mod governance;
 mod headless;
 mod interactive;
+mod memory;
 mod output;
 mod prompt;
 mod provider;

@@ -96,8 +96,11 @@ pub fn prompt_options(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Pr
         (None, None) => None,
     };
     let home = std::env::home_dir();
-    let settings = crate::settings::settings_again(args, cwd)?;
-    let settings = settings.settings();
+    let loaded = crate::settings::settings_again(args, cwd)?;
+    let memory_index = crate::memory::run_memory(&loaded, cwd)
+        .0
+        .map(|memory| memory.prompt);
+    let settings = loaded.settings();
     Ok(PromptOptions {
         cwd: cwd.to_path_buf(),
         imports: import_scope(args, cwd, home.as_deref()),
@@ -105,7 +108,7 @@ pub fn prompt_options(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Pr
         model: model.to_string(),
         system_prompt,
         append_system_prompt: args.append_system_prompt.clone(),
-        memory_index: None,
+        memory_index,
         output_style: settings.output_style.clone(),
         co_authored_by: match settings.include_co_authored_by {
             Some(false) => CoAuthoredBy::LeftOut,

@@ -9,9 +9,11 @@ use anyhow::Context;
 use cairn_config::{LoadedSettings, PermissionMode};
 use cairn_context::PromptBuilder;
 use cairn_context::StandardPipeline;
+use cairn_context::memory::{MemoryRecall, Recall};
 use cairn_context::pipeline::PipelineSettings;
 use cairn_core::{AskThroughEvents, Engine, EngineConfig, Governance};
 use cairn_llm::models;
+use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
 use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentEvent, CollectedEvents, EventSender};
@@ -157,7 +159,23 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         permission_mode: permission_mode.as_str(),
     };
     let system_prompt = PromptBuilder::new(prompt_options(args, &cwd, &model)?);
-    let instruction_warnings = crate::prompt::instruction_warnings(&system_prompt);
+    let mut instruction_warnings = crate::prompt::instruction_warnings(&system_prompt);
+    // Memory: its directory is cairn's own state, written without a question, and recall
+    // asks a small model beside each message.
+    let (memory, memory_warnings) = crate::memory::run_memory(&settings, &cwd);
+    instruction_warnings.extend(memory_warnings);
+    let recall = memory.map(|memory| {
+        if let Some(gate) = &governance.governance.gate {
+            gate.allow_own_state(&memory.directory);
+        }
+        let small_model = settings
+            .env()
+            .get(SMALL_MODEL_VARIABLE)
+            .cloned()
+            .or_else(|| std::env::var(SMALL_MODEL_VARIABLE).ok());
+        let side = SideModel::small(provider.client.clone(), small_model.as_deref());
+        Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
+    });
     let engine = Engine::new(
         provider.client,
         Arc::new(tools),
@@ -166,7 +184,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
             model,
             max_requests: args.max_turns,
             max_output_tokens,
-            recall: None,
+            recall,
             pipeline: Arc::new(
                 StandardPipeline::new(spill_dir)
                     .with_settings(PipelineSettings::from_env_and_settings(

@@ -90,8 +90,7 @@ fn a_session_of_two_and_a_half_windows_runs_to_its_end_within_the_window() {
     let h = Harness::new();
     h.server.simulate_prompt_cache();
     h.server.reject_bodies_over(MAX_BODY);
-    h.server
-        .reply_to_text_only_requests(vec![Reply::text(SUMMARY)]);
+    h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
     script_long_session(&h);
 
     let output = run(
@@ -168,7 +167,7 @@ fn failing_summaries_trip_the_breaker_and_nothing_is_lost_on_disk() {
     let h = Harness::new();
     h.server.simulate_prompt_cache();
     h.server.reject_bodies_over(MAX_BODY);
-    h.server.reply_to_text_only_requests(vec![Reply::error(
+    h.server.reply_to_side_requests(vec![Reply::error(
         400,
         "invalid_request_error",
         "summaries are broken today",
@@ -244,8 +243,7 @@ fn compact_as_a_prompt_summarizes_tells_the_hooks_and_writes_a_boundary_line() {
     h.server.push(Reply::text("First answer."));
     let output = run(&h, &["-p", FIRST_PROMPT]);
     assert!(output.status.success(), "{output:?}");
-    h.server
-        .reply_to_text_only_requests(vec![Reply::text(SUMMARY)]);
+    h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
 
     let output = run(
         &h,

@@ -100,6 +100,9 @@ pub struct PermissionGate {
     cwd: PathBuf,
     home: PathBuf,
     asking: Asking,
+    /// Directories of cairn's own state the file tools may write without a question (the
+    /// memory directory): not the user's code.
+    own_state: RwLock<Vec<PathBuf>>,
 }
 
 /// Tools that only touch the session's own state (its todo list, the shells it started):
@@ -125,7 +128,31 @@ impl PermissionGate {
             cwd,
             home,
             asking,
+            own_state: RwLock::default(),
         }
+    }
+
+    /// Lets the file tools write in `dir` (cairn's own state, such as the memory directory)
+    /// without a question in every mode but `plan`; deny rules still refuse, and the rest of
+    /// the file system keeps its rules.
+    pub fn allow_own_state(&self, dir: &Path) {
+        self.own_state
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(resolve_existing_prefix(dir));
+    }
+
+    /// Whether every one of `paths` lies in a directory of cairn's own state.
+    fn in_own_state(&self, paths: &[PathBuf]) -> bool {
+        let dirs = self
+            .own_state
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        !paths.is_empty()
+            && paths.iter().all(|path| {
+                let path = resolve_existing_prefix(path);
+                dirs.iter().any(|dir| path.starts_with(dir) && path != *dir)
+            })
     }
 
     pub fn mode(&self) -> PermissionMode {
@@ -376,6 +403,12 @@ impl PermissionGate {
             self.finding_above_rules(call, &resolved_paths, &resolved_roots, analysis.as_ref())
         {
             return self.question(mode, finding, None);
+        }
+        if !is_bash && EDIT_TOOLS.contains(&call.tool) && self.in_own_state(&resolved_paths) {
+            return Verdict::Allow {
+                source: DecisionSource::Mode,
+                rule: None,
+            };
         }
         if leaves_sandbox {
             return self.question(

@@ -90,8 +90,8 @@ struct State {
     prompt_cache: Option<PromptCache>,
     /// Requests whose body is larger get a 400, as the API answers a prompt that is too long.
     max_body_bytes: Option<usize>,
-    /// Replies for requests that forbid tool calls (`tool_choice: none`, a summary), taken
-    /// in order before the main queue; the last one repeats.
+    /// Replies for side requests (no tools, or `tool_choice: none`), taken in order before the
+    /// main queue; the last one repeats.
     text_only_replies: VecDeque<Reply>,
 }
 
@@ -126,7 +126,10 @@ impl Shared {
             .prompt_cache
             .as_mut()
             .map(|cache| cache.account(&request.body));
-        let text_only = request.body["tool_choice"]["type"] == "none";
+        // A side request: a summary (tools sent but not callable) or a request with no tools
+        // at all (memory recall).
+        let text_only =
+            request.body["tool_choice"]["type"] == "none" || request.body.get("tools").is_none();
         state.requests.push(request);
         let request_number = state.requests.len();
         let reply = match state.text_only_replies.len() {
@@ -265,10 +268,11 @@ impl ScriptedServer {
         self.shared.lock().max_body_bytes = Some(bytes);
     }
 
-    /// Answers requests that forbid tool calls (`tool_choice: {"type": "none"}`: a
-    /// conversation summary) with `replies` in order, the last one for every later such
-    /// request, instead of taking from the main queue. Other requests are unaffected.
-    pub fn reply_to_text_only_requests(&self, replies: Vec<Reply>) {
+    /// Answers side requests — those that forbid tool calls (`tool_choice: {"type": "none"}`: a
+    /// conversation summary) or offer no tools (a memory recall) — with `replies` in order, the
+    /// last one for every later such request, instead of taking from the main queue. Other
+    /// requests are unaffected.
+    pub fn reply_to_side_requests(&self, replies: Vec<Reply>) {
         self.shared.lock().text_only_replies = replies.into();
     }
 
