@@ -25,9 +25,10 @@ pub const MAX_SELECTED: usize = 5;
 /// The most memory files shown to the recall model, newest first (Claude Code's number).
 pub const MAX_CANDIDATES: usize = 200;
 
-/// The most bytes of heads in one recall request (about 64K tokens), newest files first, so
-/// that a large memory cannot outgrow the small model's window.
-pub const MAX_HEADS_BYTES: usize = 256 * 1024;
+/// The most bytes of heads in one recall request (about 16K tokens), newest files first: a
+/// recall goes with every message, so a large memory must stay cheap to ask about (and
+/// cannot outgrow the small model's window).
+pub const MAX_HEADS_BYTES: usize = 64 * 1024;
 
 /// The most bytes of the user's message the recall model sees: enough to judge relevance.
 const MAX_MESSAGE_BYTES: usize = 8 * 1024;
@@ -464,8 +465,8 @@ mod tests {
     fn candidates_stop_at_the_file_count_and_the_byte_budget() {
         let many = (0..300).map(|n| head(&format!("{n}.md"), 10));
         assert_eq!(within_budget(many).len(), MAX_CANDIDATES);
-        let large = (0..100).map(|n| head(&format!("{n}.md"), 10 * 1024));
-        assert_eq!(within_budget(large).len(), 25);
+        let large = (0..100).map(|n| head(&format!("{n}.md"), 4 * 1024));
+        assert_eq!(within_budget(large).len(), 16);
     }
 
     #[test]
