@@ -79,6 +79,20 @@ struct TurnTally {
     result: String,
 }
 
+impl TurnTally {
+    /// The turn's summary, ended by `end`.
+    fn finish(self, end: TurnEnd) -> TurnSummary {
+        TurnSummary {
+            end,
+            result: self.result,
+            requests: self.requests,
+            usage: self.usage,
+            cost_usd: self.cost_usd,
+            duration_api_ms: self.duration_api_ms,
+        }
+    }
+}
+
 /// What the engine is asked to do next.
 enum Work {
     /// A user message and what its custom command changes for its turn.
@@ -293,14 +307,7 @@ impl Engine {
             Ok(()) => self.turn_loop(events, cancel, &mut tally).await,
             Err(end) => end,
         };
-        let summary = TurnSummary {
-            end,
-            result: tally.result,
-            requests: tally.requests,
-            usage: tally.usage,
-            cost_usd: tally.cost_usd,
-            duration_api_ms: tally.duration_api_ms,
-        };
+        let summary = tally.finish(end);
         events.emit(AgentEvent::TurnFinished(summary.clone()));
         summary
     }
@@ -545,14 +552,7 @@ impl Engine {
             }
             Err(end) => end,
         };
-        let summary = TurnSummary {
-            end,
-            result: tally.result,
-            requests: tally.requests,
-            usage: tally.usage,
-            cost_usd: tally.cost_usd,
-            duration_api_ms: tally.duration_api_ms,
-        };
+        let summary = tally.finish(end);
         events.emit(AgentEvent::TurnFinished(summary.clone()));
         summary
     }
