@@ -28,7 +28,7 @@ use cairn_protocol::{ContentBlock, Op};
 /// );
 /// ```
 pub fn system_reminder(text: &str) -> ContentBlock {
-    ContentBlock::text(format!("<system-reminder>\n{text}\n</system-reminder>"))
+    ContentBlock::text(cairn_protocol::system_reminder_text(text))
 }
 
 /// A user turn as it will be sent: its content and, for a custom command, the model and the

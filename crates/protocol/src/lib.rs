@@ -10,6 +10,7 @@
 //! One rule sits here because every crate that starts a process needs it and this is the
 //! crate they all share: [`child_environment`], cairn's environment without its credentials.
 
+mod added_text;
 mod asking;
 mod child_env;
 mod envelope;
@@ -19,6 +20,10 @@ mod permission_mode;
 mod private_files;
 mod usage;
 
+pub use added_text::{
+    command_line, is_shell_context, is_system_reminder, shell_context_text, system_reminder_text,
+    typed_text,
+};
 pub use asking::{BoxFuture, NobodyToAsk, PermissionBroker, PermissionQuestion};
 pub use child_env::{child_environment, declare_credential_variables, is_credential_variable};
 pub use envelope::{AgentAddress, CollectedEvents, EventEnvelope, EventSender, EventSink};

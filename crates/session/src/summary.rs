@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::decode::{decode_header, entry_type};
 use crate::migrate::upgrade_line;
 use crate::{MessageEntry, SessionId, TurnFailedEntry};
-use cairn_protocol::{ContentBlock, Message};
+use cairn_protocol::Message;
 
 /// Characters of the first prompt kept in a summary.
 const FIRST_PROMPT_CHARS: usize = 80;
@@ -110,41 +110,10 @@ pub(crate) fn summarize(
     Some(summary)
 }
 
-/// What the user typed in a message: its first text block that is not context cairn added
-/// around it. The interactive UI puts the output of earlier `!commands` before the typed
-/// text and `@` attachments after it, and hooks add `<system-reminder>` blocks; a custom
-/// command's message starts with its `<command-name>` block, shown as `/name args`.
+/// What the user typed in a message, as the session list shows it (see
+/// [`cairn_protocol::typed_text`]).
 fn typed_prompt(message: &Message) -> String {
-    message
-        .content
-        .iter()
-        .find_map(|block| match block {
-            ContentBlock::Text { text } if !is_shell_context(text) && !is_system_reminder(text) => {
-                Some(command_line(text).unwrap_or_else(|| text.clone()))
-            }
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
-/// The block a `!command`'s output is sent in.
-fn is_shell_context(text: &str) -> bool {
-    text.starts_with("<bash-input>") && text.ends_with("</bash-stderr>")
-}
-
-fn is_system_reminder(text: &str) -> bool {
-    text.starts_with("<system-reminder>") && text.trim_end().ends_with("</system-reminder>")
-}
-
-/// `/name args` from `<command-name>/name</command-name>\n<command-args>args</command-args>`.
-fn command_line(text: &str) -> Option<String> {
-    let rest = text.strip_prefix("<command-name>")?;
-    let (name, rest) = rest.split_once("</command-name>")?;
-    let arguments = rest
-        .trim_start()
-        .strip_prefix("<command-args>")?
-        .strip_suffix("</command-args>")?;
-    Some(format!("{name} {arguments}").trim_end().to_owned())
+    cairn_protocol::typed_text(message).unwrap_or_default()
 }
 
 /// The text on one line, whitespace collapsed, cut with `…` past the limit.
@@ -176,7 +145,7 @@ mod tests {
             role: cairn_protocol::Role::User,
             content: blocks
                 .iter()
-                .map(|text| ContentBlock::text(*text))
+                .map(|text| cairn_protocol::ContentBlock::text(*text))
                 .collect(),
         };
         assert_eq!(

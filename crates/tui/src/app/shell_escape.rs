@@ -226,11 +226,10 @@ impl ShellOutput {
     /// The block added to the next user message. The transcript leaves a block of this shape
     /// out of the user's prompt (`transcript/user_prompt.rs`); a change here needs one there.
     pub fn context(&self) -> String {
-        format!(
-            "<bash-input>{}</bash-input>\n<bash-stdout>{}</bash-stdout>\n<bash-stderr>{}</bash-stderr>",
-            self.command,
-            self.stdout.for_model(),
-            self.stderr.for_model()
+        cairn_protocol::shell_context_text(
+            &self.command,
+            &self.stdout.for_model(),
+            &self.stderr.for_model(),
         )
     }
 

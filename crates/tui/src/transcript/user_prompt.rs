@@ -9,7 +9,7 @@
 //! and does not need a whole file printed back. The blocks are told apart by the exact shape
 //! their builders give them, which the tests beside those builders check.
 
-use cairn_protocol::{ContentBlock, Message};
+use cairn_protocol::{ContentBlock, Message, command_line, is_shell_context, is_system_reminder};
 
 /// A user message as the transcript shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -126,35 +126,6 @@ impl Attachment {
         };
         format!("Attached {} ({extent})", self.path)
     }
-}
-
-/// `/name args` from the block a custom command's message starts with:
-/// `<command-name>/name</command-name>\n<command-args>args</command-args>`.
-fn command_line(text: &str) -> Option<String> {
-    let rest = text.strip_prefix("<command-name>")?;
-    let (name, rest) = rest.split_once("</command-name>")?;
-    let arguments = rest
-        .trim_start()
-        .strip_prefix("<command-args>")?
-        .strip_suffix("</command-args>")?;
-    Some(if arguments.is_empty() {
-        name.to_string()
-    } else {
-        format!("{name} {arguments}")
-    })
-}
-
-/// The block `ShellOutput::context` builds from a `!command`'s output.
-fn is_shell_context(text: &str) -> bool {
-    text.starts_with("<bash-input>")
-        && text.contains("</bash-input>\n<bash-stdout>")
-        && text.contains("</bash-stdout>\n<bash-stderr>")
-        && text.ends_with("</bash-stderr>")
-}
-
-/// Context from cairn itself (hooks), for the model only.
-fn is_system_reminder(text: &str) -> bool {
-    text.starts_with("<system-reminder>") && text.trim_end().ends_with("</system-reminder>")
 }
 
 /// `n` with its digits in groups of three: `3,780`.
