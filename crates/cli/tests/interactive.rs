@@ -76,7 +76,8 @@ fn a_denial_with_feedback_reaches_the_model() {
     let term = Terminal::start(&h);
     term.send_line("write b");
     term.wait_for("Yes");
-    term.press("3");
+    // An edit's options: yes, for the session, always, no.
+    term.press("4");
     term.type_text("use a.txt instead");
     term.wait_for("use a.txt instead");
     term.press("Enter");

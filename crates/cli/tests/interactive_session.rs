@@ -374,12 +374,11 @@ fn a_short_terminal_keeps_one_clean_input_box_as_answers_scroll_past() {
     let h = Harness::new();
     let term = Terminal::start(&h);
     term.resize(80, 14);
-    // cairn answers a resize by drawing the box again at the top. Keys typed while it does
-    // can be lost (seen about once in twelve starts under load), so type once it has.
-    term.wait_until("the box drawn again at the top, 80 wide", |_| {
-        term.visible_rows()
-            .first()
-            .is_some_and(|row| *row == "─".repeat(80))
+    // cairn answers a resize by drawing the conversation's end and the box again. Keys typed
+    // while it does can be lost (seen about once in twelve starts under load), so type once
+    // it has.
+    term.wait_until("the box drawn again, 80 wide", |_| {
+        term.visible_rows().iter().any(|row| *row == "─".repeat(80))
     });
     for turn in 1..=4 {
         h.server.push(Reply::text(format!(
@@ -526,7 +525,8 @@ fn a_pasted_reason_for_a_refusal_keeps_its_words_apart() {
     let term = Terminal::start(&h);
     term.send_line("write the notes");
     term.wait_for("Do you want to proceed?");
-    term.press("3");
+    // An edit's options: yes, for the session, always, no.
+    term.press("4");
     term.wait_for("enter to send");
     term.paste("please do not\ntouch that file");
     term.wait_for("please do not touch that file");

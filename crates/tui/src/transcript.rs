@@ -268,6 +268,43 @@ impl Transcript {
         }
     }
 
+    /// The last `rows` lines of [`Transcript::render_finished`], rendering only the cells they
+    /// come from: a resized screen is refilled with the conversation's end without rendering
+    /// a long session whole.
+    pub fn render_finished_tail(
+        &self,
+        width: u16,
+        theme: &Theme,
+        rows: usize,
+    ) -> Vec<Line<'static>> {
+        let (closed, mut open) = match self.open_text() {
+            Some((text, complete)) => (
+                &self.finished[..self.finished.len() - 1],
+                render_answer(&text[..complete], width, theme),
+            ),
+            None => (&self.finished[..], Vec::new()),
+        };
+        let mut cells: Vec<Vec<Line<'static>>> = Vec::new();
+        let mut count = open.len();
+        for cell in closed.iter().rev() {
+            if count >= rows {
+                break;
+            }
+            let mut rendered = self.render_cell(cell, width, theme);
+            if rendered.is_empty() {
+                continue;
+            }
+            rendered.push(Line::default());
+            count += rendered.len();
+            cells.push(rendered);
+        }
+        let mut lines: Vec<Line<'static>> = cells.into_iter().rev().flatten().collect();
+        lines.append(&mut open);
+        let cut = lines.len().saturating_sub(rows);
+        lines.drain(..cut);
+        lines
+    }
+
     /// The finished cells not handed out before, for writing into the scrollback once. A long
     /// assistant message comes a piece at a time (about 16 KB of its text per call, which
     /// renders in about a millisecond), so call this until

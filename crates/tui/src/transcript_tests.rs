@@ -89,6 +89,32 @@ fn a_message_that_was_not_streamed_is_shown_whole() {
 }
 
 #[test]
+fn the_tail_of_the_finished_lines_is_the_end_of_all_of_them() {
+    let mut transcript = Transcript::new();
+    let theme = Theme::plain();
+    for n in 0..6 {
+        transcript.apply(&AgentEvent::UserMessage {
+            message: Message::user_text(format!("question {n}")),
+        });
+        transcript.apply(&message_done(Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::text(format!(
+                "answer {n}, long enough to wrap at a narrow width"
+            ))],
+        }));
+        transcript.apply(&finished(TurnEnd::Completed));
+    }
+    transcript.apply(&AgentEvent::TextDelta {
+        text: "A new answer.\n\nStill being".into(),
+    });
+    let all = texts(&transcript.render_finished(24, &theme));
+    for rows in [0, 1, 5, 13, all.len(), all.len() + 10] {
+        let tail = texts(&transcript.render_finished_tail(24, &theme, rows));
+        assert_eq!(tail, all[all.len().saturating_sub(rows)..], "{rows} rows");
+    }
+}
+
+#[test]
 fn a_call_waiting_for_the_user_says_so_until_the_answer() {
     let mut transcript = Transcript::new();
     let theme = Theme::plain();

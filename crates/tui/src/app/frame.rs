@@ -130,6 +130,35 @@ impl App {
         }
     }
 
+    /// Rebuilds the viewport after a resize (see [`resize`]), then puts the conversation's
+    /// end, rendered at the new width, back above it: exactly the rows the viewport leaves,
+    /// so the screen shows the conversation rather than the input box alone and nothing
+    /// re-inserted scrolls into the terminal's history (what was printed before the resize
+    /// stays there as it was). Lines still waiting to go out are left to do so (they would
+    /// come twice).
+    pub(super) fn refill_screen_after_resize(
+        &mut self,
+        terminal: &mut Terminal<InlineBackend>,
+    ) -> Result<(), AppError> {
+        resize(terminal)?;
+        let size = terminal.size()?;
+        let limit = viewport_limit(size.height, !self.dialogs.is_empty());
+        let viewport = self.plan(size.width, limit).height();
+        self.refill_screen(size.width, size.height.saturating_sub(viewport));
+        Ok(())
+    }
+
+    fn refill_screen(&mut self, width: u16, rows: u16) {
+        if !self.scrollback.is_empty() || self.transcript.has_unflushed() {
+            return;
+        }
+        let rows = usize::from(rows);
+        self.scrollback.extend(
+            self.transcript
+                .render_finished_tail(width, &self.theme, rows),
+        );
+    }
+
     pub(super) fn spinner_line(&self) -> Line<'static> {
         let theme = &self.theme;
         let mut spans = Vec::new();

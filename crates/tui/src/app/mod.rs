@@ -51,7 +51,7 @@ pub use slash::{SlashCommand, parse as parse_slash_command};
 
 use crate::{Appearance, PermissionDialog, StatusLine, Theme, Transcript};
 use commands::pick_session;
-use frame::{fit_viewport, resize, viewport_limit};
+use frame::{fit_viewport, viewport_limit};
 
 /// The spinner's frames, one per tick.
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -392,7 +392,7 @@ impl App {
                     // Back on the main screen, as it was: the viewport is drawn anew.
                     alt_screen = None;
                     if std::mem::take(&mut self.resize_pending) {
-                        resize(terminal)?;
+                        self.refill_screen_after_resize(terminal)?;
                     } else {
                         terminal.clear()?;
                     }
@@ -462,7 +462,7 @@ impl App {
                             pager.replace(lines);
                         }
                     }
-                    Some(Ok(Event::Resize(_, _))) => resize(terminal)?,
+                    Some(Ok(Event::Resize(_, _))) => self.refill_screen_after_resize(terminal)?,
                     Some(Ok(event)) => self.on_terminal_event(event),
                     // The terminal is gone (closed window, EIO): leave as on a hang-up, the
                     // turn stopped, rather than fail (nothing could show the error).
