@@ -702,6 +702,9 @@ fn a_paste_brings_the_command_menu_up_to_date() {
     term.paste("port");
     term.wait_for("› /export");
     term.press("Enter");
+    // `/export` alone says where it would write, and a second Enter writes there.
+    term.wait_for("Press Enter to write");
+    term.press("Enter");
     term.wait_for("Exported the conversation");
     assert_eq!(term.exit_status(), None, "it did not exit");
 }
