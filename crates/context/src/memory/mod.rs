@@ -9,6 +9,8 @@
 //! - [`MemoryRecall`]: the [`Recall`] that shows the small model the user's message and the
 //!   heads of the memory files ([`scan_heads`]: front matter and the first 30 lines of each),
 //!   and reads the files it names whole.
+//! - [`save_memory`]: a memory the user dictates (the TUI's `#`), written as the model would
+//!   write one: its file, then its line in `MEMORY.md`.
 //!
 //! The engine sees memory only through [`Recall`]: it starts recall when the user submits and
 //! takes the result at the next request boundary, without waiting for it.
@@ -17,6 +19,7 @@ mod file;
 mod index;
 mod recall;
 mod settings;
+mod write;
 
 use cairn_protocol::BoxFuture;
 
@@ -28,6 +31,7 @@ pub use index::{
 };
 pub use recall::{MAX_CANDIDATES, MAX_HEADS_BYTES, MAX_SELECTED, MemoryRecall};
 pub use settings::{DIRECTORY_KEY, ENABLED_KEY, MemorySettings};
+pub use write::{MemoryWriteError, SavedMemory, save_memory};
 
 /// Picks the memories a message needs. `start` returns at once with a future the engine
 /// polls at request boundaries; it never delays the main request.
