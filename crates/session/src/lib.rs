@@ -59,8 +59,9 @@ mod summary;
 mod writer;
 
 pub use entry::{
-    AssistantEntry, CollapseEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry, ModelChangeEntry,
-    PermissionEntry, PermissionOutcome, SessionHeader, TodosEntry, TurnFailedEntry, now_ms,
+    AssistantEntry, CollapseEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry,
+    ModelChangeEntry, PermissionEntry, PermissionOutcome, SessionHeader, TodosEntry,
+    TurnFailedEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};
 pub use history::{INTERRUPTED_TOOL_RESULT, LOST_START};
