@@ -160,6 +160,11 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         history,
         resumable_sessions,
         status_command: crate::settings::status_command(args, &cwd),
+        // The directory the engine's memory uses, for `#` and `/memory`.
+        memory_dir: crate::settings::settings_again(args, &cwd)
+            .ok()
+            .and_then(|loaded| crate::memory::run_memory(&loaded, &cwd).0)
+            .map(|memory| memory.directory),
     };
     let result = run_app(config, ops.clone(), ui_receiver).await;
     // The UI interrupted any running turn; closing the channel lets the engine stop.

@@ -44,7 +44,7 @@ fn memory_opens_claude_md_in_the_editor_and_the_next_message_follows_it() {
         .env("EDITOR", &editor)
         .env("VISUAL", "")
         .start();
-    term.send_line("/memory");
+    term.send_line("/memory project");
     term.wait_for("CLAUDE.md (1 line)");
     assert_eq!(
         std::fs::read_to_string(h.path("CLAUDE.md")).unwrap(),

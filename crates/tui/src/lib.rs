@@ -17,6 +17,7 @@ mod diff;
 mod highlight;
 mod imports_dialog;
 mod markdown;
+mod memory_dialog;
 pub mod picker;
 mod settings_dialog;
 mod status;

@@ -26,6 +26,12 @@ impl App {
             }
             return;
         }
+        // `# <text>` is a memory to save, never a message (with a space before the `#`, the
+        // line goes as a message: a Markdown heading can still be sent).
+        if text.starts_with('#') {
+            self.ask_memory_type(text);
+            return;
+        }
         if !text.trim_start().starts_with('/') {
             self.send_message(text);
             return;
@@ -63,12 +69,7 @@ impl App {
             SlashCommand::Context => self.transcript.push_info(self.context_report()),
             SlashCommand::AddDir(path) => self.add_dir(path),
             SlashCommand::Permissions(arguments) => self.permissions(arguments),
-            SlashCommand::Memory(which) => {
-                match memory::target(which, &self.config.cwd, &self.config.home) {
-                    Ok(path) => self.edit_request = Some(path),
-                    Err(message) => self.transcript.push_error(message),
-                }
-            }
+            SlashCommand::Memory(argument) => self.memory_command(argument),
             SlashCommand::Resume(session) => self.resume(session),
             SlashCommand::Config => match self.config.settings.read() {
                 Ok((_, listing)) => self.transcript.push_info(format!("Settings:\n{listing}")),

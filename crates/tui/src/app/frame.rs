@@ -16,9 +16,10 @@ impl App {
     pub(super) fn plan(&self, width: u16, limit: u16) -> FramePlan {
         let theme = &self.theme;
         let status_rows = 1;
-        let (box_rows, input) = match self.dialogs.front() {
-            Some(dialog) => (dialog.height(width, theme), None),
-            None => {
+        let (box_rows, input) = match (self.dialogs.front(), &self.memory_choice) {
+            (Some(dialog), _) => (dialog.height(width, theme), None),
+            (None, Some(choice)) => (choice.height(width, theme), None),
+            (None, None) => {
                 // The text gets what the status line, a spinner line and the borders leave;
                 // a taller text scrolls in the box to keep the cursor in view.
                 let text_rows = limit.saturating_sub(status_rows + 1 + 2);
@@ -35,6 +36,7 @@ impl App {
             box_rows.min(limit.saturating_sub(status_rows + u16::from(spinner.is_some())));
         let completions = match self.dialogs.front() {
             Some(_) => Vec::new(),
+            None if self.memory_choice.is_some() => Vec::new(),
             None if self.shortcuts_open => shortcut_lines(theme),
             None => self.input.completion_lines(theme),
         };
@@ -114,7 +116,11 @@ impl App {
                     frame.set_cursor_position((area.x + 2 + column, cursor_y));
                 }
             }
-            (None, None) => {}
+            (None, None) => {
+                if let Some(choice) = &self.memory_choice {
+                    frame.render_widget(choice.widget(theme), box_area);
+                }
+            }
         }
         y += box_rows;
         let completion_rows = u16::try_from(plan.completions.len()).unwrap_or(0);
@@ -298,6 +304,7 @@ pub(super) const SHORTCUTS: &[(&str, &str)] = &[
     ("/", "commands"),
     ("@", "attach a file"),
     ("!", "run a shell command"),
+    ("#", "save a memory"),
     ("↑ ↓", "earlier prompts"),
     ("ctrl+r", "search earlier prompts"),
     ("shift+enter or \\ enter", "new line"),

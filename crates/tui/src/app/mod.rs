@@ -111,6 +111,9 @@ pub struct AppConfig {
     pub resumable_sessions: fn(&std::path::Path) -> Vec<crate::picker::PickerEntry>,
     /// The `statusLine` setting's command, whose output replaces the status line.
     pub status_command: Option<String>,
+    /// The run's memory directory, where `# <text>` saves and which `/memory` lists; `None`
+    /// when memory is off (`autoMemoryEnabled: false`).
+    pub memory_dir: Option<PathBuf>,
 }
 
 /// The settings as they are on disk when asked (they change: `/permissions` writes them, so
@@ -220,6 +223,8 @@ struct App {
     last_request: Option<Usage>,
     /// `/memory` asked for this file to be opened in the editor.
     edit_request: Option<PathBuf>,
+    /// `# <text>` waits for the user to say which type of memory it is.
+    memory_choice: Option<crate::memory_dialog::MemoryTypeDialog>,
     /// `/resume` asked for a choice among these sessions.
     pick_request: Option<Vec<crate::picker::PickerEntry>>,
     /// The transcript view (Ctrl+O), while it is open.
@@ -326,6 +331,7 @@ impl App {
             conversation,
             last_request: None,
             edit_request: None,
+            memory_choice: None,
             pick_request: None,
             pager: None,
             earlier,
@@ -694,7 +700,7 @@ impl App {
                             dialog.handle_key(KeyEvent::from(KeyCode::Char(c)));
                         }
                     }
-                } else {
+                } else if self.memory_choice.is_none() {
                     self.composer.paste(&text);
                     self.input.refresh(&self.composer);
                 }
@@ -735,6 +741,12 @@ impl App {
                 // to save it comes back as a warning event.
                 let _ = self.ops.send(outcome.into_op());
                 self.dialogs.pop_front();
+            }
+            return;
+        }
+        if let Some(choice) = &mut self.memory_choice {
+            if let Some(answer) = choice.handle_key(key) {
+                self.answer_memory_type(answer);
             }
             return;
         }

@@ -23,8 +23,9 @@ pub enum SlashCommand<'a> {
     /// The permission rules in force and where each came from, or a change to them
     /// (`allow|ask|deny <rule>`, `remove <rule>`).
     Permissions(&'a str),
-    /// Open an instruction file in the editor: `project` (./CLAUDE.md, the default), `user`
-    /// (~/.claude/CLAUDE.md) or `local` (./CLAUDE.local.md).
+    /// List the instruction files and the memory files, or open one in the editor: `project`
+    /// (./CLAUDE.md), `user` (~/.claude/CLAUDE.md), `local` (./CLAUDE.local.md) or a memory
+    /// file by name.
     Memory(&'a str),
     /// Continue another session of this directory: the one named, or one picked from a list.
     Resume(&'a str),
@@ -79,8 +80,8 @@ pub const BUILT_INS: &[(&str, &str)] = &[
         "remove a rule, from the settings file it is in too",
     ),
     (
-        "/memory [project|user|local]",
-        "edit CLAUDE.md, ~/.claude/CLAUDE.md or CLAUDE.local.md in $EDITOR",
+        "/memory [project|user|local|<file>]",
+        "list the instruction and memory files, or edit one in $EDITOR (# <text> saves a memory)",
     ),
     (
         "/resume [session]",

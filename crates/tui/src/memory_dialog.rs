@@ -1,0 +1,337 @@
+//! The question after `# <text>` in the input box: which type of memory the text is. It is
+//! drawn in the viewport in place of the input box, as the permission dialog is; the answer
+//! saves the memory (or, on Esc, gives the text back to the input box).
+
+use cairn_context::memory::MemoryType;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Padding, Widget};
+
+use crate::theme::Theme;
+use crate::wrap::{Prefix, sanitize, wrap_words};
+
+/// Columns taken by the border and padding on each side.
+const FRAME_WIDTH: u16 = 4;
+
+/// Lines of the memory's text shown above the question; the rest are counted.
+const TEXT_LINES: usize = 3;
+
+/// The types in the order offered, each with what it is for, in the user's words.
+const CHOICES: [(MemoryType, &str); 4] = [
+    (
+        MemoryType::User,
+        "who you are: your role, expertise, how you like to work",
+    ),
+    (
+        MemoryType::Feedback,
+        "how to work: a correction, or an approach you confirmed",
+    ),
+    (
+        MemoryType::Project,
+        "what is going on in the project that the code does not say",
+    ),
+    (
+        MemoryType::Reference,
+        "where to find things outside the repository",
+    ),
+];
+
+/// The user's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryTypeAnswer {
+    Save(MemoryType),
+    /// Esc or Ctrl+C: nothing is saved, the text goes back to the input box.
+    Cancel,
+}
+
+/// The memory waiting for its type, and where the cursor is (on `feedback` at first: what a
+/// quick note to cairn most often is).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryTypeDialog {
+    /// The line as typed, `#` included, for the input box if the user cancels.
+    line: String,
+    selected: usize,
+}
+
+impl MemoryTypeDialog {
+    /// The question for `line`, as typed (`# always use pnpm`).
+    pub fn new(line: String) -> MemoryTypeDialog {
+        MemoryTypeDialog { line, selected: 1 }
+    }
+
+    /// The line as typed.
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+
+    /// The memory: the line without its `#` and the spaces around.
+    pub fn memory(&self) -> &str {
+        self.line
+            .trim_start()
+            .strip_prefix('#')
+            .unwrap_or(&self.line)
+            .trim()
+    }
+
+    /// Handles one key; returns the answer once there is one. Up/Down/Tab move, Enter
+    /// chooses, `1`–`4` choose directly, Esc and Ctrl+C cancel.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Option<MemoryTypeAnswer> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        match key.code {
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                Some(MemoryTypeAnswer::Cancel)
+            }
+            KeyCode::Esc => Some(MemoryTypeAnswer::Cancel),
+            KeyCode::Char(digit @ '1'..='4') => {
+                let index = usize::from(digit as u8 - b'1');
+                Some(MemoryTypeAnswer::Save(CHOICES[index].0))
+            }
+            KeyCode::Enter => Some(MemoryTypeAnswer::Save(CHOICES[self.selected].0)),
+            KeyCode::Up | KeyCode::BackTab => {
+                self.selected = (self.selected + CHOICES.len() - 1) % CHOICES.len();
+                None
+            }
+            KeyCode::Down | KeyCode::Tab => {
+                self.selected = (self.selected + 1) % CHOICES.len();
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// The rows the dialog needs at `width`, borders included.
+    pub fn height(&self, width: u16, theme: &Theme) -> u16 {
+        let inner = width.saturating_sub(FRAME_WIDTH).max(1);
+        let (text, question) = self.sections(inner, theme);
+        u16::try_from(text.len() + question.len() + 2).unwrap_or(u16::MAX)
+    }
+
+    /// A widget that draws the dialog with `theme`.
+    pub fn widget<'a>(&'a self, theme: &'a Theme) -> MemoryTypeDialogView<'a> {
+        MemoryTypeDialogView {
+            dialog: self,
+            theme,
+        }
+    }
+
+    /// Draws the dialog into `area`; short of rows, the memory's text gives way before the
+    /// question and its options do.
+    pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        Clear.render(area, buf);
+        let block = Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(theme.dialog_border)
+            .padding(Padding::horizontal(1))
+            .title(Span::styled(" Save a memory ", theme.dialog_title));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.width == 0 || inner.height == 0 {
+            return;
+        }
+        let (text, question) = self.sections(inner.width, theme);
+        let room = usize::from(inner.height).saturating_sub(question.len());
+        let shown = text.into_iter().take(room).chain(question);
+        for (row, line) in (inner.y..inner.bottom()).zip(shown) {
+            buf.set_line(inner.x, row, &line, inner.width);
+        }
+    }
+
+    /// The memory's text (which may be cut), and the question with its options (never cut).
+    fn sections(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+        let columns = usize::from(width);
+        let quote = Prefix::hanging(Span::styled("# ", theme.dim));
+        let lines: Vec<&str> = self.memory().lines().collect();
+        let mut text = Vec::new();
+        for line in lines.iter().take(TEXT_LINES) {
+            text.extend(wrap_words(
+                &[Span::styled(sanitize(line), theme.user_text)],
+                columns,
+                &quote,
+            ));
+        }
+        if lines.len() > TEXT_LINES {
+            text.push(Line::from(Span::styled(
+                format!("  … {} more lines", lines.len() - TEXT_LINES),
+                theme.dim,
+            )));
+        }
+        let mut question = vec![Line::default()];
+        question.extend(wrap_words(
+            &[Span::raw("Which kind of memory is it?")],
+            columns,
+            &Prefix::none(),
+        ));
+        for (index, (memory_type, what)) in CHOICES.iter().enumerate() {
+            let selected = index == self.selected;
+            let style = if selected {
+                theme.selected
+            } else {
+                Style::new()
+            };
+            let pointer = if selected { "❯ " } else { "  " };
+            let lead = Span::styled(
+                format!("{pointer}{}. {:<10}", index + 1, memory_type.as_str()),
+                style,
+            );
+            question.extend(wrap_words(
+                &[Span::styled(*what, theme.dim)],
+                columns,
+                &Prefix::hanging(lead),
+            ));
+        }
+        question.push(Line::default());
+        question.extend(wrap_words(
+            &[Span::styled(
+                "↑↓ to select · enter to save · esc to cancel",
+                theme.dim,
+            )],
+            columns,
+            &Prefix::none(),
+        ));
+        (text, question)
+    }
+}
+
+/// [`MemoryTypeDialog`] with its theme, as a ratatui widget.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryTypeDialogView<'a> {
+    dialog: &'a MemoryTypeDialog,
+    theme: &'a Theme,
+}
+
+impl Widget for MemoryTypeDialogView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        self.dialog.render(area, buf, self.theme);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn rows(dialog: &MemoryTypeDialog, width: u16, height: u16) -> Vec<String> {
+        let theme = Theme::plain();
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        terminal
+            .draw(|frame| frame.render_widget(dialog.widget(&theme), frame.area()))
+            .unwrap();
+        let buffer = terminal.backend().buffer();
+        (0..height)
+            .map(|y| {
+                (0..width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_dialog_shows_the_text_and_the_four_types_with_the_cursor_on_feedback() {
+        let dialog = MemoryTypeDialog::new("#   always use pnpm, not npm ".into());
+        assert_eq!(dialog.memory(), "always use pnpm, not npm");
+        assert_eq!(dialog.line(), "#   always use pnpm, not npm ");
+        let height = dialog.height(72, &Theme::plain());
+        assert_eq!(
+            rows(&dialog, 72, height),
+            [
+                "╭ Save a memory ───────────────────────────────────────────────────────╮",
+                "│ # always use pnpm, not npm                                           │",
+                "│                                                                      │",
+                "│ Which kind of memory is it?                                          │",
+                "│   1. user      who you are: your role, expertise, how you like to    │",
+                "│                work                                                  │",
+                "│ ❯ 2. feedback  how to work: a correction, or an approach you         │",
+                "│                confirmed                                             │",
+                "│   3. project   what is going on in the project that the code does    │",
+                "│                not say                                               │",
+                "│   4. reference where to find things outside the repository           │",
+                "│                                                                      │",
+                "│ ↑↓ to select · enter to save · esc to cancel                         │",
+                "╰──────────────────────────────────────────────────────────────────────╯",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_short_area_cuts_the_text_and_keeps_the_options() {
+        let text = (1..=5).map(|n| format!("line {n}")).collect::<Vec<_>>();
+        let dialog = MemoryTypeDialog::new(format!("# {}", text.join("\n")));
+        let full = rows(&dialog, 100, dialog.height(100, &Theme::plain()));
+        assert_eq!(
+            full[1..5],
+            [
+                "│ # line 1",
+                "│ # line 2",
+                "│ # line 3",
+                "│   … 2 more lines"
+            ]
+            .map(|row| format!("{row:<98} │"))
+        );
+        let short = rows(&dialog, 100, 11);
+        assert_eq!(short[1], format!("│ {:<96} │", "# line 1"));
+        assert!(short[9].starts_with("│ ↑↓ to select"), "{short:#?}");
+    }
+
+    #[test]
+    fn keys_choose_move_and_cancel() {
+        let answers = [
+            (
+                key(KeyCode::Enter),
+                Some(MemoryTypeAnswer::Save(MemoryType::Feedback)),
+            ),
+            (
+                key(KeyCode::Char('1')),
+                Some(MemoryTypeAnswer::Save(MemoryType::User)),
+            ),
+            (
+                key(KeyCode::Char('3')),
+                Some(MemoryTypeAnswer::Save(MemoryType::Project)),
+            ),
+            (
+                key(KeyCode::Char('4')),
+                Some(MemoryTypeAnswer::Save(MemoryType::Reference)),
+            ),
+            (key(KeyCode::Esc), Some(MemoryTypeAnswer::Cancel)),
+            (
+                KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+                Some(MemoryTypeAnswer::Cancel),
+            ),
+            (key(KeyCode::Char('5')), None),
+            (key(KeyCode::Char('x')), None),
+        ];
+        for (pressed, expected) in answers {
+            let mut dialog = MemoryTypeDialog::new("x".into());
+            assert_eq!(dialog.handle_key(pressed), expected, "{pressed:?}");
+        }
+        let mut dialog = MemoryTypeDialog::new("x".into());
+        assert_eq!(dialog.handle_key(key(KeyCode::Down)), None);
+        assert_eq!(dialog.handle_key(key(KeyCode::Down)), None);
+        assert_eq!(
+            dialog.handle_key(key(KeyCode::Enter)),
+            Some(MemoryTypeAnswer::Save(MemoryType::Reference))
+        );
+        let mut dialog = MemoryTypeDialog::new("x".into());
+        assert_eq!(dialog.handle_key(key(KeyCode::Up)), None);
+        assert_eq!(dialog.handle_key(key(KeyCode::Up)), None);
+        assert_eq!(
+            dialog.handle_key(key(KeyCode::Enter)),
+            Some(MemoryTypeAnswer::Save(MemoryType::Reference)),
+            "Up from the first wraps to the last"
+        );
+    }
+}
