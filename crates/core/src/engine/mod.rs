@@ -1,0 +1,295 @@
+//! The engine (DESIGN.md §3): its configuration, the operations it serves, and the parts
+//! of a turn in `turn` (the loop) and `window` (what fits the context window).
+
+mod turn;
+mod window;
+
+pub use turn::{INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};
+
+use std::sync::Arc;
+
+use cairn_context::memory::{Recall, RecallOutcome};
+use cairn_context::{ContextPipeline, PromptSource};
+use cairn_llm::{ModelClient, models};
+use cairn_protocol::{
+    AgentEvent, ContentBlock, EventSender, Message, NobodyToAsk, Op, PermissionBroker,
+};
+use cairn_session::SessionLog;
+use cairn_tools::ToolExecutor;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use crate::events::Recorder;
+use crate::governance::Governance;
+
+/// What one engine instance is allowed and told. Each engine has its own, so a sub-agent can
+/// run beside the main one with other limits.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub model: String,
+    pub system_prompt: Arc<dyn PromptSource>,
+    /// Model requests allowed per turn; `None` for no limit.
+    pub max_requests: Option<u32>,
+    pub max_output_tokens: u32,
+    /// What of the conversation each request sends; it also keeps large tool results out of
+    /// the conversation.
+    pub pipeline: Arc<dyn ContextPipeline>,
+    /// Hooks and the permission gate; the default runs every call.
+    pub governance: Governance,
+    /// Memory recall, started when the user submits; `None` when memory is off.
+    pub recall: Option<Arc<dyn Recall>>,
+}
+
+/// A conversation and the parts that run it.
+pub struct Engine {
+    client: Arc<dyn ModelClient>,
+    tools: Arc<dyn ToolExecutor>,
+    config: EngineConfig,
+    messages: Vec<Message>,
+    permissions: Arc<dyn PermissionBroker>,
+    /// The session file, until `run` puts the recorder in front of the face's sink.
+    log: Option<SessionLog>,
+    /// What the API reported for the last request: input tokens, and how many messages it sent.
+    last_reported: Option<(u64, usize)>,
+    /// The memory recall running beside the turn, until its result is taken.
+    recall: Option<tokio::task::JoinHandle<RecallOutcome>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("config", &self.config)
+            .field("messages", &self.messages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the engine is asked to do next.
+enum Work {
+    /// A user message and what its custom command changes for its turn.
+    Message(Vec<ContentBlock>, TurnOverrides),
+    /// `/compact [instructions]`.
+    Compact(Option<String>),
+}
+
+/// What a custom command changes for its own turn.
+#[derive(Debug, Clone, Default)]
+struct TurnOverrides {
+    model: Option<String>,
+    allowed_tools: Vec<String>,
+}
+
+impl Engine {
+    pub fn new(
+        client: Arc<dyn ModelClient>,
+        tools: Arc<dyn ToolExecutor>,
+        config: EngineConfig,
+    ) -> Self {
+        Engine {
+            client,
+            tools,
+            config,
+            messages: Vec::new(),
+            permissions: Arc::new(NobodyToAsk),
+            log: None,
+            last_reported: None,
+            recall: None,
+        }
+    }
+
+    /// Who answers this engine's permission questions: the face's broker (a dialog, a host),
+    /// or a parent's for a sub-agent. Without one, nobody can be asked and questions are
+    /// refused.
+    pub fn with_permissions(mut self, broker: Arc<dyn PermissionBroker>) -> Self {
+        self.permissions = broker;
+        self
+    }
+
+    /// Records the conversation in `log` as it happens (see [`Recorder`]).
+    pub fn with_session_log(mut self, log: SessionLog) -> Self {
+        self.log = Some(log);
+        self
+    }
+
+    /// Continues a conversation (a resumed session): `messages` become the history the next
+    /// turn is appended to.
+    pub fn with_history(mut self, messages: Vec<Message>) -> Self {
+        self.messages = messages;
+        self
+    }
+
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// Serves operations until the sender is dropped, emitting through `events` (and recording
+    /// the session on the way, when it has a log). An `Interrupt` that arrives while a turn
+    /// runs cancels it; a user message that arrives meanwhile is queued for after it.
+    pub async fn run(mut self, mut ops: UnboundedReceiver<Op>, events: EventSender) -> Self {
+        let events = match self.log.take() {
+            Some(log) => events.with_sink(Arc::new(Recorder::new(log, events.sink()))),
+            None => events,
+        };
+        let mut queued: std::collections::VecDeque<Work> = Default::default();
+        loop {
+            let work = match queued.pop_front() {
+                Some(work) => work,
+                None => match ops.recv().await {
+                    Some(Op::UserMessage {
+                        content,
+                        model,
+                        allowed_tools,
+                    }) => Work::Message(
+                        content,
+                        TurnOverrides {
+                            model,
+                            allowed_tools,
+                        },
+                    ),
+                    Some(Op::Compact { instructions }) => Work::Compact(instructions),
+                    Some(Op::Interrupt) => continue,
+                    // No turn is running, so no question is waiting.
+                    Some(Op::PermissionAnswer { .. }) => continue,
+                    Some(Op::SetModel { model }) => {
+                        events.emit(AgentEvent::ModelChanged {
+                            model: model.clone(),
+                        });
+                        self.config.model = model;
+                        continue;
+                    }
+                    Some(Op::SetPermissionMode { mode }) => {
+                        set_permission_mode(self.config.governance.gate.as_deref(), mode, &events);
+                        continue;
+                    }
+                    None => return self,
+                },
+            };
+            let cancel = CancellationToken::new();
+            let broker = self.permissions.clone();
+            // A mode change holds at once, for the calls of the running turn too.
+            let gate = self.config.governance.gate.clone();
+            let mut next_model = None;
+            let mut senders_gone = false;
+            let restore_model = match &work {
+                Work::Message(_, overrides) => self.apply_overrides(overrides, &events),
+                Work::Compact(_) => None,
+            };
+            {
+                let turn = self.run_work(work, &events, &cancel);
+                tokio::pin!(turn);
+                loop {
+                    tokio::select! {
+                        _ = &mut turn => break,
+                        op = ops.recv(), if !senders_gone => match op {
+                            // An interrupt stops everything asked for so far: the messages
+                            // queued behind this turn are dropped too (the UI gives them back
+                            // to the user).
+                            Some(Op::Interrupt) => {
+                                cancel.cancel();
+                                queued.clear();
+                            }
+                            Some(Op::UserMessage {
+                                content,
+                                model,
+                                allowed_tools,
+                            }) => queued.push_back(Work::Message(
+                                content,
+                                TurnOverrides {
+                                    model,
+                                    allowed_tools,
+                                },
+                            )),
+                            Some(Op::Compact { instructions }) => {
+                                queued.push_back(Work::Compact(instructions));
+                            }
+                            Some(Op::SetModel { model }) => next_model = Some(model),
+                            Some(Op::SetPermissionMode { mode }) => {
+                                set_permission_mode(gate.as_deref(), mode, &events);
+                            }
+                            Some(Op::PermissionAnswer { request_id, answer }) => {
+                                broker.answer(&request_id, answer);
+                            }
+                            None => senders_gone = true,
+                        },
+                    }
+                }
+            }
+            if let Some(model) = restore_model {
+                self.config.model = model;
+            }
+            if let Some(gate) = &self.config.governance.gate {
+                gate.clear_turn_rules();
+            }
+            if let Some(model) = next_model {
+                events.emit(AgentEvent::ModelChanged {
+                    model: model.clone(),
+                });
+                self.config.model = model;
+            }
+        }
+    }
+
+    async fn run_work(&mut self, work: Work, events: &EventSender, cancel: &CancellationToken) {
+        match work {
+            Work::Message(content, _) => {
+                self.run_turn(content, events, cancel).await;
+            }
+            Work::Compact(instructions) => {
+                self.compact(instructions, events, cancel).await;
+            }
+        }
+    }
+
+    /// Puts a command's model and allowed tools in force for its turn; returns the model to go
+    /// back to after it. A rule that does not parse is reported and left out.
+    fn apply_overrides(
+        &mut self,
+        overrides: &TurnOverrides,
+        events: &EventSender,
+    ) -> Option<String> {
+        if !overrides.allowed_tools.is_empty()
+            && let Some(gate) = &self.config.governance.gate
+        {
+            for error in gate.set_turn_rules(&overrides.allowed_tools) {
+                events.emit(AgentEvent::Warning {
+                    message: format!("allowed-tools: {error}"),
+                });
+            }
+        }
+        let model = overrides.model.clone()?;
+        Some(std::mem::replace(&mut self.config.model, model))
+    }
+
+    /// The model id the next request goes to: the session's model choice (`config.model`)
+    /// for the permission mode in force, so that `opusplan` plans with opus.
+    fn request_model(&self) -> String {
+        let mode = self
+            .config
+            .governance
+            .gate
+            .as_deref()
+            .map(|gate| gate.mode());
+        models::model_for_mode(
+            &self.config.model,
+            mode.unwrap_or(cairn_protocol::PermissionMode::Default),
+        )
+    }
+}
+
+/// Puts `mode` in force in `gate` and says so; an engine without a gate runs every call, so
+/// there is no mode to change.
+fn set_permission_mode(
+    gate: Option<&cairn_policy::PermissionGate>,
+    mode: cairn_protocol::PermissionMode,
+    events: &EventSender,
+) {
+    if let Some(gate) = gate {
+        gate.set_mode(mode);
+        events.emit(AgentEvent::PermissionModeChanged { mode });
+    }
+}

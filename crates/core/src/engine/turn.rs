@@ -1,0 +1,417 @@
+//! One turn: the user's message, then requests and tool calls until the model is done.
+
+use std::time::Instant;
+
+use cairn_context::Trigger;
+use cairn_llm::{ModelError, ModelEvent, ModelRequest, ModelResponse, pricing};
+use cairn_policy::hooks::HookEvent;
+use cairn_protocol::{
+    AgentEvent, ContentBlock, EventSender, Message, Role, StopReason, TurnEnd, TurnSummary, Usage,
+};
+use cairn_tools::ToolCall;
+use tokio_util::sync::CancellationToken;
+
+use super::Engine;
+use crate::assembly::system_reminder;
+use crate::orchestrate::CallRunner;
+
+/// How many times Stop hooks may send the model back to work in one turn.
+const MAX_STOP_CONTINUATIONS: u32 = 8;
+
+/// Tallies of the turn in progress.
+#[derive(Debug, Default)]
+pub(super) struct TurnTally {
+    pub(super) requests: u32,
+    pub(super) usage: Usage,
+    pub(super) cost_usd: f64,
+    pub(super) duration_api_ms: u64,
+    pub(super) result: String,
+}
+
+impl TurnTally {
+    /// The turn's summary, ended by `end`.
+    pub(super) fn finish(self, end: TurnEnd) -> TurnSummary {
+        TurnSummary {
+            end,
+            result: self.result,
+            requests: self.requests,
+            usage: self.usage,
+            cost_usd: self.cost_usd,
+            duration_api_ms: self.duration_api_ms,
+        }
+    }
+}
+
+impl Engine {
+    /// Runs one turn: the user's message, then model requests and tool calls until the model
+    /// is done. Emits every event, ending with `TurnFinished`, and returns the same summary.
+    pub async fn run_turn(
+        &mut self,
+        content: Vec<ContentBlock>,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> TurnSummary {
+        let mut tally = TurnTally::default();
+        let end = match self.submit_prompt(content, events, cancel).await {
+            Ok(()) => self.turn_loop(events, cancel, &mut tally).await,
+            Err(end) => end,
+        };
+        let summary = tally.finish(end);
+        events.emit(AgentEvent::TurnFinished(summary.clone()));
+        summary
+    }
+
+    /// Appends the user's message, after the UserPromptSubmit hooks had their say: they may
+    /// block the prompt (it is then not sent) or add context to it.
+    pub(super) async fn submit_prompt(
+        &mut self,
+        mut content: Vec<ContentBlock>,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Result<(), TurnEnd> {
+        let prompt = Message {
+            role: Role::User,
+            content: content.clone(),
+        }
+        .text();
+        let mut input = serde_json::Map::new();
+        input.insert("prompt".into(), serde_json::Value::String(prompt));
+        if let Some(outcome) = self
+            .config
+            .governance
+            .run_hooks(HookEvent::UserPromptSubmit, None, input, events, cancel)
+            .await
+        {
+            if let Some(reason) = outcome.block.or(outcome.stop) {
+                return Err(TurnEnd::Failed {
+                    message: format!("A UserPromptSubmit hook blocked the prompt: {reason}"),
+                });
+            }
+            for context in outcome.additional_context {
+                content.push(system_reminder(&context));
+            }
+        }
+        if let Some(gate) = &self.config.governance.gate
+            && let Some(reminder) = plan_mode_reminder(&self.messages, gate.mode())
+        {
+            content.push(system_reminder(reminder));
+        }
+        // Memories recalled for the last message, if that recall is done by now.
+        content.extend(self.take_recalled(events).await);
+        if let Some(recall) = &self.config.recall {
+            let prompt = Message {
+                role: Role::User,
+                content: content.clone(),
+            }
+            .text();
+            self.recall = Some(tokio::spawn(recall.start(prompt)));
+        }
+        let message = Message {
+            role: Role::User,
+            content,
+        };
+        events.emit(AgentEvent::UserMessage {
+            message: message.clone(),
+        });
+        self.messages.push(message);
+        Ok(())
+    }
+
+    /// Whether Stop hooks want the model to go on; their reason becomes the next user
+    /// message. At most [`MAX_STOP_CONTINUATIONS`] times a turn, so a hook that always
+    /// blocks cannot loop forever.
+    pub(super) async fn stop_hooks_continue(
+        &mut self,
+        continuations: &mut u32,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> bool {
+        let mut input = serde_json::Map::new();
+        input.insert(
+            "stop_hook_active".into(),
+            serde_json::Value::Bool(*continuations > 0),
+        );
+        let Some(outcome) = self
+            .config
+            .governance
+            .run_hooks(HookEvent::Stop, None, input, events, cancel)
+            .await
+        else {
+            return false;
+        };
+        let Some(reason) = outcome.block else {
+            return false;
+        };
+        if *continuations >= MAX_STOP_CONTINUATIONS {
+            events.emit(AgentEvent::Warning {
+                message: format!(
+                    "A Stop hook asked to continue a {}th time; stopping anyway.",
+                    *continuations + 1
+                ),
+            });
+            return false;
+        }
+        *continuations += 1;
+        let message = Message::user_text(format!("A Stop hook says: {reason}"));
+        events.emit(AgentEvent::UserMessage {
+            message: message.clone(),
+        });
+        self.messages.push(message);
+        true
+    }
+
+    /// An answer interrupted while it streamed: the text so far stays in the conversation
+    /// (and the session), followed by a note that the user interrupted it, so the model
+    /// sees what it had written and a resume shows it.
+    pub(super) fn keep_interrupted_answer(&mut self, partial: String, events: &EventSender) {
+        if partial.trim().is_empty() {
+            return;
+        }
+        let answer = Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::text(partial)],
+        };
+        events.emit(AgentEvent::AssistantMessage {
+            message: answer.clone(),
+            id: String::new(),
+            model: self.config.model.clone(),
+            stop_reason: None,
+            usage: Usage::default(),
+            cost_usd: 0.0,
+        });
+        self.messages.push(answer);
+        let note = Message::user_text(INTERRUPTED_NOTE);
+        events.emit(AgentEvent::UserMessage {
+            message: note.clone(),
+        });
+        self.messages.push(note);
+    }
+
+    pub(super) async fn turn_loop(
+        &mut self,
+        events: &EventSender,
+        cancel: &CancellationToken,
+        tally: &mut TurnTally,
+    ) -> TurnEnd {
+        let mut stop_continuations = 0;
+        let mut trigger: Option<Trigger> = None;
+        let mut reactive_tried = false;
+        loop {
+            if let Some(limit) = self.config.max_requests
+                && tally.requests >= limit
+            {
+                return TurnEnd::MaxRequests { limit };
+            }
+            let messages = match self.project(trigger.take(), events, cancel, tally).await {
+                Ok(messages) => messages,
+                Err(end) => return end,
+            };
+            let sent = messages.len();
+            let request = ModelRequest {
+                model: self.request_model(),
+                system: self.config.system_prompt.system_prompt(),
+                messages,
+                tools: self.tools.specs(),
+                max_tokens: self.config.max_output_tokens,
+                text_only: false,
+            };
+            let started = Instant::now();
+            let mut partial = String::new();
+            let outcome = self
+                .client
+                .stream(
+                    &request,
+                    &mut |event| {
+                        keep_partial(&mut partial, &event);
+                        forward(events, event)
+                    },
+                    cancel,
+                )
+                .await;
+            tally.duration_api_ms += started.elapsed().as_millis() as u64;
+            let response = match outcome {
+                Ok(response) => response,
+                Err(ModelError::Cancelled) => {
+                    self.keep_interrupted_answer(partial, events);
+                    return TurnEnd::Interrupted;
+                }
+                // Over the window after all: compact, then send it once more.
+                Err(err) if err.is_prompt_too_long() && !reactive_tried => {
+                    reactive_tried = true;
+                    trigger = Some(Trigger::Reactive);
+                    continue;
+                }
+                Err(err) => {
+                    return TurnEnd::Failed {
+                        message: err.to_string(),
+                    };
+                }
+            };
+            tally.requests += 1;
+            tally.usage += response.usage;
+            self.last_reported = Some((response.usage.input_total(), sent));
+            let cost_usd = pricing::cost_usd(&response.model, &response.usage);
+            tally.cost_usd += cost_usd;
+            let message = Message {
+                role: Role::Assistant,
+                content: response.content.clone(),
+            };
+            tally.result = message.text();
+            events.emit(AgentEvent::AssistantMessage {
+                message: message.clone(),
+                id: response.id.clone(),
+                model: response.model.clone(),
+                stop_reason: response.stop_reason,
+                usage: response.usage,
+                cost_usd,
+            });
+            if !message.content.is_empty() {
+                self.messages.push(message);
+            }
+
+            let calls = tool_calls(&response);
+            if calls.is_empty() {
+                return match response.stop_reason {
+                    Some(StopReason::MaxTokens) => {
+                        events.emit(AgentEvent::Warning {
+                            message: format!(
+                                "The answer was cut: the model reached its output limit of {} tokens.",
+                                self.config.max_output_tokens
+                            ),
+                        });
+                        TurnEnd::MaxTokens
+                    }
+                    _ => {
+                        if self
+                            .stop_hooks_continue(&mut stop_continuations, events, cancel)
+                            .await
+                        {
+                            continue;
+                        }
+                        TurnEnd::Completed
+                    }
+                };
+            }
+            let mut results = CallRunner {
+                tools: &self.tools,
+                governance: &self.config.governance,
+                permissions: &self.permissions,
+                events,
+                cancel,
+            }
+            .run(&response, &calls)
+            .await;
+            let spilled = self.config.pipeline.admit_tool_results(&mut results);
+            // The user sees whole results; say which ones the model got only the start of.
+            for spill in spilled {
+                let tool = calls
+                    .iter()
+                    .find(|call| call.id == spill.tool_use_id)
+                    .map_or("A tool", |call| call.name.as_str());
+                let saved = spill
+                    .saved
+                    .map(|path| format!("; the whole is saved in {}", path.display()))
+                    .unwrap_or_default();
+                events.emit(AgentEvent::Warning {
+                    message: format!(
+                        "{tool}'s result ({} characters) was too large for the conversation: \
+                         the model got its first {} characters{saved}.",
+                        spill.chars, spill.preview_chars
+                    ),
+                });
+            }
+            // Memories recall chose meanwhile go to the model with these results.
+            if self
+                .recall
+                .as_ref()
+                .is_some_and(|recall| recall.is_finished())
+            {
+                results.extend(self.take_recalled(events).await);
+            }
+            let message = Message {
+                role: Role::User,
+                content: results,
+            };
+            events.emit(AgentEvent::ToolResultsMessage {
+                message: message.clone(),
+            });
+            self.messages.push(message);
+            if cancel.is_cancelled() {
+                return TurnEnd::Interrupted;
+            }
+        }
+    }
+}
+
+fn tool_calls(response: &ModelResponse) -> Vec<ToolCall> {
+    response
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::ToolUse { id, name, input } => Some(ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                input: input.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the conversation says after an answer the user interrupted, as Claude Code says it.
+pub const INTERRUPTED_NOTE: &str = "[Request interrupted by user]";
+
+/// What the model is told on the next user message once plan mode holds.
+pub const PLAN_MODE_ACTIVE: &str = "Plan mode is active: the user does not want changes yet. Do \
+    not edit files or run commands that change anything (no installs, commits or config \
+    changes); read and search only. When you have what you need, present your plan to the user \
+    and wait for their approval.";
+
+/// What the model is told on the next user message once plan mode has ended.
+pub const PLAN_MODE_ENDED: &str = "Plan mode has ended: you may now edit files and run \
+    commands, as the permission mode allows.";
+
+/// The reminder the next user message needs about plan mode, if the model was last told
+/// otherwise: the conversation itself says what it was told, so a resumed or compacted
+/// conversation is told again when it needs to be.
+fn plan_mode_reminder(
+    messages: &[Message],
+    mode: cairn_protocol::PermissionMode,
+) -> Option<&'static str> {
+    let active = system_reminder(PLAN_MODE_ACTIVE);
+    let ended = system_reminder(PLAN_MODE_ENDED);
+    let told_active = messages
+        .iter()
+        .rev()
+        .filter(|message| message.role == Role::User)
+        .flat_map(|message| message.content.iter().rev())
+        .find(|block| **block == active || **block == ended)
+        .is_some_and(|block| *block == active);
+    match (mode == cairn_protocol::PermissionMode::Plan, told_active) {
+        (true, false) => Some(PLAN_MODE_ACTIVE),
+        (false, true) => Some(PLAN_MODE_ENDED),
+        (true, true) | (false, false) => None,
+    }
+}
+
+/// Collects the text an answer has streamed so far; a retry that streams the answer again
+/// starts it over.
+fn keep_partial(partial: &mut String, event: &ModelEvent) {
+    match event {
+        ModelEvent::TextDelta(text) => partial.push_str(text),
+        ModelEvent::Retrying(notice) if notice.discard_partial => partial.clear(),
+        _ => {}
+    }
+}
+
+fn forward(events: &EventSender, event: ModelEvent) {
+    events.emit(match event {
+        ModelEvent::TextDelta(text) => AgentEvent::TextDelta { text },
+        ModelEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
+        ModelEvent::ToolUseStarted { id, name } => AgentEvent::ToolCallStarted { id, name },
+        ModelEvent::ToolUseComplete { id, name, input } => {
+            AgentEvent::ToolCallInputComplete { id, name, input }
+        }
+        ModelEvent::Retrying(notice) => AgentEvent::Retrying(notice),
+    });
+}

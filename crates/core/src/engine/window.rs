@@ -1,0 +1,146 @@
+//! What fits the window: the context pipeline before each request, `/compact`, and the
+//! memories recall brings in.
+
+use cairn_context::{TokenAccounting, Trigger};
+use cairn_llm::models;
+use cairn_policy::hooks::HookEvent;
+use cairn_protocol::{AgentEvent, ContentBlock, EventSender, Message, TurnEnd, TurnSummary};
+use tokio_util::sync::CancellationToken;
+
+use super::Engine;
+use super::turn::TurnTally;
+use crate::assembly::system_reminder;
+use crate::summarize::{ConversationSummarizer, trigger_name};
+
+impl Engine {
+    /// The memories recall chose, as reminders, once it has finished; nothing while it still
+    /// runs (it is never waited for). A recall that did not finish before the next message is
+    /// dropped: its message is answered already.
+    pub(super) async fn take_recalled(&mut self, events: &EventSender) -> Vec<ContentBlock> {
+        let Some(running) = self.recall.take() else {
+            return Vec::new();
+        };
+        if !running.is_finished() {
+            running.abort();
+            return Vec::new();
+        }
+        match running.await {
+            Ok(outcome) => {
+                if let Some(failure) = outcome.failure {
+                    events.emit(AgentEvent::Debug {
+                        message: format!("memory recall failed: {failure}"),
+                    });
+                }
+                outcome
+                    .reminders
+                    .iter()
+                    .map(|reminder| system_reminder(reminder))
+                    .collect()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// What the next request sends: the conversation through the context pipeline, which
+    /// may compact it first (reported, and PostCompact hooks told).
+    pub(super) async fn project(
+        &mut self,
+        trigger: Option<Trigger>,
+        events: &EventSender,
+        cancel: &CancellationToken,
+        tally: &mut TurnTally,
+    ) -> Result<Vec<Message>, TurnEnd> {
+        let trigger = trigger.unwrap_or(Trigger::Auto);
+        let accounting = TokenAccounting {
+            last_reported: self.last_reported,
+            context_window: models::context_window(&self.config.model),
+            max_output_tokens: self.config.max_output_tokens,
+        };
+        let summarizer = ConversationSummarizer {
+            client: self.client.as_ref(),
+            model: self.request_model(),
+            system: self.config.system_prompt.system_prompt(),
+            tools: self.tools.specs(),
+            governance: &self.config.governance,
+            events,
+            cancel,
+            cost: Default::default(),
+        };
+        let projected = tokio::select! {
+            projected = self.config.pipeline.project(
+                &mut self.messages,
+                accounting,
+                trigger.clone(),
+                &summarizer,
+            ) => projected,
+            _ = cancel.cancelled() => return Err(TurnEnd::Interrupted),
+        };
+        let cost = summarizer
+            .cost
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        tally.requests += cost.requests;
+        tally.usage += cost.usage;
+        tally.cost_usd += cost.cost_usd;
+        let projection = projected.map_err(|err| TurnEnd::Failed {
+            message: err.to_string(),
+        })?;
+        for notice in projection.notices {
+            events.emit(AgentEvent::Warning { message: notice });
+        }
+        for compaction in projection.compactions {
+            if let Some(summary) = &compaction.summary {
+                // What was reported belongs to the conversation before.
+                self.last_reported = None;
+                // Recalled memories were summarised away with it: recall may bring them again.
+                if let Some(recall) = &self.config.recall {
+                    recall.forget_injected();
+                }
+                let mut input = serde_json::Map::new();
+                input.insert("trigger".into(), trigger_name(&trigger).into());
+                input.insert("compact_summary".into(), summary.clone().into());
+                self.config
+                    .governance
+                    .run_hooks(
+                        HookEvent::PostCompact,
+                        Some(trigger_name(&trigger)),
+                        input,
+                        events,
+                        cancel,
+                    )
+                    .await;
+            }
+            events.emit(AgentEvent::Compacted(compaction));
+        }
+        Ok(projection.messages)
+    }
+
+    /// `/compact [instructions]`: summarizes the conversation now, as a turn of its own with
+    /// no model request but the summary's.
+    pub(super) async fn compact(
+        &mut self,
+        instructions: Option<String>,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> TurnSummary {
+        let mut tally = TurnTally::default();
+        let end = match self
+            .project(
+                Some(Trigger::Manual { instructions }),
+                events,
+                cancel,
+                &mut tally,
+            )
+            .await
+        {
+            Ok(_) => {
+                tally.result = "The conversation was compacted.".into();
+                TurnEnd::Completed
+            }
+            Err(end) => end,
+        };
+        let summary = tally.finish(end);
+        events.emit(AgentEvent::TurnFinished(summary.clone()));
+        summary
+    }
+}
