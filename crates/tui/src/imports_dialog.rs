@@ -8,23 +8,20 @@
 //! [`run_imports_dialog`] owns the terminal while it asks.
 
 use cairn_context::instructions::{ExternalImport, Reach};
-use ratatui::backend::CrosstermBackend;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Widget};
-use ratatui::{Terminal, TerminalOptions, Viewport};
+use ratatui::widgets::Widget;
 
-use crate::picker::RawMode;
+use crate::choice::{
+    self, ChoiceBox, ChoiceDialog, ListKey, OptionLabel, OptionList, Overflow, YES_NO, wrapped,
+};
 use crate::theme::Theme;
-use crate::wrap::{Prefix, sanitize, wrap_words};
+use crate::wrap::{Prefix, sanitize};
 
 /// Imports listed one by one; the rest are counted.
 const MAX_LISTED: usize = 8;
-/// Columns taken by the border and padding on each side.
-const FRAME_WIDTH: u16 = 4;
 
 /// The user's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,46 +66,30 @@ const CHOICES: [(ImportsAnswer, &str); 2] = [
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportsDialog {
     imports: Vec<ExternalImport>,
-    selected: usize,
+    options: OptionList,
 }
 
 impl ImportsDialog {
     pub fn new(imports: Vec<ExternalImport>) -> ImportsDialog {
         ImportsDialog {
             imports,
-            selected: CHOICES.len() - 1,
+            options: OptionList::new(CHOICES.len(), CHOICES.len() - 1).with_letters(YES_NO),
         }
     }
 
     /// Handles one key; returns the answer once the user has given one. Up/Down/Tab move,
     /// Enter chooses, `1`/`y` say yes, `2`/`n`, Esc and Ctrl+C say no.
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<ImportsAnswer> {
-        if key.kind == KeyEventKind::Release {
-            return None;
-        }
-        match key.code {
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                Some(ImportsAnswer::Skip)
-            }
-            KeyCode::Esc | KeyCode::Char('2' | 'n' | 'N') => Some(ImportsAnswer::Skip),
-            KeyCode::Char('1' | 'y' | 'Y') => Some(ImportsAnswer::Include),
-            KeyCode::Enter => Some(CHOICES[self.selected].0),
-            KeyCode::Up => {
-                self.selected = (self.selected + CHOICES.len() - 1) % CHOICES.len();
-                None
-            }
-            KeyCode::Down | KeyCode::Tab => {
-                self.selected = (self.selected + 1) % CHOICES.len();
-                None
-            }
-            _ => None,
+        match self.options.handle_key(key)? {
+            ListKey::Moved => None,
+            ListKey::Chosen(index) => Some(CHOICES[index].0),
+            ListKey::Cancelled => Some(ImportsAnswer::Skip),
         }
     }
 
     /// The rows the dialog needs at `width`, borders included.
     pub fn height(&self, width: u16, theme: &Theme) -> u16 {
-        let inner = width.saturating_sub(FRAME_WIDTH).max(1);
-        u16::try_from(self.lines(inner, theme).len() + 2).unwrap_or(u16::MAX)
+        choice::height(self, width, theme)
     }
 
     /// A widget that draws the dialog with `theme`.
@@ -122,103 +103,63 @@ impl ImportsDialog {
     /// Draws the dialog into `area`; when it is short of rows, the list of imports gives way
     /// before the question and its options do.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        Clear.render(area, buf);
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.dialog_border)
-            .padding(Padding::horizontal(1))
-            .title(Span::styled(" External imports ", theme.dialog_title));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
-        let (mut list, question) = self.sections(inner.width, theme);
-        let room = usize::from(inner.height).saturating_sub(question.len());
-        if list.len() > room {
-            // At least the marker, so a cut list never goes unsaid.
-            let kept = room.saturating_sub(1);
-            let hidden = list.len() - kept;
-            list.truncate(kept);
-            list.push(Line::from(Span::styled(
-                format!("… +{hidden} lines (a taller terminal shows them all)"),
-                theme.dim,
-            )));
-        }
-        let shown = list.into_iter().take(room).chain(question);
-        for (row, line) in (inner.y..inner.bottom()).zip(shown) {
-            buf.set_line(inner.x, row, &line, inner.width);
-        }
+        choice::render(self, area, buf, theme);
     }
+}
 
-    fn lines(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-        let (mut list, question) = self.sections(width, theme);
-        list.extend(question);
-        list
-    }
-
-    /// What is asked about (which may be cut), and the question with its options (never cut).
-    fn sections(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+impl ChoiceDialog for ImportsDialog {
+    fn layout(&self, width: u16, theme: &Theme) -> ChoiceBox {
         let columns = usize::from(width);
-        let wrap = |text: String, style: Style, prefix: &Prefix| {
-            wrap_words(&[Span::styled(text, style)], columns, prefix)
-        };
-        let mut list = wrap(
-            "CLAUDE.md imports files from outside this project:".into(),
+        let mut list = wrapped(
+            "CLAUDE.md imports files from outside this project:",
             Style::new(),
+            columns,
             &Prefix::none(),
         );
         for import in self.imports.iter().take(MAX_LISTED) {
-            list.extend(wrap(
+            list.extend(wrapped(
                 sanitize(&import.path.display().to_string()),
                 theme.warning,
-                &Prefix::hanging(Span::raw("  ")),
+                columns,
+                &Prefix::hanging("  ".into()),
             ));
             let how = match import.reach {
                 Reach::Import => "imported by",
                 Reach::Symlink => "linked from",
             };
-            list.extend(wrap(
+            list.extend(wrapped(
                 format!("{how} {}", sanitize(&import.by.display().to_string())),
                 theme.dim,
-                &Prefix::hanging(Span::raw("    ")),
+                columns,
+                &Prefix::hanging("    ".into()),
             ));
         }
         if self.imports.len() > MAX_LISTED {
-            list.extend(wrap(
+            list.extend(wrapped(
                 format!("… and {} more", self.imports.len() - MAX_LISTED),
                 theme.dim,
-                &Prefix::hanging(Span::raw("  ")),
-            ));
-        }
-        let mut question = vec![Line::default()];
-        question.extend(wrap(
-            "Their contents would go into the prompt sent to the model. Include them?".into(),
-            Style::new(),
-            &Prefix::none(),
-        ));
-        for (index, (_, label)) in CHOICES.iter().enumerate() {
-            let selected = index == self.selected;
-            let style = if selected {
-                theme.selected
-            } else {
-                Style::new()
-            };
-            let pointer = if selected { "❯ " } else { "  " };
-            let lead = Span::styled(format!("{pointer}{}. ", index + 1), style);
-            question.extend(wrap_words(
-                &[Span::styled(*label, style)],
                 columns,
-                &Prefix::hanging(lead),
+                &Prefix::hanging("  ".into()),
             ));
         }
-        question.push(Line::default());
-        question.extend(wrap(
-            "↑↓ to select · enter to confirm · esc to skip them".into(),
-            theme.dim,
-            &Prefix::none(),
-        ));
-        (list, question)
+        ChoiceBox {
+            title: "External imports",
+            body: list,
+            overflow: Overflow::Counted("a taller terminal shows them all"),
+            question: wrapped(
+                "Their contents would go into the prompt sent to the model. Include them?",
+                Style::new(),
+                columns,
+                &Prefix::none(),
+            ),
+            options: CHOICES
+                .iter()
+                .map(|&(_, label)| OptionLabel::plain(label))
+                .collect(),
+            selected: self.options.selected(),
+            below: Vec::new(),
+            hint: "↑↓ to select · enter to confirm · esc to skip them",
+        }
     }
 }
 
@@ -241,38 +182,11 @@ pub fn run_imports_dialog(
     imports: Vec<ExternalImport>,
     theme: &Theme,
 ) -> std::io::Result<ImportsAnswer> {
-    let _raw = RawMode::enter()?;
-    // As in the picker: a wake-up left in crossterm's reader by an earlier key stream.
-    let _ = crossterm::event::poll(std::time::Duration::ZERO);
-    let (columns, rows) = crossterm::terminal::size()?;
-    let mut dialog = ImportsDialog::new(imports);
-    let height = dialog
-        .height(columns, theme)
-        .min(rows.saturating_sub(1))
-        .max(3);
-    let mut terminal = Terminal::with_options(
-        CrosstermBackend::new(std::io::stdout()),
-        TerminalOptions {
-            viewport: Viewport::Inline(height),
-        },
-    )?;
-    let answer = loop {
-        terminal.draw(|frame| frame.render_widget(dialog.widget(theme), frame.area()))?;
-        if let Event::Key(key) = crossterm::event::read()?
-            && let Some(answer) = dialog.handle_key(key)
-        {
-            break answer;
-        }
-    };
-    // Blank the dialog's rows and leave the cursor at their top, for the app to draw there.
-    let mut area = Rect::default();
-    let _ = terminal.draw(|frame| {
-        area = frame.area();
-        frame.render_widget(Clear, area);
-    });
-    let _ = terminal.set_cursor_position(area.as_position());
-    let _ = terminal.show_cursor();
-    Ok(answer)
+    choice::ask_inline(
+        ImportsDialog::new(imports),
+        theme,
+        ImportsDialog::handle_key,
+    )
 }
 
 #[cfg(test)]
@@ -281,6 +195,7 @@ mod tests {
 
     use cairn_context::instructions::ImportStatus;
     use pretty_assertions::assert_eq;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     use super::*;
 

@@ -12,6 +12,7 @@
 //! the engine's events, owns the terminal (an inline viewport) and sends operations.
 
 pub mod app;
+mod choice;
 mod dialog;
 mod diff;
 mod highlight;

@@ -10,21 +10,17 @@
 
 use std::path::PathBuf;
 
-use ratatui::backend::CrosstermBackend;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Widget};
-use ratatui::{Terminal, TerminalOptions, Viewport};
+use ratatui::widgets::Widget;
 
-use crate::picker::RawMode;
+use crate::choice::{
+    self, ChoiceBox, ChoiceDialog, ListKey, OptionLabel, OptionList, Overflow, wrapped,
+};
 use crate::theme::Theme;
-use crate::wrap::{Prefix, sanitize, wrap_words};
-
-/// Columns taken by the border and padding on each side.
-const FRAME_WIDTH: u16 = 4;
+use crate::wrap::{Prefix, sanitize};
 
 /// The user's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +61,7 @@ const CHOICES: [(SettingsAnswer, &str); 2] = [
 pub struct SettingsDialog {
     file: PathBuf,
     error: String,
-    selected: usize,
+    options: OptionList,
 }
 
 impl SettingsDialog {
@@ -75,39 +71,23 @@ impl SettingsDialog {
         SettingsDialog {
             file,
             error,
-            selected: 0,
+            options: OptionList::new(CHOICES.len(), 0),
         }
     }
 
     /// Handles one key; returns the answer once the user has given one. Up/Down/Tab move,
     /// Enter chooses (continue, to begin with), `1` continues, `2`, Esc and Ctrl+C exit.
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<SettingsAnswer> {
-        if key.kind == KeyEventKind::Release {
-            return None;
-        }
-        match key.code {
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                Some(SettingsAnswer::Exit)
-            }
-            KeyCode::Esc | KeyCode::Char('2') => Some(SettingsAnswer::Exit),
-            KeyCode::Char('1') => Some(SettingsAnswer::ContinueWithout),
-            KeyCode::Enter => Some(CHOICES[self.selected].0),
-            KeyCode::Up => {
-                self.selected = (self.selected + CHOICES.len() - 1) % CHOICES.len();
-                None
-            }
-            KeyCode::Down | KeyCode::Tab => {
-                self.selected = (self.selected + 1) % CHOICES.len();
-                None
-            }
-            _ => None,
+        match self.options.handle_key(key)? {
+            ListKey::Moved => None,
+            ListKey::Chosen(index) => Some(CHOICES[index].0),
+            ListKey::Cancelled => Some(SettingsAnswer::Exit),
         }
     }
 
     /// The rows the dialog needs at `width`, borders included.
     pub fn height(&self, width: u16, theme: &Theme) -> u16 {
-        let inner = width.saturating_sub(FRAME_WIDTH).max(1);
-        u16::try_from(self.lines(inner, theme).len() + 2).unwrap_or(u16::MAX)
+        choice::height(self, width, theme)
     }
 
     /// A widget that draws the dialog with `theme`.
@@ -121,80 +101,47 @@ impl SettingsDialog {
     /// Draws the dialog into `area`; short of rows, the error's end gives way before the
     /// options do.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        Clear.render(area, buf);
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.dialog_border)
-            .padding(Padding::horizontal(1))
-            .title(Span::styled(" Settings error ", theme.dialog_title));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
-        let (mut about, question) = self.sections(inner.width, theme);
-        let room = usize::from(inner.height).saturating_sub(question.len());
-        about.truncate(room);
-        for (row, line) in (inner.y..inner.bottom()).zip(about.into_iter().chain(question)) {
-            buf.set_line(inner.x, row, &line, inner.width);
-        }
+        choice::render(self, area, buf, theme);
     }
+}
 
-    fn lines(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-        let (mut about, question) = self.sections(width, theme);
-        about.extend(question);
-        about
-    }
-
-    /// The error (which may be cut) and the question with its options (never cut).
-    fn sections(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+impl ChoiceDialog for SettingsDialog {
+    fn layout(&self, width: u16, theme: &Theme) -> ChoiceBox {
         let columns = usize::from(width);
-        let wrap = |text: String, style: Style, prefix: &Prefix| {
-            wrap_words(&[Span::styled(text, style)], columns, prefix)
-        };
-        let mut about = wrap(
+        let mut about = wrapped(
             format!(
                 "cairn cannot use the settings file {}:",
                 sanitize(&self.file.display().to_string())
             ),
             Style::new(),
+            columns,
             &Prefix::none(),
         );
-        about.extend(wrap(
+        about.extend(wrapped(
             sanitize(&self.error),
             theme.error,
-            &Prefix::hanging(Span::raw("  ")),
+            columns,
+            &Prefix::hanging("  ".into()),
         ));
-        let mut question = vec![Line::default()];
-        question.extend(wrap(
-            "Without it, its permission rules (deny rules too), hooks and other settings do not \
-             apply. Continue without it?"
-                .into(),
-            Style::new(),
-            &Prefix::none(),
-        ));
-        for (index, (_, label)) in CHOICES.iter().enumerate() {
-            let selected = index == self.selected;
-            let style = if selected {
-                theme.selected
-            } else {
-                Style::new()
-            };
-            let pointer = if selected { "❯ " } else { "  " };
-            let lead = Span::styled(format!("{pointer}{}. ", index + 1), style);
-            question.extend(wrap_words(
-                &[Span::styled(*label, style)],
+        ChoiceBox {
+            title: "Settings error",
+            body: about,
+            overflow: Overflow::Cut,
+            question: wrapped(
+                "Without it, its permission rules (deny rules too), hooks and other settings do \
+                 not apply. Continue without it?",
+                Style::new(),
                 columns,
-                &Prefix::hanging(lead),
-            ));
+                &Prefix::none(),
+            ),
+            options: CHOICES
+                .iter()
+                .map(|&(_, label)| OptionLabel::plain(label))
+                .collect(),
+            selected: self.options.selected(),
+            below: Vec::new(),
+            hint: "enter to continue without it · esc to exit",
         }
-        question.push(Line::default());
-        question.extend(wrap(
-            "enter to continue without it · esc to exit".into(),
-            theme.dim,
-            &Prefix::none(),
-        ));
-        (about, question)
     }
 }
 
@@ -219,43 +166,17 @@ pub fn run_settings_dialog(
     error: String,
     theme: &Theme,
 ) -> std::io::Result<SettingsAnswer> {
-    let _raw = RawMode::enter()?;
-    // As in the picker: a wake-up left in crossterm's reader by an earlier key stream.
-    let _ = crossterm::event::poll(std::time::Duration::ZERO);
-    let (columns, rows) = crossterm::terminal::size()?;
-    let mut dialog = SettingsDialog::new(file, error);
-    let height = dialog
-        .height(columns, theme)
-        .min(rows.saturating_sub(1))
-        .max(3);
-    let mut terminal = Terminal::with_options(
-        CrosstermBackend::new(std::io::stdout()),
-        TerminalOptions {
-            viewport: Viewport::Inline(height),
-        },
-    )?;
-    let answer = loop {
-        terminal.draw(|frame| frame.render_widget(dialog.widget(theme), frame.area()))?;
-        if let Event::Key(key) = crossterm::event::read()?
-            && let Some(answer) = dialog.handle_key(key)
-        {
-            break answer;
-        }
-    };
-    // Blank the dialog's rows and leave the cursor at their top, for what comes next.
-    let mut area = Rect::default();
-    let _ = terminal.draw(|frame| {
-        area = frame.area();
-        frame.render_widget(Clear, area);
-    });
-    let _ = terminal.set_cursor_position(area.as_position());
-    let _ = terminal.show_cursor();
-    Ok(answer)
+    choice::ask_inline(
+        SettingsDialog::new(file, error),
+        theme,
+        SettingsDialog::handle_key,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     use super::*;
 

@@ -8,21 +8,18 @@
 
 use std::path::PathBuf;
 
-use ratatui::backend::CrosstermBackend;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Widget};
-use ratatui::{Terminal, TerminalOptions, Viewport};
+use ratatui::text::Line;
+use ratatui::widgets::Widget;
 
-use crate::picker::RawMode;
+use crate::choice::{
+    self, ChoiceBox, ChoiceDialog, ListKey, OptionLabel, OptionList, Overflow, YES_NO, wrapped,
+};
 use crate::theme::Theme;
-use crate::wrap::{Prefix, sanitize, wrap_words};
-
-/// Columns taken by the border and padding on each side.
-const FRAME_WIDTH: u16 = 4;
+use crate::wrap::{Prefix, sanitize};
 
 /// What is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,8 +60,8 @@ pub enum TrustAnswer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrustDialog {
     question: TrustQuestion,
-    /// 0 for the first choice (yes), 1 for the second (no).
-    selected: usize,
+    /// The first choice is yes, the second no.
+    options: OptionList,
 }
 
 impl TrustDialog {
@@ -75,35 +72,25 @@ impl TrustDialog {
             TrustQuestion::Folder { .. } => 0,
             TrustQuestion::BypassPermissions { .. } => 1,
         };
-        TrustDialog { question, selected }
+        TrustDialog {
+            question,
+            options: OptionList::new(2, selected).with_letters(YES_NO),
+        }
     }
 
     /// Handles one key; returns the answer once the user has given one. Up/Down/Tab move,
     /// Enter chooses, `1`/`y` say yes, `2`/`n`, Esc and Ctrl+C say no.
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<TrustAnswer> {
-        if key.kind == KeyEventKind::Release {
-            return None;
-        }
-        match key.code {
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                Some(TrustAnswer::No)
-            }
-            KeyCode::Esc | KeyCode::Char('2' | 'n' | 'N') => Some(TrustAnswer::No),
-            KeyCode::Char('1' | 'y' | 'Y') => Some(TrustAnswer::Yes),
-            KeyCode::Enter => Some(self.choices()[self.selected].0),
-            KeyCode::Up | KeyCode::Down | KeyCode::Tab | KeyCode::BackTab => {
-                self.selected = 1 - self.selected;
-                None
-            }
-            _ => None,
+        match self.options.handle_key(key)? {
+            ListKey::Moved => None,
+            ListKey::Chosen(index) => Some(self.choices()[index].0),
+            ListKey::Cancelled => Some(TrustAnswer::No),
         }
     }
 
     /// The rows the dialog needs at `width`, borders included.
     pub fn height(&self, width: u16, theme: &Theme) -> u16 {
-        let inner = width.saturating_sub(FRAME_WIDTH).max(1);
-        let (body, question) = self.sections(inner, theme);
-        u16::try_from(body.len() + question.len() + 2).unwrap_or(u16::MAX)
+        choice::height(self, width, theme)
     }
 
     /// A widget that draws the dialog with `theme`.
@@ -117,29 +104,7 @@ impl TrustDialog {
     /// Draws the dialog into `area`; when it is short of rows, the explanation gives way
     /// before the question and its options do.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        Clear.render(area, buf);
-        let title = match self.question {
-            TrustQuestion::Folder { .. } => " Folder trust ",
-            TrustQuestion::BypassPermissions { .. } => " Bypass permissions ",
-        };
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.dialog_border)
-            .padding(Padding::horizontal(1))
-            .title(Span::styled(title, theme.dialog_title));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
-        let (mut body, question) = self.sections(inner.width, theme);
-        let room = usize::from(inner.height).saturating_sub(question.len());
-        if body.len() > room {
-            body.truncate(room);
-        }
-        for (row, line) in (inner.y..inner.bottom()).zip(body.into_iter().chain(question)) {
-            buf.set_line(inner.x, row, &line, inner.width);
-        }
+        choice::render(self, area, buf, theme);
     }
 
     fn choices(&self) -> [(TrustAnswer, &'static str); 2] {
@@ -157,87 +122,89 @@ impl TrustDialog {
             ],
         }
     }
+}
 
-    /// The explanation (which may be cut), and the question with its options (never cut).
-    fn sections(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+impl ChoiceDialog for TrustDialog {
+    fn layout(&self, width: u16, theme: &Theme) -> ChoiceBox {
         let columns = usize::from(width);
-        let wrap = |text: String, style: Style, prefix: &Prefix| {
-            wrap_words(&[Span::styled(text, style)], columns, prefix)
-        };
         let plain = Prefix::none();
         let mut body = Vec::new();
-        let heading = match &self.question {
+        let (title, heading, hint) = match &self.question {
             TrustQuestion::Folder { folder, acting } => {
-                body.extend(wrap(
+                body.extend(wrapped(
                     sanitize(&folder.display().to_string()),
                     theme.warning,
+                    columns,
                     &plain,
                 ));
                 body.push(Line::default());
-                body.extend(wrap(
+                body.extend(wrapped(
                     "cairn may read, write and run the files in this folder. Its own settings \
                      can run hooks, set permission rules and start servers, so only trust \
-                     files from sources you trust."
-                        .into(),
+                     files from sources you trust.",
                     Style::new(),
+                    columns,
                     &plain,
                 ));
                 if !acting.is_empty() {
                     body.push(Line::default());
-                    body.extend(wrap("It would act through:".into(), Style::new(), &plain));
+                    body.extend(wrapped(
+                        "It would act through:",
+                        Style::new(),
+                        columns,
+                        &plain,
+                    ));
                     for name in acting {
-                        body.extend(wrap(
+                        body.extend(wrapped(
                             sanitize(name),
                             theme.dim,
-                            &Prefix::hanging(Span::raw("  • ")),
+                            columns,
+                            &Prefix::hanging("  • ".into()),
                         ));
                     }
                 }
-                "Do you trust the files in this folder?"
+                (
+                    "Folder trust",
+                    "Do you trust the files in this folder?",
+                    "enter to confirm · esc to exit",
+                )
             }
             TrustQuestion::BypassPermissions { file } => {
-                body.extend(wrap(
+                body.extend(wrapped(
                     sanitize(&file.display().to_string()),
                     theme.warning,
+                    columns,
                     &plain,
                 ));
                 body.push(Line::default());
-                body.extend(wrap(
+                body.extend(wrapped(
                     "This folder's settings set permissions.defaultMode to bypassPermissions: \
-                     every tool call would run without asking, edits and commands included."
-                        .into(),
+                     every tool call would run without asking, edits and commands included.",
                     Style::new(),
+                    columns,
                     &plain,
                 ));
-                "Let this folder's settings turn permission checks off?"
+                (
+                    "Bypass permissions",
+                    "Let this folder's settings turn permission checks off?",
+                    "enter to confirm · esc to run in default mode",
+                )
             }
         };
-        let mut question = vec![Line::default()];
-        question.extend(wrap(heading.into(), theme.dialog_title, &plain));
-        for (index, (_, label)) in self.choices().iter().enumerate() {
-            let selected = index == self.selected;
-            let style = if selected {
-                theme.selected
-            } else {
-                Style::new()
-            };
-            let pointer = if selected { "❯ " } else { "  " };
-            let lead = Span::styled(format!("{pointer}{}. ", index + 1), style);
-            question.extend(wrap_words(
-                &[Span::styled(*label, style)],
-                columns,
-                &Prefix::hanging(lead),
-            ));
+        ChoiceBox {
+            title,
+            body,
+            overflow: Overflow::Cut,
+            question: wrapped(heading, theme.dialog_title, columns, &plain),
+            options: self
+                .choices()
+                .iter()
+                .map(|&(_, label)| OptionLabel::plain(label))
+                .collect(),
+            selected: self.options.selected(),
+            below: Vec::new(),
+            hint,
         }
-        question.push(Line::default());
-        let hint = match self.question {
-            TrustQuestion::Folder { .. } => "enter to confirm · esc to exit",
-            TrustQuestion::BypassPermissions { .. } => {
-                "enter to confirm · esc to run in default mode"
-            }
-        };
-        question.extend(wrap(hint.into(), theme.dim, &plain));
-        (body, question)
     }
 }
 
@@ -257,47 +224,16 @@ impl Widget for TrustDialogView<'_> {
 /// Asks `question` until the user answers. Reads keys from the terminal and blocks while it
 /// does: call it before the app starts, off the async runtime's threads.
 pub fn run_trust_dialog(question: TrustQuestion, theme: &Theme) -> std::io::Result<TrustAnswer> {
-    let _raw = RawMode::enter()?;
-    // As in the picker: a wake-up left in crossterm's reader by an earlier key stream.
-    let _ = crossterm::event::poll(std::time::Duration::ZERO);
-    let (columns, rows) = crossterm::terminal::size()?;
-    let mut dialog = TrustDialog::new(question);
-    let height = dialog
-        .height(columns, theme)
-        .min(rows.saturating_sub(1))
-        .max(3);
-    let mut terminal = Terminal::with_options(
-        CrosstermBackend::new(std::io::stdout()),
-        TerminalOptions {
-            viewport: Viewport::Inline(height),
-        },
-    )?;
-    let answer = loop {
-        terminal.draw(|frame| frame.render_widget(dialog.widget(theme), frame.area()))?;
-        if let Event::Key(key) = crossterm::event::read()?
-            && let Some(answer) = dialog.handle_key(key)
-        {
-            break answer;
-        }
-    };
-    // Blank the dialog's rows and leave the cursor at their top, for what comes next.
-    let mut area = Rect::default();
-    let _ = terminal.draw(|frame| {
-        area = frame.area();
-        frame.render_widget(Clear, area);
-    });
-    let _ = terminal.set_cursor_position(area.as_position());
-    let _ = terminal.show_cursor();
-    Ok(answer)
+    choice::ask_inline(TrustDialog::new(question), theme, TrustDialog::handle_key)
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use pretty_assertions::assert_eq;
-    use ratatui::backend::TestBackend;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     use super::*;
+    use crate::choice::plain_rows as rendered;
 
     fn folder() -> TrustDialog {
         TrustDialog::new(TrustQuestion::Folder {
@@ -347,24 +283,6 @@ mod tests {
         let mut moved = folder();
         assert_eq!(moved.handle_key(key(KeyCode::Down)), None);
         assert_eq!(moved.handle_key(key(KeyCode::Enter)), Some(TrustAnswer::No));
-    }
-
-    fn rendered(dialog: &TrustDialog, width: u16, height: u16) -> Vec<String> {
-        let theme = Theme::plain();
-        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        terminal
-            .draw(|frame| frame.render_widget(dialog.widget(&theme), frame.area()))
-            .unwrap();
-        let buffer = terminal.backend().buffer();
-        (0..height)
-            .map(|y| {
-                (0..width)
-                    .map(|x| buffer[(x, y)].symbol())
-                    .collect::<String>()
-                    .trim_end()
-                    .to_string()
-            })
-            .collect()
     }
 
     #[test]
