@@ -4,17 +4,17 @@
 
 use cairn_context::memory::MemoryType;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Widget};
+use ratatui::widgets::Widget;
 
+use crate::choice::{
+    self, ChoiceBox, ChoiceDialog, ListKey, OptionLabel, OptionList, Overflow, wrapped,
+};
 use crate::theme::Theme;
-use crate::wrap::{Prefix, sanitize, wrap_words};
-
-/// Columns taken by the border and padding on each side.
-const FRAME_WIDTH: u16 = 4;
+use crate::wrap::{Prefix, sanitize};
 
 /// Lines of the memory's text shown above the question; the rest are counted.
 const TEXT_LINES: usize = 3;
@@ -53,13 +53,16 @@ pub enum MemoryTypeAnswer {
 pub struct MemoryTypeDialog {
     /// The line as typed, `#` included, for the input box if the user cancels.
     line: String,
-    selected: usize,
+    options: OptionList,
 }
 
 impl MemoryTypeDialog {
     /// The question for `line`, as typed (`# always use pnpm`).
     pub fn new(line: String) -> MemoryTypeDialog {
-        MemoryTypeDialog { line, selected: 1 }
+        MemoryTypeDialog {
+            line,
+            options: OptionList::new(CHOICES.len(), 1),
+        }
     }
 
     /// The line as typed.
@@ -79,36 +82,16 @@ impl MemoryTypeDialog {
     /// Handles one key; returns the answer once there is one. Up/Down/Tab move, Enter
     /// chooses, `1`–`4` choose directly, Esc and Ctrl+C cancel.
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<MemoryTypeAnswer> {
-        if key.kind == KeyEventKind::Release {
-            return None;
-        }
-        match key.code {
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                Some(MemoryTypeAnswer::Cancel)
-            }
-            KeyCode::Esc => Some(MemoryTypeAnswer::Cancel),
-            KeyCode::Char(digit @ '1'..='4') => {
-                let index = usize::from(digit as u8 - b'1');
-                Some(MemoryTypeAnswer::Save(CHOICES[index].0))
-            }
-            KeyCode::Enter => Some(MemoryTypeAnswer::Save(CHOICES[self.selected].0)),
-            KeyCode::Up | KeyCode::BackTab => {
-                self.selected = (self.selected + CHOICES.len() - 1) % CHOICES.len();
-                None
-            }
-            KeyCode::Down | KeyCode::Tab => {
-                self.selected = (self.selected + 1) % CHOICES.len();
-                None
-            }
-            _ => None,
+        match self.options.handle_key(key)? {
+            ListKey::Moved => None,
+            ListKey::Chosen(index) => Some(MemoryTypeAnswer::Save(CHOICES[index].0)),
+            ListKey::Cancelled => Some(MemoryTypeAnswer::Cancel),
         }
     }
 
     /// The rows the dialog needs at `width`, borders included.
     pub fn height(&self, width: u16, theme: &Theme) -> u16 {
-        let inner = width.saturating_sub(FRAME_WIDTH).max(1);
-        let (text, question) = self.sections(inner, theme);
-        u16::try_from(text.len() + question.len() + 2).unwrap_or(u16::MAX)
+        choice::height(self, width, theme)
     }
 
     /// A widget that draws the dialog with `theme`.
@@ -122,37 +105,18 @@ impl MemoryTypeDialog {
     /// Draws the dialog into `area`; short of rows, the memory's text gives way before the
     /// question and its options do.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        Clear.render(area, buf);
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.dialog_border)
-            .padding(Padding::horizontal(1))
-            .title(Span::styled(" Save a memory ", theme.dialog_title));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
-        let (text, question) = self.sections(inner.width, theme);
-        let room = usize::from(inner.height).saturating_sub(question.len());
-        let shown = text.into_iter().take(room).chain(question);
-        for (row, line) in (inner.y..inner.bottom()).zip(shown) {
-            buf.set_line(inner.x, row, &line, inner.width);
-        }
+        choice::render(self, area, buf, theme);
     }
+}
 
-    /// The memory's text (which may be cut), and the question with its options (never cut).
-    fn sections(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+impl ChoiceDialog for MemoryTypeDialog {
+    fn layout(&self, width: u16, theme: &Theme) -> ChoiceBox {
         let columns = usize::from(width);
         let quote = Prefix::hanging(Span::styled("# ", theme.dim));
         let lines: Vec<&str> = self.memory().lines().collect();
         let mut text = Vec::new();
         for line in lines.iter().take(TEXT_LINES) {
-            text.extend(wrap_words(
-                &[Span::styled(sanitize(line), theme.user_text)],
-                columns,
-                &quote,
-            ));
+            text.extend(wrapped(sanitize(line), theme.user_text, columns, &quote));
         }
         if lines.len() > TEXT_LINES {
             text.push(Line::from(Span::styled(
@@ -160,40 +124,24 @@ impl MemoryTypeDialog {
                 theme.dim,
             )));
         }
-        let mut question = vec![Line::default()];
-        question.extend(wrap_words(
-            &[Span::raw("Which kind of memory is it?")],
-            columns,
-            &Prefix::none(),
-        ));
-        for (index, (memory_type, what)) in CHOICES.iter().enumerate() {
-            let selected = index == self.selected;
-            let style = if selected {
-                theme.selected
-            } else {
-                Style::new()
-            };
-            let pointer = if selected { "❯ " } else { "  " };
-            let lead = Span::styled(
-                format!("{pointer}{}. {:<10}", index + 1, memory_type.as_str()),
-                style,
-            );
-            question.extend(wrap_words(
-                &[Span::styled(*what, theme.dim)],
+        ChoiceBox {
+            title: "Save a memory",
+            body: text,
+            overflow: Overflow::Cut,
+            question: wrapped(
+                "Which kind of memory is it?",
+                Style::new(),
                 columns,
-                &Prefix::hanging(lead),
-            ));
+                &Prefix::none(),
+            ),
+            options: CHOICES
+                .iter()
+                .map(|&(memory_type, what)| OptionLabel::noted(memory_type.as_str(), what))
+                .collect(),
+            selected: self.options.selected(),
+            below: Vec::new(),
+            hint: "↑↓ to select · enter to save · esc to cancel",
         }
-        question.push(Line::default());
-        question.extend(wrap_words(
-            &[Span::styled(
-                "↑↓ to select · enter to save · esc to cancel",
-                theme.dim,
-            )],
-            columns,
-            &Prefix::none(),
-        ));
-        (text, question)
     }
 }
 
@@ -213,31 +161,13 @@ impl Widget for MemoryTypeDialogView<'_> {
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
-    use ratatui::Terminal;
-    use ratatui::backend::TestBackend;
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
     use super::*;
+    use crate::choice::plain_rows as rows;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
-    }
-
-    fn rows(dialog: &MemoryTypeDialog, width: u16, height: u16) -> Vec<String> {
-        let theme = Theme::plain();
-        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        terminal
-            .draw(|frame| frame.render_widget(dialog.widget(&theme), frame.area()))
-            .unwrap();
-        let buffer = terminal.backend().buffer();
-        (0..height)
-            .map(|y| {
-                (0..width)
-                    .map(|x| buffer[(x, y)].symbol())
-                    .collect::<String>()
-                    .trim_end()
-                    .to_string()
-            })
-            .collect()
     }
 
     #[test]
