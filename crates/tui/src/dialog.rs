@@ -13,9 +13,10 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Widget};
+use ratatui::widgets::Widget;
 use serde_json::Value;
 
+use crate::choice::{self, ChoiceBox, ChoiceDialog, ListKey, OptionLabel, OptionList, Overflow};
 use crate::diff::render_diff_from;
 use crate::theme::Theme;
 use crate::tool_cell::key_argument;
@@ -23,8 +24,6 @@ use crate::wrap::{Prefix, sanitize, wrap_words};
 
 /// Input lines shown for a tool without a special view.
 const MAX_INPUT_LINES: usize = 12;
-/// Columns taken by the border and padding on each side.
-const FRAME_WIDTH: u16 = 4;
 
 /// The user's answer to one permission request, ready to send to the engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,7 +84,7 @@ pub struct PermissionDialog {
     input: Value,
     reason: String,
     suggested_rule: Option<String>,
-    selected: usize,
+    options: OptionList,
     /// What the user types to go with a "No".
     feedback: String,
     /// The text field for `feedback` has the keyboard.
@@ -104,13 +103,15 @@ impl PermissionDialog {
         reason: impl Into<String>,
         suggested_rule: Option<String>,
     ) -> PermissionDialog {
+        let tool = tool.into();
+        let options = OptionList::new(choices(&tool, suggested_rule.as_deref()).len(), 0);
         PermissionDialog {
             request_id: request_id.into(),
-            tool: tool.into(),
+            tool,
             input,
             reason: reason.into(),
             suggested_rule,
-            selected: 0,
+            options,
             feedback: String::new(),
             typing: false,
             diff_start_line: 1,
@@ -169,60 +170,46 @@ impl PermissionDialog {
     }
 
     fn choices(&self) -> Vec<Choice> {
-        let mut choices = vec![Choice::Yes];
-        if let Some(rule) = &self.suggested_rule {
-            if EDIT_TOOLS.contains(&self.tool.as_str()) {
-                choices.push(Choice::ForSession(rule.clone()));
-            }
-            choices.push(Choice::Always(rule.clone()));
-        }
-        choices.push(Choice::No);
-        choices
+        choices(&self.tool, self.suggested_rule.as_deref())
     }
 
-    /// Handles one key; returns the answer once the user has given one.
+    /// Handles one key; returns the answer once the user has given one. While the "No" text
+    /// field has the keyboard, characters, Backspace and Enter are its own; the arrows leave it.
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<DialogOutcome> {
         if key.kind == KeyEventKind::Release {
             return None;
         }
-        let choices = self.choices();
-        match key.code {
-            KeyCode::Esc => return Some(self.answer(PermissionAnswer::Deny { message: None })),
-            KeyCode::Up => {
-                self.typing = false;
-                self.selected = (self.selected + choices.len() - 1) % choices.len();
-            }
-            KeyCode::Down | KeyCode::Tab => {
-                self.typing = false;
-                self.selected = (self.selected + 1) % choices.len();
-            }
-            KeyCode::Enter if self.typing => {
-                let message = self.feedback.trim();
-                let message = (!message.is_empty()).then(|| message.to_string());
-                return Some(self.answer(PermissionAnswer::Deny { message }));
-            }
-            KeyCode::Enter => return self.choose(self.selected),
-            KeyCode::Backspace if self.typing => {
-                self.feedback.pop();
-            }
-            KeyCode::Char(c)
-                if self.typing
-                    && !key
-                        .modifiers
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-            {
-                self.feedback.push(c);
-            }
-            KeyCode::Char(c) if !self.typing => {
-                let index = c.to_digit(10).and_then(|digit| usize::try_from(digit).ok());
-                if let Some(index) = index.filter(|&n| (1..=choices.len()).contains(&n)) {
-                    self.selected = index - 1;
-                    return self.choose(self.selected);
+        if self.typing {
+            match key.code {
+                KeyCode::Enter => {
+                    let message = self.feedback.trim();
+                    let message = (!message.is_empty()).then(|| message.to_string());
+                    return Some(self.answer(PermissionAnswer::Deny { message }));
                 }
+                KeyCode::Backspace => {
+                    self.feedback.pop();
+                    return None;
+                }
+                KeyCode::Char(c) => {
+                    if !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                    {
+                        self.feedback.push(c);
+                    }
+                    return None;
+                }
+                _ => {}
             }
-            _ => {}
         }
-        None
+        match self.options.handle_key(key)? {
+            ListKey::Moved => {
+                self.typing = false;
+                None
+            }
+            ListKey::Chosen(index) => self.choose(index),
+            ListKey::Cancelled => Some(self.answer(PermissionAnswer::Deny { message: None })),
+        }
     }
 
     fn choose(&mut self, index: usize) -> Option<DialogOutcome> {
@@ -252,9 +239,7 @@ impl PermissionDialog {
 
     /// The rows the dialog needs at `width` to show everything, borders included.
     pub fn height(&self, width: u16, theme: &Theme) -> u16 {
-        let inner = width.saturating_sub(FRAME_WIDTH).max(1);
-        let (body, fixed) = self.sections(inner, theme);
-        u16::try_from(body.len() + fixed.len() + 2).unwrap_or(u16::MAX)
+        choice::height(self, width, theme)
     }
 
     /// A widget that draws the dialog with `theme`.
@@ -266,48 +251,10 @@ impl PermissionDialog {
     }
 
     /// Draws the dialog into `area`. What does not fit is the body's end (the diff, the
-    /// arguments), summed up in a line; the options always show.
+    /// arguments), summed up in a line, after the blank separator lines; the options always
+    /// show.
     pub fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
-        Clear.render(area, buf);
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.dialog_border)
-            .padding(Padding::horizontal(1))
-            .title(Span::styled(
-                format!(" {} ", self.title()),
-                theme.dialog_title,
-            ));
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.width == 0 || inner.height == 0 {
-            return;
-        }
-        let (mut body, mut fixed) = self.sections(inner.width, theme);
-        if body.len() + fixed.len() > usize::from(inner.height) {
-            // Short of room: the blank separator lines go before any of the body does.
-            fixed.retain(|line| line.width() > 0);
-        }
-        let room = usize::from(inner.height).saturating_sub(fixed.len());
-        if body.len() > room {
-            // At least the marker, so a cut body never goes unsaid.
-            let kept = room.saturating_sub(1);
-            let hidden = body.len() - kept;
-            body.truncate(kept);
-            body.push(Line::from(Span::styled(
-                format!("… +{hidden} lines (ctrl+o shows the whole call)"),
-                theme.dim,
-            )));
-            if room == 0 {
-                fixed.remove(0);
-            }
-        }
-        for (row, line) in body.iter().chain(&fixed).enumerate() {
-            let Ok(row) = u16::try_from(row) else { break };
-            if row >= inner.height {
-                break;
-            }
-            buf.set_line(inner.x, inner.y + row, line, inner.width);
-        }
+        choice::render(self, area, buf, theme);
     }
 
     fn title(&self) -> &'static str {
@@ -319,74 +266,41 @@ impl PermissionDialog {
         }
     }
 
-    /// The body (what the call would do), which may be cut, and the rest, which may not.
-    fn sections(&self, width: u16, theme: &Theme) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-        let columns = usize::from(width);
-        let body = self.body(width, theme);
-        let mut fixed = vec![Line::default()];
-        fixed.extend(wrap_words(
-            &[Span::styled(sanitize(&self.reason), theme.warning)],
-            columns,
-            &Prefix::hanging(Span::styled("Why: ", theme.dim)),
-        ));
-        fixed.push(Line::default());
-        fixed.push(Line::from("Do you want to proceed?"));
-        for (index, choice) in self.choices().iter().enumerate() {
-            let selected = index == self.selected;
-            let style = if selected {
-                theme.selected
-            } else {
-                Style::new()
-            };
-            let pointer = if selected { "❯ " } else { "  " };
-            let label = match choice {
-                Choice::Yes => "Yes".to_string(),
-                Choice::ForSession(rule) => {
-                    format!("Yes, allow {} during this session", sanitize(rule))
-                }
-                // Saved in the project's .claude/settings.local.json, like the rule for a
-                // command.
-                Choice::Always(rule) if EDIT_TOOLS.contains(&self.tool.as_str()) => {
-                    format!("Yes, and always allow {} in this project", sanitize(rule))
-                }
-                Choice::Always(rule) => format!(
-                    "Yes, and don't ask again for {} in this project",
-                    sanitize(rule)
-                ),
-                Choice::No if self.typing => "No, and tell cairn what to do differently:".into(),
-                Choice::No => "No, and tell cairn what to do differently (esc)".into(),
-            };
-            let lead = Span::styled(format!("{pointer}{}. ", index + 1), style);
-            fixed.extend(wrap_words(
-                &[Span::styled(label, style)],
-                columns,
-                &Prefix::hanging(lead),
-            ));
-        }
-        if self.typing {
-            let cursor = Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED));
-            let mut field = wrap_words(
-                &[Span::raw(sanitize(&self.feedback))],
-                columns.saturating_sub(1),
-                &Prefix::hanging(Span::styled("     > ", theme.dim)),
-            );
-            if let Some(last) = field.last_mut() {
-                last.spans.push(cursor);
+    fn label(&self, choice: &Choice) -> String {
+        match choice {
+            Choice::Yes => "Yes".to_string(),
+            Choice::ForSession(rule) => {
+                format!("Yes, allow {} during this session", sanitize(rule))
             }
-            fixed.extend(field);
+            // Saved in the project's .claude/settings.local.json, like the rule for a
+            // command.
+            Choice::Always(rule) if EDIT_TOOLS.contains(&self.tool.as_str()) => {
+                format!("Yes, and always allow {} in this project", sanitize(rule))
+            }
+            Choice::Always(rule) => format!(
+                "Yes, and don't ask again for {} in this project",
+                sanitize(rule)
+            ),
+            Choice::No if self.typing => "No, and tell cairn what to do differently:".into(),
+            Choice::No => "No, and tell cairn what to do differently (esc)".into(),
         }
-        fixed.push(Line::default());
-        let hint = if self.typing {
-            "enter to send · esc to deny without a message"
-        } else {
-            "↑↓ to select · enter to confirm · esc to deny"
-        };
-        fixed.extend(wrap_words(
-            &[Span::styled(hint, theme.dim)],
-            columns,
-            &Prefix::none(),
-        ));
-        (body, fixed)
+    }
+
+    /// The text field under "No", with its cursor; nothing while it does not have the keyboard.
+    fn feedback_field(&self, columns: usize, theme: &Theme) -> Vec<Line<'static>> {
+        if !self.typing {
+            return Vec::new();
+        }
+        let cursor = Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED));
+        let mut field = wrap_words(
+            &[Span::raw(sanitize(&self.feedback))],
+            columns.saturating_sub(1),
+            &Prefix::hanging(Span::styled("     > ", theme.dim)),
+        );
+        if let Some(last) = field.last_mut() {
+            last.spans.push(cursor);
+        }
+        field
     }
 
     fn body(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
@@ -471,6 +385,51 @@ impl PermissionDialog {
                 }
                 lines
             }
+        }
+    }
+}
+
+/// The options for a call of `tool`: "don't ask again" only with a rule to save, and for an
+/// edit first for the session.
+fn choices(tool: &str, suggested_rule: Option<&str>) -> Vec<Choice> {
+    let mut choices = vec![Choice::Yes];
+    if let Some(rule) = suggested_rule {
+        if EDIT_TOOLS.contains(&tool) {
+            choices.push(Choice::ForSession(rule.to_string()));
+        }
+        choices.push(Choice::Always(rule.to_string()));
+    }
+    choices.push(Choice::No);
+    choices
+}
+
+impl ChoiceDialog for PermissionDialog {
+    fn layout(&self, width: u16, theme: &Theme) -> ChoiceBox {
+        let columns = usize::from(width);
+        let mut question = wrap_words(
+            &[Span::styled(sanitize(&self.reason), theme.warning)],
+            columns,
+            &Prefix::hanging(Span::styled("Why: ", theme.dim)),
+        );
+        question.push(Line::default());
+        question.push(Line::from("Do you want to proceed?"));
+        ChoiceBox {
+            title: self.title(),
+            body: self.body(width, theme),
+            overflow: Overflow::Squeezed("ctrl+o shows the whole call"),
+            question,
+            options: self
+                .choices()
+                .iter()
+                .map(|choice| OptionLabel::plain(self.label(choice)))
+                .collect(),
+            selected: self.options.selected(),
+            below: self.feedback_field(columns, theme),
+            hint: if self.typing {
+                "enter to send · esc to deny without a message"
+            } else {
+                "↑↓ to select · enter to confirm · esc to deny"
+            },
         }
     }
 }
@@ -639,7 +598,7 @@ mod tests {
     }
 
     fn option_lines(dialog: &PermissionDialog) -> Vec<String> {
-        let (_, fixed) = dialog.sections(200, &Theme::plain());
+        let (_, fixed) = choice::sections(dialog, 200, &Theme::plain());
         fixed
             .iter()
             .map(|line| line.to_string())
