@@ -351,3 +351,26 @@ fn a_malformed_hook_is_reported_with_its_file_and_the_valid_ones_still_run() {
     );
     assert!(ran.exists(), "the valid hook still ran");
 }
+
+#[test]
+fn a_hook_that_asks_in_print_mode_gets_a_refusal_instead_of_waiting_for_nobody() {
+    let h = Harness::new();
+    // `ls` alone would run unasked; the hook turns it into a question nobody can answer.
+    h.settings(json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+        "type": "command",
+        "command": "cat > /dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"check listings\"}}'"
+    }]}]}}));
+    h.server
+        .push(Reply::tool_use("b", "Bash", json!({"command": "ls"})));
+    h.server.push(Reply::text("ok"));
+    let started = std::time::Instant::now();
+    let output = h.run(&["-p", "go"]);
+    assert!(output.status.success(), "{output:?}");
+    assert!(started.elapsed() < WAIT, "it did not wait for an answer");
+    let result = h.tool_result(1);
+    assert_eq!(result["is_error"], json!(true), "{result}");
+    assert!(
+        text_of(&result).contains("nobody could be asked"),
+        "{result}"
+    );
+}
