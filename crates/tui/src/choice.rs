@@ -330,8 +330,7 @@ pub(crate) fn ask_inline<D: ChoiceDialog, A>(
     mut answer: impl FnMut(&mut D, KeyEvent) -> Option<A>,
 ) -> std::io::Result<A> {
     let _raw = RawMode::enter()?;
-    // As in the picker: a wake-up left in crossterm's reader by an earlier key stream.
-    let _ = crossterm::event::poll(std::time::Duration::ZERO);
+    crate::event_reader::take_pending_wake();
     let (columns, rows) = crossterm::terminal::size()?;
     let height = height(&dialog, columns, theme)
         .min(rows.saturating_sub(1))

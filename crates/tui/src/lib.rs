@@ -15,6 +15,7 @@ pub mod app;
 mod choice;
 mod dialog;
 mod diff;
+mod event_reader;
 mod highlight;
 mod imports_dialog;
 mod markdown;

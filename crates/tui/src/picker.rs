@@ -178,9 +178,7 @@ pub fn run_picker(sessions: &[PickerEntry], theme: &Theme) -> std::io::Result<Op
         return Ok(None);
     }
     let _raw = RawMode::enter()?;
-    // An app that ran before (`/resume`) left a wake-up in crossterm's reader when its key
-    // stream was dropped; the first read would fail with it. A zero-length poll takes it.
-    let _ = crossterm::event::poll(std::time::Duration::ZERO);
+    crate::event_reader::take_pending_wake();
     let (_, rows) = crossterm::terminal::size()?;
     let wanted = u16::try_from(sessions.len() + 2).unwrap_or(u16::MAX);
     let height = wanted

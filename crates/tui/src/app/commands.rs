@@ -2,7 +2,6 @@
 //! the commands write into the transcript.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use cairn_core::assembly::Turn;
 use cairn_protocol::{ContentBlock, Op};
@@ -364,7 +363,7 @@ pub(super) async fn pick_session(
     .await;
     // The list leaves raw mode when it ends; the app needs it back.
     let _ = crossterm::terminal::enable_raw_mode();
-    let _ = crossterm::event::poll(Duration::ZERO);
+    crate::event_reader::take_pending_wake();
     terminal.clear().map_err(terminal_error)?;
     match chosen {
         Ok(Ok(id)) => Ok(id),

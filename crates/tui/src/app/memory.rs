@@ -279,8 +279,7 @@ pub async fn edit(terminal: &mut Terminal<InlineBackend>, path: &Path) -> Result
 
     let _ = crossterm::terminal::enable_raw_mode();
     let _ = crossterm::execute!(std::io::stdout(), EnableBracketedPaste);
-    // Dropping the key stream left a wake-up in crossterm's reader; take it before new reads.
-    let _ = crossterm::event::poll(std::time::Duration::ZERO);
+    crate::event_reader::take_pending_wake();
     terminal.clear().map_err(terminal_error)?;
 
     let status = match status {

@@ -157,10 +157,9 @@ pub async fn run_app(
 ) -> Result<AppExit, AppError> {
     let guard = terminal::TerminalGuard::enter()?;
     watchdog::watch_terminal();
-    // A previous app's (after `/clear`) EventStream leaves a wake-up pending in crossterm's
-    // reader when it is dropped; the cursor query below would take it for a timeout. A
-    // zero-length poll consumes it (any keys read meanwhile stay queued).
-    let _ = crossterm::event::poll(Duration::ZERO);
+    // A previous app's (after `/clear`) key stream left a wake-up that the cursor query below
+    // would take for a timeout.
+    crate::event_reader::take_pending_wake();
     // As tall as the input box and the status line to begin with; it grows with what it shows.
     let mut terminal = Terminal::with_options(
         InlineBackend::new(std::io::stdout()),
