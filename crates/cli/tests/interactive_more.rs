@@ -22,17 +22,12 @@ fn the_app_keeps_running_after_the_terminal_is_resized() {
     h.server.push(Reply::text("Still here after the resize."));
     let term = Terminal::start(&h);
     term.resize(60, 25);
-    // cairn answers a resize by drawing the conversation's end and the box again. Keys typed
-    // while it does can be lost (seen about once in twelve starts under load), so type once
-    // it has.
-    term.wait_until("the box drawn again, 60 wide", |_| {
+    // Typed as soon as a 60-wide row shows: that is about when cairn wakes to the resize, and
+    // keys that came in the same wake-up used to be lost (2 runs in 10, before cairn read
+    // keys with crossterm's /dev/tty reader).
+    term.wait_until("a row 60 wide", |_| {
         term.visible_rows().iter().any(|row| *row == "─".repeat(60))
     });
-    if std::env::var_os("PROBE").is_some() {
-        term.wait_until("the welcome line wrapped at 60", |_| {
-            term.visible_rows().iter().any(|row| row.trim_start().starts_with("/tmp"))
-        });
-    }
     term.send_line("Are you there?");
     let screen = term.wait_for("Still here after the resize.");
     assert_eq!(term.exit_status(), None, "{screen}");
