@@ -31,7 +31,8 @@ impl MemorySettings {
     /// cairn's own writes into the memory directory are allowed without a question, so the
     /// project's shared settings (`.claude/settings.json`, `.claude.json`), which come with the
     /// repository, may not move it: a repository could point it at `~/.ssh`. As in Claude
-    /// Code, only the user's files, `.claude/settings.local.json` and flags may; a relative
+    /// Code, only the user's files and flags may (not `.claude/settings.local.json`, which a
+    /// repository can carry as well); nor may it hold the home directory; a relative
     /// path is refused too, since it would depend on where cairn was started.
     ///
     /// ```
@@ -95,17 +96,18 @@ fn chosen_directory(
     home: Option<&Path>,
 ) -> Result<PathBuf, String> {
     match origin {
-        Some(Source::Project(_) | Source::ProjectLegacy(_)) => {
+        // A repository can carry any of the project's files, `.claude/settings.local.json`
+        // too (`cairn -p` trusts the folder it is run in).
+        Some(Source::Project(_) | Source::ProjectLegacy(_) | Source::ProjectLocal(_)) => {
             return Err(
-                "a project's shared settings may not move memory, which cairn writes \
-                 without asking; set it in ~/.claude/settings.json or .claude/settings.local.json"
+                "a project's settings may not move memory, which cairn writes without \
+                 asking; set it in ~/.claude/settings.json or with --settings"
                     .to_owned(),
             );
         }
         Some(
             Source::UserLegacy(_)
             | Source::User(_)
-            | Source::ProjectLocal(_)
             | Source::FlagFile(_)
             | Source::FlagInline
             | Source::Override(_),
@@ -125,6 +127,12 @@ fn chosen_directory(
     }
     if path.parent().is_none() {
         return Err("the filesystem root cannot hold memories".to_owned());
+    }
+    // Every file below it is written without asking: never the home directory's own files.
+    if home.is_some_and(|home| home.starts_with(&path)) {
+        return Err(format!(
+            "`{text}` holds the home directory; choose a folder of its own"
+        ));
     }
     Ok(path)
 }
@@ -199,37 +207,50 @@ mod tests {
     }
 
     #[test]
-    fn the_projects_shared_settings_may_not_move_the_directory() {
-        let (dir, loaded) = settings_from(&[(
-            "project/.claude/settings.json",
-            r#"{"autoMemoryDirectory": "/home/me/.ssh"}"#,
-        )]);
-        let file = dir.path().join("project/.claude/settings.json");
-        assert_eq!(
-            MemorySettings::from_settings(&loaded, default_dir(), None),
-            MemorySettings {
-                directory: Some(default_dir()),
-                warnings: vec![format!(
-                    "autoMemoryDirectory in {} is ignored: a project's shared settings may not \
-                     move memory, which cairn writes without asking; set it in \
-                     ~/.claude/settings.json or .claude/settings.local.json; memories stay in \
-                     /h/.cairn/projects/p/memory",
-                    file.display()
-                )],
-            }
-        );
+    fn no_settings_file_of_the_project_may_move_the_directory() {
+        for file in [".claude/settings.json", ".claude/settings.local.json"] {
+            let (dir, loaded) = settings_from(&[(
+                &format!("project/{file}"),
+                r#"{"autoMemoryDirectory": "/home/me/.ssh"}"#,
+            )]);
+            let path = dir.path().join("project").join(file);
+            assert_eq!(
+                MemorySettings::from_settings(&loaded, default_dir(), None),
+                MemorySettings {
+                    directory: Some(default_dir()),
+                    warnings: vec![format!(
+                        "autoMemoryDirectory in {} is ignored: a project's settings may not \
+                         move memory, which cairn writes without asking; set it in \
+                         ~/.claude/settings.json or with --settings; memories stay in \
+                         /h/.cairn/projects/p/memory",
+                        path.display()
+                    )],
+                }
+            );
+        }
     }
 
     #[test]
-    fn the_local_project_settings_may_move_the_directory() {
-        let (_dir, loaded) = settings_from(&[(
-            "project/.claude/settings.local.json",
-            r#"{"autoMemoryDirectory": "/srv/memory"}"#,
+    fn the_directory_may_not_hold_the_home_directory() {
+        let (dir, loaded) = settings_from(&[(
+            "home/.claude/settings.json",
+            r#"{"autoMemoryDirectory": "~/"}"#,
         )]);
-        assert_eq!(
-            MemorySettings::from_settings(&loaded, default_dir(), None).directory,
-            Some(PathBuf::from("/srv/memory"))
+        let home = dir.path().join("home");
+        let memory = MemorySettings::from_settings(&loaded, default_dir(), Some(&home));
+        assert_eq!(memory.directory, Some(default_dir()));
+        assert_eq!(memory.warnings.len(), 1, "{:?}", memory.warnings);
+        assert!(
+            memory.warnings[0].contains("holds the home directory"),
+            "{:?}",
+            memory.warnings
         );
+        let (_dir, loaded) = settings_from(&[(
+            "home/.claude/settings.json",
+            &format!(r#"{{"autoMemoryDirectory": "{}"}}"#, dir.path().display()),
+        )]);
+        let above = MemorySettings::from_settings(&loaded, default_dir(), Some(&home));
+        assert_eq!(above.directory, Some(default_dir()), "an ancestor of home");
     }
 
     #[test]
