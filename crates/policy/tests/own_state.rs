@@ -127,3 +127,20 @@ fn a_path_that_climbs_out_of_the_memory_directory_is_not_its_own_state() {
     let climbing = f.memory.join("../../../../.bashrc");
     assert!(!allowed(&write(&gate, &climbing)));
 }
+
+#[test]
+fn a_link_in_the_memory_directory_is_judged_where_it_leads() {
+    let f = fixture();
+    let target = f.home.join(".profile");
+    std::fs::write(&target, "").unwrap();
+    let link = f.memory.join("notes.md");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let gate = gate(&f, PermissionMode::Default, &[]);
+    assert!(
+        !allowed(&write(&gate, &link)),
+        "the link leads out of cairn's state"
+    );
+    let linked_dir = f.memory.join("out");
+    std::os::unix::fs::symlink(&f.home, &linked_dir).unwrap();
+    assert!(!allowed(&write(&gate, &linked_dir.join("new.md"))));
+}
