@@ -6,9 +6,11 @@
     reason = "a test should fail loudly"
 )]
 
+mod security_support;
+
 use std::path::{Path, PathBuf};
 
-use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+use cairn_policy::rules::{RuleKind, RuleOrigin};
 use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
 use cairn_protocol::DecisionSource;
 use serde_json::{Value, json};
@@ -38,22 +40,7 @@ fn gate(
     rules: &[(RuleKind, &str)],
     asking: Asking,
 ) -> PermissionGate {
-    let (rules, errors) = RuleSet::new(rules.iter().map(|(kind, text)| {
-        (
-            *kind,
-            text.to_string(),
-            RuleOrigin::new("test settings", f.workspace.clone()),
-        )
-    }));
-    assert!(errors.is_empty(), "{errors:?}");
-    PermissionGate::new(
-        mode,
-        rules,
-        vec![f.workspace.clone()],
-        f.workspace.clone(),
-        f.home.clone(),
-        asking,
-    )
+    security_support::gate_over(&f.workspace, &f.home, mode, rules, asking)
 }
 
 /// A call as the tools would describe it.

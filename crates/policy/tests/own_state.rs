@@ -7,9 +7,11 @@
     reason = "a test should fail loudly"
 )]
 
+mod security_support;
+
 use std::path::{Path, PathBuf};
 
-use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+use cairn_policy::rules::RuleKind;
 use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
 use cairn_protocol::DecisionSource;
 use serde_json::json;
@@ -38,22 +40,9 @@ fn fixture() -> Fixture {
 }
 
 fn gate(f: &Fixture, mode: PermissionMode, deny: &[&str]) -> PermissionGate {
-    let (rules, errors) = RuleSet::new(deny.iter().map(|text| {
-        (
-            RuleKind::Deny,
-            text.to_string(),
-            RuleOrigin::new("test settings", f.workspace.clone()),
-        )
-    }));
-    assert!(errors.is_empty(), "{errors:?}");
-    let gate = PermissionGate::new(
-        mode,
-        rules,
-        vec![f.workspace.clone()],
-        f.workspace.clone(),
-        f.home.clone(),
-        Asking::NonInteractive,
-    );
+    let rules: Vec<(RuleKind, &str)> = deny.iter().map(|text| (RuleKind::Deny, *text)).collect();
+    let gate =
+        security_support::gate_over(&f.workspace, &f.home, mode, &rules, Asking::NonInteractive);
     gate.allow_own_state(&f.memory);
     gate
 }

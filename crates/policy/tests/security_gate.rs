@@ -10,9 +10,11 @@
     reason = "a test should fail loudly"
 )]
 
+mod security_support;
+
 use std::path::{Path, PathBuf};
 
-use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+use cairn_policy::rules::RuleKind;
 use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
@@ -64,22 +66,7 @@ fn gate(
     rules: &[(RuleKind, &str)],
     asking: Asking,
 ) -> PermissionGate {
-    let (rules, errors) = RuleSet::new(rules.iter().map(|(kind, text)| {
-        (
-            *kind,
-            text.to_string(),
-            RuleOrigin::new("test settings", f.workspace.clone()),
-        )
-    }));
-    assert!(errors.is_empty(), "{errors:?}");
-    PermissionGate::new(
-        mode,
-        rules,
-        vec![f.workspace.clone()],
-        f.workspace.clone(),
-        f.home.clone(),
-        asking,
-    )
+    security_support::gate_over(&f.workspace, &f.home, mode, rules, asking)
 }
 
 struct Call {

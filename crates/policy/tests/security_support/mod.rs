@@ -77,20 +77,13 @@ impl World {
 
     /// The gate in default mode with these allow rules, as `cairn -p` runs it.
     pub fn gate(&self, allow: &[&str]) -> PermissionGate {
-        let (rules, errors) = RuleSet::new(allow.iter().map(|text| {
-            (
-                RuleKind::Allow,
-                text.to_string(),
-                RuleOrigin::new("test settings", self.workspace.clone()),
-            )
-        }));
-        assert!(errors.is_empty(), "{errors:?}");
-        PermissionGate::new(
+        let rules: Vec<(RuleKind, &str)> =
+            allow.iter().map(|text| (RuleKind::Allow, *text)).collect();
+        gate_over(
+            &self.workspace,
+            &self.home,
             PermissionMode::Default,
-            rules,
-            vec![self.workspace.clone()],
-            self.workspace.clone(),
-            self.home.clone(),
+            &rules,
             Asking::NonInteractive,
         )
     }
@@ -107,6 +100,33 @@ impl World {
             destructive: true,
         })
     }
+}
+
+/// The real gate over `workspace` (its one root and working directory) and `home`, with
+/// `rules` from a test settings file in the workspace.
+pub fn gate_over(
+    workspace: &Path,
+    home: &Path,
+    mode: PermissionMode,
+    rules: &[(RuleKind, &str)],
+    asking: Asking,
+) -> PermissionGate {
+    let (rules, errors) = RuleSet::new(rules.iter().map(|(kind, text)| {
+        (
+            *kind,
+            text.to_string(),
+            RuleOrigin::new("test settings", workspace.to_path_buf()),
+        )
+    }));
+    assert!(errors.is_empty(), "{errors:?}");
+    PermissionGate::new(
+        mode,
+        rules,
+        vec![workspace.to_path_buf()],
+        workspace.to_path_buf(),
+        home.to_path_buf(),
+        asking,
+    )
 }
 
 /// The verdict's kind, for table comparisons.
