@@ -171,6 +171,9 @@ fn a_failing_recall_leaves_the_session_going_and_says_so_only_in_verbose() {
 fn the_memory_directory_is_written_unasked_in_print_mode_and_elsewhere_is_still_refused() {
     let h = Harness::new();
     let dir = memories(&h, 1);
+    // Recall answers from its own replies, so it cannot take the model's turn.
+    h.server
+        .reply_to_side_requests(vec![Reply::text("{\"selected_memories\": []}")]);
     let memory_file = dir.join("user_role.md");
     let outside = h.home.path().join("notes.md");
     h.server.push(Reply::tool_use(
