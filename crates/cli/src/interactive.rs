@@ -9,7 +9,6 @@ use anyhow::Context;
 
 use cairn_config::trust::{self, TrustedFolders};
 use cairn_config::{PermissionMode, Source};
-use cairn_context::PromptBuilder;
 use cairn_context::commands::discover_commands;
 use cairn_core::ChannelSink;
 use cairn_llm::models;
@@ -97,6 +96,8 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         resumed,
         cwd,
         home,
+        memory_dir,
+        status_command,
         ..
     } = match prepare(args, Asking::Interactive) {
         Ok(prepared) => prepared,
@@ -110,6 +111,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         (Start::Resume, _) | (Start::Startup, true) => "resume",
         (Start::Startup, false) => "startup",
     };
+    let system_prompt = engine.config().system_prompt.clone();
     let history = if resumed {
         engine.messages().to_vec()
     } else {
@@ -149,22 +151,15 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
             .map(|home| home.join("history.jsonl")),
         home: home.clone(),
         credential_variable: session.api_key_source.to_string(),
-        // The same prompt the engine builds, for `/context`'s estimate.
-        system_prompt: crate::prompt::prompt_options(args, &cwd, &session.model)
-            .ok()
-            .map(|options| {
-                Arc::new(PromptBuilder::new(options)) as Arc<dyn cairn_context::PromptSource>
-            }),
+        // The engine's own prompt, for `/context`'s estimate.
+        system_prompt: Some(system_prompt),
         tool_specs: ToolRegistry::with_builtins(ToolContext::new(cwd.clone())).specs(),
         permission_gate: governance.gate.clone(),
         history,
         resumable_sessions,
-        status_command: crate::settings::status_command(args, &cwd),
+        status_command,
         // The directory the engine's memory uses, for `#` and `/memory`.
-        memory_dir: crate::settings::settings_again(args, &cwd)
-            .ok()
-            .and_then(|loaded| crate::memory::run_memory(&loaded, &cwd).0)
-            .map(|memory| memory.directory),
+        memory_dir,
     };
     let result = run_app(config, ops.clone(), ui_receiver).await;
     // The UI interrupted any running turn; closing the channel lets the engine stop.

@@ -1,6 +1,7 @@
 //! The system prompt from the command line's point of view: its options, the approval of
 //! instruction-file imports from outside the project, and `cairn debug prompt`.
 
+use cairn_config::LoadedSettings;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,6 +14,7 @@ use cairn_context::{PromptBuilder, PromptOptions, SectionPart, estimate_tokens};
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 
 use crate::args::Args;
+use crate::memory::RunMemory;
 
 /// Set to `1`, every external import is included for this run. An environment variable (or
 /// the interactive question) rather than a setting, so that no project file can turn it on.
@@ -86,7 +88,15 @@ pub fn approve_imports(cwd: &Path, imports: &[ExternalImport]) -> anyhow::Result
 }
 
 /// The prompt options the flags ask for, for a session in `cwd` with `model`.
-pub fn prompt_options(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<PromptOptions> {
+/// The options of the system prompt for this run: the flags, the `settings` the run loaded,
+/// and the run's memory (its index), if it has one.
+pub fn prompt_options(
+    args: &Args,
+    cwd: &Path,
+    model: &str,
+    settings: &LoadedSettings,
+    memory: Option<&RunMemory>,
+) -> anyhow::Result<PromptOptions> {
     let system_prompt = match (&args.system_prompt, &args.system_prompt_file) {
         (Some(text), _) => Some(text.clone()),
         (None, Some(path)) => Some(
@@ -96,11 +106,8 @@ pub fn prompt_options(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Pr
         (None, None) => None,
     };
     let home = std::env::home_dir();
-    let loaded = crate::settings::settings_again(args, cwd)?;
-    let memory_index = crate::memory::run_memory(&loaded, cwd)
-        .0
-        .map(|memory| memory.prompt);
-    let settings = loaded.settings();
+    let memory_index = memory.map(|memory| memory.prompt.clone());
+    let settings = settings.settings();
     Ok(PromptOptions {
         cwd: cwd.to_path_buf(),
         imports: import_scope(args, cwd, home.as_deref()),
@@ -137,7 +144,14 @@ fn render_debug_prompt(args: &Args) -> anyhow::Result<String> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let settings = crate::settings::load_settings(args, &cwd)?;
     let model = crate::setup::chosen_model(args, &settings);
-    let builder = PromptBuilder::new(prompt_options(args, &cwd, &model)?);
+    let memory = crate::memory::run_memory(&settings, &cwd).0;
+    let builder = PromptBuilder::new(prompt_options(
+        args,
+        &cwd,
+        &model,
+        &settings,
+        memory.as_ref(),
+    )?);
     let mut out = String::new();
     let mut totals = [0usize; 2];
     let mut boundary_written = false;

@@ -15,18 +15,12 @@ use crate::args::{Args, ConfigCommand};
 /// The merged settings for a run in `project`, with warnings (skipped legacy files) printed
 /// once on standard error.
 pub fn load_settings(args: &Args, project: &Path) -> anyhow::Result<LoadedSettings> {
-    let loaded = settings_again(args, project)?;
+    let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
+    let loaded = settings_loader(args.settings.as_deref(), &home, project).load()?;
     for warning in loaded.warnings() {
         eprintln!("warning: {warning}");
     }
     Ok(loaded)
-}
-
-/// The settings [`load_settings`] read, read again where a part of the run needs them
-/// (its warnings were printed the first time).
-pub fn settings_again(args: &Args, project: &Path) -> anyhow::Result<LoadedSettings> {
-    let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
-    Ok(settings_loader(args.settings.as_deref(), &home, project).load()?)
 }
 
 /// The settings files the user chose, in the interactive UI, to run this process without
@@ -55,12 +49,8 @@ pub fn settings_loader(flag: Option<&str>, home: &Path, project: &Path) -> Setti
 
 /// The `statusLine` setting's command, when it is the one kind there is (`"type":
 /// "command"`) and holds a command.
-pub fn status_command(args: &Args, project: &Path) -> Option<String> {
-    let status_line = settings_again(args, project)
-        .ok()?
-        .settings()
-        .status_line
-        .clone()?;
+pub fn status_command(settings: &LoadedSettings) -> Option<String> {
+    let status_line = settings.settings().status_line.clone()?;
     (status_line.kind == "command" && !status_line.command.trim().is_empty())
         .then_some(status_line.command)
 }

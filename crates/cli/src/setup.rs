@@ -44,6 +44,10 @@ pub struct Prepared {
     /// What the user should hear about the instruction files (skipped imports, unreadable
     /// files), from the load that built the system prompt.
     pub instruction_warnings: Vec<String>,
+    /// The run's memory directory, when it has memory (`#` and `/memory` in the UI).
+    pub memory_dir: Option<PathBuf>,
+    /// The `statusLine` setting's command, for the interactive UI.
+    pub status_command: Option<String>,
 }
 
 /// Runs SessionStart or SessionEnd hooks, printing what they say for the user; returns the
@@ -158,12 +162,20 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         api_key_source,
         permission_mode: permission_mode.as_str(),
     };
-    let system_prompt = PromptBuilder::new(prompt_options(args, &cwd, &model)?);
-    let mut instruction_warnings = crate::prompt::instruction_warnings(&system_prompt);
-    // Memory: its directory is cairn's own state, written without a question, and recall
-    // asks a small model beside each message.
+    // Memory: its index goes in the system prompt, its directory is cairn's own state
+    // (written without a question), and recall asks a small model beside each message.
     let (memory, memory_warnings) = crate::memory::run_memory(&settings, &cwd);
+    let system_prompt = PromptBuilder::new(prompt_options(
+        args,
+        &cwd,
+        &model,
+        &settings,
+        memory.as_ref(),
+    )?);
+    let mut instruction_warnings = crate::prompt::instruction_warnings(&system_prompt);
     instruction_warnings.extend(memory_warnings);
+    let memory_dir = memory.as_ref().map(|memory| memory.directory.clone());
+    let status_command = crate::settings::status_command(&settings);
     let recall = memory.map(|memory| {
         if let Some(gate) = &governance.governance.gate {
             gate.allow_own_state(&memory.directory);
@@ -220,5 +232,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         cwd,
         home,
         instruction_warnings,
+        memory_dir,
+        status_command,
     })
 }
