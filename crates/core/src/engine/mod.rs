@@ -52,7 +52,7 @@ pub struct Engine {
     /// What the API reported for the last request: input tokens, and how many messages it sent.
     last_reported: Option<(u64, usize)>,
     /// The memory recall running beside the turn, until its result is taken.
-    recall: Option<tokio::task::JoinHandle<RecallOutcome>>,
+    recall_running: Option<tokio::task::JoinHandle<RecallOutcome>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -93,7 +93,7 @@ impl Engine {
             permissions: Arc::new(NobodyToAsk),
             log: None,
             last_reported: None,
-            recall: None,
+            recall_running: None,
         }
     }
 

@@ -104,7 +104,7 @@ impl Engine {
                 content: content.clone(),
             }
             .text();
-            self.recall = Some(tokio::spawn(recall.start(prompt)));
+            self.recall_running = Some(tokio::spawn(recall.start(prompt)));
         }
         let message = Message {
             role: Role::User,
@@ -322,7 +322,7 @@ impl Engine {
             }
             // Memories recall chose meanwhile go to the model with these results.
             if self
-                .recall
+                .recall_running
                 .as_ref()
                 .is_some_and(|recall| recall.is_finished())
             {

@@ -17,7 +17,7 @@ impl Engine {
     /// runs (it is never waited for). A recall that did not finish before the next message is
     /// dropped: its message is answered already.
     pub(super) async fn take_recalled(&mut self, events: &EventSender) -> Vec<ContentBlock> {
-        let Some(running) = self.recall.take() else {
+        let Some(running) = self.recall_running.take() else {
             return Vec::new();
         };
         if !running.is_finished() {
