@@ -430,7 +430,9 @@ impl PermissionGate {
                 );
             }
             Some((RuleKind::Allow, rule)) => {
-                return match self.outside_finding(&allowing, analysis.as_ref()) {
+                let finding = program_option_finding(&rule, analysis.as_ref())
+                    .or_else(|| self.outside_finding(&allowing, analysis.as_ref()));
+                return match finding {
                     Some(finding) => self.question(mode, finding, None),
                     None => Verdict::Allow {
                         source: DecisionSource::Rule,
@@ -443,7 +445,9 @@ impl PermissionGate {
         // The rules from settings alone did not allow the call: with this session's and this
         // turn's beside them, the user's answers did.
         if let Some(rule) = allowing.evaluate(&facts).map(|rule| rule.text.clone()) {
-            return match self.outside_finding(&allowing, analysis.as_ref()) {
+            let finding = program_option_finding(&rule, analysis.as_ref())
+                .or_else(|| self.outside_finding(&allowing, analysis.as_ref()));
+            return match finding {
                 Some(finding) => self.question(mode, finding, None),
                 None => Verdict::Allow {
                     source: DecisionSource::User,
@@ -823,6 +827,24 @@ fn suggestion(allowing: &RuleSet, facts: &CallFacts<'_>) -> Option<String> {
 }
 
 /// `path` with its longest existing prefix resolved (symlinks followed), the rest appended.
+/// An option that makes a command run another program (`sort --compress-program`), when the
+/// allow rule that matched does not name it: a rule for the command alone (`Bash(sort:*)`)
+/// vouches for the command, not for whatever program an option hands control to.
+fn program_option_finding(rule: &str, analysis: Option<&BashAnalysis>) -> Option<String> {
+    let unnamed: Vec<String> = analysis?
+        .program_options
+        .iter()
+        .filter(|option| !rule.contains(option.written.as_str()))
+        .map(|option| format!("`{} {}`", option.command, option.written))
+        .collect();
+    (!unnamed.is_empty()).then(|| {
+        format!(
+            "{} runs another program, and the rule {rule} does not name that option.",
+            unnamed.join(", ")
+        )
+    })
+}
+
 fn resolve_existing_prefix(path: &Path) -> PathBuf {
     let mut existing = path.to_path_buf();
     let mut rest = Vec::new();

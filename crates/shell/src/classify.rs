@@ -113,6 +113,7 @@ pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
             read_paths: Vec::new(),
             written_paths: Vec::new(),
             network: false,
+            program_options: Vec::new(),
         },
         depth: 0,
         wrappers: 0,
@@ -186,6 +187,25 @@ impl Analyzer {
     pub(crate) fn uses_network(&mut self, what: &str) {
         self.analysis.network = true;
         self.needs_approval(format!("`{what}` uses the network"));
+    }
+
+    /// An option that makes `command` run another program: not read-only, and lifted only by
+    /// an allow rule that names the option (see [`BashAnalysis::program_options`]).
+    pub(crate) fn runs_program(&mut self, command: &str, written: &str, canonical: &str) {
+        let shown = if written == canonical {
+            written.to_owned()
+        } else {
+            format!("{written} (that is, {canonical})")
+        };
+        self.needs_approval(format!("`{command} {shown}` runs another program"));
+        let option = super::ProgramOption {
+            command: command.to_owned(),
+            written: written.to_owned(),
+            canonical: canonical.to_owned(),
+        };
+        if !self.analysis.program_options.contains(&option) {
+            self.analysis.program_options.push(option);
+        }
     }
 
     pub(crate) fn not_read_only(&mut self, name: &str) {

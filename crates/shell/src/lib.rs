@@ -85,6 +85,21 @@ pub struct BashAnalysis {
     pub written_paths: Vec<PathBuf>,
     /// Whether any part uses the network (`curl`, `ssh`, `git push`, `npm install`, …).
     pub network: bool,
+    /// Options that make a command run another program (`sort --compress-program`, `git grep
+    /// --open-files-in-pager`, `git difftool -x`): an allow rule for the command alone
+    /// (`Bash(sort:*)`) does not lift them, only one whose text names the option as written.
+    pub program_options: Vec<ProgramOption>,
+}
+
+/// An option that makes a command run another program, as written in the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramOption {
+    /// The command it was given to (`sort`, `git grep`).
+    pub command: String,
+    /// The option as written, without its value (`--compress-prog`, `-x`).
+    pub written: String,
+    /// Its full name (`--compress-program`, `--extcmd`).
+    pub canonical: String,
 }
 
 /// One simple command, as permission rules see it.
