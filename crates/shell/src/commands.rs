@@ -125,14 +125,7 @@ pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>
                 an.write_path(operand, site);
             }
         }
-        "awk" | "gawk" | "mawk" | "nawk" => {
-            an.needs_approval(format!(
-                "`{name}` programs can run commands and write files"
-            ));
-            for arg in args {
-                an.argument_path(name, arg, site);
-            }
-        }
+        "awk" | "gawk" | "mawk" | "nawk" => super::scripts::awk(an, name, args, site),
         _ if network::judge(an, name, args, site) || readers::judge(an, name, args, site) => {}
         _ => {
             an.not_read_only(name);

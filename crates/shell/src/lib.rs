@@ -48,6 +48,7 @@ mod parse;
 mod paths;
 mod readers;
 mod runners;
+mod scripts;
 mod word;
 
 use std::path::{Path, PathBuf};

@@ -231,11 +231,7 @@ pub(crate) const fn runs(names: &'static [&'static str]) -> OptDef {
 }
 
 /// An option with the given arity and effect.
-pub(crate) const fn option(
-    names: &'static [&'static str],
-    arity: Arity,
-    effect: Effect,
-) -> OptDef {
+pub(crate) const fn option(names: &'static [&'static str], arity: Arity, effect: Effect) -> OptDef {
     OptDef {
         names,
         arity,
@@ -407,7 +403,15 @@ pub(crate) fn parse(args: &[Word], table: &Table) -> Parsed {
             continue;
         }
         if let Some(long) = prefix.strip_prefix("--") {
-            index = long_option(&mut parsed, table, word, long, literal.is_some(), args, index);
+            index = long_option(
+                &mut parsed,
+                table,
+                word,
+                long,
+                literal.is_some(),
+                args,
+                index,
+            );
             continue;
         }
         let Some(text) = literal else {
@@ -667,7 +671,11 @@ mod tests {
     fn unambiguous_prefixes_resolve_to_the_option() {
         let parsed = parse(&words("--compress-prog=sh -rn --out x f --col"), &SORTISH);
         let expected: Vec<(String, &str, Option<String>)> = vec![
-            ("--compress-prog".into(), "--compress-program", Some("sh".into())),
+            (
+                "--compress-prog".into(),
+                "--compress-program",
+                Some("sh".into()),
+            ),
             ("-r".into(), "--reverse", None),
             ("-n".into(), "--numeric-sort", None),
             ("--out".into(), "--output", Some("x".into())),

@@ -141,6 +141,7 @@ fn a_compound_carries_every_part_and_the_worst_verdict() {
             read_paths: vec![],
             written_paths: vec![sandbox.home.clone()],
             network: false,
+            program_options: Vec::new(),
         }
     );
 }
@@ -161,6 +162,7 @@ fn a_read_only_pipeline_is_read_only() {
             read_paths: vec![sandbox.workspace.join("src")],
             written_paths: vec![],
             network: false,
+            program_options: Vec::new(),
         }
     );
 }
@@ -180,6 +182,7 @@ fn git_push_needs_approval_and_uses_the_network() {
             read_paths: vec![],
             written_paths: vec![],
             network: true,
+            program_options: Vec::new(),
         }
     );
 }
@@ -203,6 +206,7 @@ fn a_download_piped_into_a_shell_is_destructive() {
             read_paths: vec![],
             written_paths: vec![],
             network: true,
+            program_options: Vec::new(),
         }
     );
 }
