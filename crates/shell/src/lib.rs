@@ -51,6 +51,10 @@ mod runners;
 mod scripts;
 mod word;
 
+/// git's option tables as data, for the tests that check them against the git installed.
+#[doc(hidden)]
+pub use git::export as git_tables;
+
 use std::path::{Path, PathBuf};
 
 /// Where a command would run.

@@ -380,6 +380,20 @@ impl Parsed {
 /// program allows it, any unambiguous prefix, `--` ending the options. Whatever the table does
 /// not vouch for is in [`Parsed::problems`].
 pub(crate) fn parse(args: &[Word], table: &Table) -> Parsed {
+    parse_layers(args, &[table])
+}
+
+/// Reads `args` against several tables, the way a program reads options in stages: each
+/// option is looked up in the first table, and only if that table does not know it at all in
+/// the next, each table matching long names its own way. git reads `git blame --cont` with
+/// blame's own parser (prefixes allowed) and passes what that does not know to the revision
+/// and diff parsers (full names only): `git log --out=x` is refused by git, and must not be
+/// read as `--output`. Where the tables' layout differs (operand order, `-NUM`), the first
+/// table's holds.
+pub(crate) fn parse_layers(args: &[Word], layers: &[&Table]) -> Parsed {
+    let Some(table) = layers.first() else {
+        return Parsed::default();
+    };
     let mut parsed = Parsed::default();
     let mut index = 0;
     let mut only_operands = false;
@@ -405,7 +419,7 @@ pub(crate) fn parse(args: &[Word], table: &Table) -> Parsed {
         if let Some(long) = prefix.strip_prefix("--") {
             index = long_option(
                 &mut parsed,
-                table,
+                layers,
                 word,
                 long,
                 literal.is_some(),
@@ -424,15 +438,26 @@ pub(crate) fn parse(args: &[Word], table: &Table) -> Parsed {
         if table.numeric && text[1..].chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        index = short_options(&mut parsed, table, word, &text, args, index);
+        index = short_options(&mut parsed, layers, word, &text, args, index);
     }
     parsed
+}
+
+/// The option `name` names in the first of `layers` that knows it (found or ambiguous).
+fn lookup_layers(layers: &[&Table], name: &str) -> Lookup {
+    for table in layers {
+        match table.lookup(name) {
+            Lookup::Unknown => continue,
+            known => return known,
+        }
+    }
+    Lookup::Unknown
 }
 
 /// `--name`, `--name=value` or `--name value`; returns the index of the next argument.
 fn long_option(
     parsed: &mut Parsed,
-    table: &Table,
+    layers: &[&Table],
     word: &Word,
     long: &str,
     literal: bool,
@@ -450,7 +475,7 @@ fn long_option(
             return index;
         }
     };
-    let def = match table.lookup(&name) {
+    let def = match lookup_layers(layers, &name) {
         Lookup::Found(def) => def,
         Lookup::Ambiguous(names) => {
             parsed.problems.push(Problem {
@@ -499,7 +524,7 @@ fn long_option(
 /// A group of short options (`-rn`, `-ofile`, `-n5`); returns the index of the next argument.
 fn short_options(
     parsed: &mut Parsed,
-    table: &Table,
+    layers: &[&Table],
     word: &Word,
     text: &str,
     args: &[Word],
@@ -507,7 +532,7 @@ fn short_options(
 ) -> usize {
     for (offset, letter) in text.char_indices().skip(1) {
         let name = format!("-{letter}");
-        let def = match table.lookup(&name) {
+        let def = match lookup_layers(layers, &name) {
             Lookup::Found(def) => def,
             Lookup::Ambiguous(_) | Lookup::Unknown => {
                 parsed.problems.push(Problem {
