@@ -400,7 +400,10 @@ pub(crate) fn parse_layers(args: &[Word], layers: &[&Table]) -> Parsed {
     while let Some(word) = args.get(index) {
         index += 1;
         let prefix = word.literal_prefix();
-        let looks_like_option = !only_operands && prefix.len() > 1 && prefix.starts_with('-');
+        // `-$FLAG` is an option whose name is known only at run time, not an operand.
+        let looks_like_option = !only_operands
+            && prefix.starts_with('-')
+            && (prefix.len() > 1 || word.literal().is_none());
         if !looks_like_option {
             if parsed.first_operand_index.is_none() {
                 parsed.first_operand_index = Some(index - 1);

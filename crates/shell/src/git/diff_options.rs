@@ -113,7 +113,7 @@ pub(super) const DIFF: Table = Table {
         flag(&["-R"]),
         value(&["-S"]),
         value(&["-G"]),
-        value(&["-O"]),
+        reads(&["-O"]),
         flag(&["-p"]),
         flag(&["-u"]),
         flag(&["-s"]),
