@@ -204,7 +204,8 @@ const ATTACKS: &[(&str, &[&str])] = &[
     // Pager and diff programs.
     ("git difftool -x 'sh -c id' HEAD", &["--extcmd"]),
     ("git difftool --extcmd=vimdiff", &["--extcmd"]),
-    ("git difftool --ext=cat", &["--extcmd"]),
+    // difftool takes full names only: git refuses `--ext=`, and so is it asked about.
+    ("git difftool --ext=cat", &[]),
     ("git difftool -t vimdiff", &["--tool"]),
     ("git difftool --tool=meld HEAD~1", &["--tool"]),
     ("git difftool --dir-diff", &["--dir-diff"]),

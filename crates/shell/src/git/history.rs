@@ -239,7 +239,8 @@ pub(super) const GREP: Table = Table {
     numeric: true,
 };
 
-/// `git difftool`'s own options.
+/// `git difftool`'s own options. It reads them with `PARSE_OPT_KEEP_UNKNOWN_OPT` and hands
+/// the rest to `git diff`: full names only (`--extc=` is refused).
 pub(super) const DIFFTOOL_OWN: Table = Table {
     options: &[
         option(&["-g", "--gui"], Arity::Flag, Effect::Runs),
@@ -261,7 +262,7 @@ pub(super) const DIFFTOOL_OWN: Table = Table {
         flag(&["--no-trust-exit-code"]),
         flag(&["--no-extcmd"]),
     ],
-    long: LongMatch::Prefix,
+    long: LongMatch::Exact,
     stop_at_operand: false,
     numeric: false,
 };
