@@ -20,15 +20,20 @@ use cairn_shell::git_tables::{self, Arity, Effect, Form};
 use cairn_shell::{BashAnalysis, BashVerdict};
 use pretty_assertions::assert_eq;
 
-/// A sandbox whose workspace is a git repository, as cairn's usually is.
-fn repository() -> Sandbox {
-    let sandbox = Sandbox::new();
+fn git_init(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
     let status = Command::new("git")
         .args(["init", "-q"])
-        .current_dir(&sandbox.workspace)
+        .current_dir(dir)
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+/// A sandbox whose workspace is a git repository, as cairn's usually is.
+fn repository() -> Sandbox {
+    let sandbox = Sandbox::new();
+    git_init(&sandbox.workspace);
     sandbox
 }
 
@@ -198,7 +203,12 @@ const ATTACKS: &[(&str, &[&str])] = &[
     ("git --git-dir=src/.git status", &["--git-dir"]),
     ("git --work-tree=/tmp status", &["--work-tree"]),
     ("git --work-tree=src diff", &["--work-tree"]),
-    ("git -C /tmp status", &["-C"]),
+    ("git -C /tmp status", &[]),
+    ("git -C ../../evil status", &["-C"]),
+    ("git -C src/bare log", &["-C"]),
+    ("cd src/bare && git log -1", &[]),
+    ("git --bare log", &["--bare"]),
+    ("git --bare -C src status", &["--bare"]),
     ("GIT_DIR=/tmp/evil git status", &[]),
     ("env GIT_WORK_TREE=/tmp git status", &[]),
     // Pager and diff programs.
@@ -219,6 +229,12 @@ const ATTACKS: &[(&str, &[&str])] = &[
 fn hand_written_attacks_are_not_read_only() {
     let sandbox = repository();
     std::fs::create_dir_all(sandbox.workspace.join("src/.git")).unwrap();
+    // A repository outside the workspace, and a bare one inside it (three plain files).
+    git_init(&sandbox.base.join("evil"));
+    let bare = sandbox.workspace.join("src/bare");
+    std::fs::create_dir_all(bare.join("objects")).unwrap();
+    std::fs::create_dir_all(bare.join("refs")).unwrap();
+    std::fs::write(bare.join("HEAD"), "ref: refs/heads/main\n").unwrap();
     let mut failures = Vec::new();
     for (command, programs) in ATTACKS {
         let analysis = sandbox.analyze(command);
