@@ -219,6 +219,9 @@ const ATTACKS: &[(&str, &[&str])] = &[
     ("git difftool -t vimdiff", &["--tool"]),
     ("git difftool --tool=meld HEAD~1", &["--tool"]),
     ("git difftool --dir-diff", &["--dir-diff"]),
+    // Subcommands that read the repository but write or run.
+    ("git archive -o ../../release.tar HEAD", &[]),
+    ("git archive --format=tgz HEAD", &[]),
     // Unknown options and options whose name is not known until run time.
     ("git status --frobnicate", &[]),
     ("git log --$OPT", &[]),

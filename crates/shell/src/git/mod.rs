@@ -199,6 +199,8 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         "stash" | "worktree" | "notes" | "remote" | "submodule" => {
             with_action(an, sub, rest, site);
         }
+        // It writes where `-o` says and runs `tar.<format>.command`: not a reader.
+        "archive" => an.not_read_only("git archive"),
         _ if NETWORK.contains(&sub) => {}
         _ if form(sub).is_some() => {
             read(an, sub, rest, site);
