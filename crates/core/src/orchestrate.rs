@@ -8,9 +8,10 @@
 //! asked. Every `tool_use` gets exactly one result, even when its input was malformed, its
 //! tool panicked or the user interrupted, so the conversation stays valid for the API.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use cairn_llm::ModelResponse;
+use cairn_llm::{MalformedToolInput, ModelResponse};
 use cairn_protocol::{AgentEvent, ContentBlock, EventSender, PermissionBroker};
 use cairn_tools::{
     CallContext, Concurrency, PreparedCall, ToolCall, ToolEffect, ToolExecutor, ToolOutput,
@@ -22,6 +23,51 @@ use crate::governance::Governance;
 
 /// How many concurrency-safe calls run at the same time.
 pub const MAX_PARALLEL: usize = 10;
+
+/// Gives each `tool_use` block of `response` that repeats an earlier block's id an id of its
+/// own (`<id>_duplicate_<n>`), and lists it among the malformed calls, so that it is answered
+/// with an error and never run.
+///
+/// The Anthropic API refuses a message whose `tool_use` ids are not unique, and two results
+/// for one id, so the message as it is kept (history, session log, events) must carry unique
+/// ids: the first call with an id runs and gets its own result; every later one gets an error
+/// result under its new id, which tells the model what happened.
+pub fn rename_duplicate_tool_use_ids(response: &mut ModelResponse) {
+    let taken: HashSet<String> = response
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::ToolUse { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut renamed = Vec::new();
+    for block in &mut response.content {
+        let ContentBlock::ToolUse { id, name, .. } = block else {
+            continue;
+        };
+        if seen.insert(id.clone()) {
+            continue;
+        }
+        let fresh = (1..)
+            .map(|n| format!("{id}_duplicate_{n}"))
+            .find(|candidate| !taken.contains(candidate) && !seen.contains(candidate))
+            .unwrap_or_default();
+        renamed.push(MalformedToolInput {
+            id: fresh.clone(),
+            name: name.clone(),
+            error: format!(
+                "This tool call was not run: its id {id:?} is the id of an earlier tool call in \
+                 the same message, and each call needs an id of its own. The earlier call ran \
+                 and has its own result; make this call again if it is still needed."
+            ),
+        });
+        seen.insert(fresh.clone());
+        *id = fresh;
+    }
+    response.malformed_tool_inputs.extend(renamed);
+}
 
 /// What to do with one call.
 enum Plan {
@@ -230,6 +276,77 @@ async fn execute_one(
         _ = cancel.cancelled() => {
             task.abort();
             ToolOutput::error("The user interrupted this tool call.")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::Usage;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool_use(id: &str, name: &str) -> ContentBlock {
+        ContentBlock::ToolUse {
+            id: id.to_string(),
+            name: name.to_string(),
+            input: json!({}),
+        }
+    }
+
+    fn ids(response: &ModelResponse) -> Vec<&str> {
+        response
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::ToolUse { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_repeated_id_gets_one_of_its_own_and_an_error() {
+        let cases: [(&[&str], &[&str], &[&str]); 4] = [
+            (&["a", "b"], &["a", "b"], &[]),
+            (&["a", "a"], &["a", "a_duplicate_1"], &["a_duplicate_1"]),
+            // A fresh id never takes one the message already uses.
+            (
+                &["a", "a_duplicate_1", "a", "a"],
+                &["a", "a_duplicate_1", "a_duplicate_2", "a_duplicate_3"],
+                &["a_duplicate_2", "a_duplicate_3"],
+            ),
+            (
+                &["x", "y", "x"],
+                &["x", "y", "x_duplicate_1"],
+                &["x_duplicate_1"],
+            ),
+        ];
+        for (given, expected, errors) in cases {
+            let mut response = ModelResponse {
+                id: "msg".to_string(),
+                model: "m".to_string(),
+                content: given.iter().map(|id| tool_use(id, "Read")).collect(),
+                stop_reason: None,
+                usage: Usage::default(),
+                malformed_tool_inputs: vec![],
+            };
+            rename_duplicate_tool_use_ids(&mut response);
+            assert_eq!(ids(&response), expected, "{given:?}");
+            let answered: Vec<&str> = response
+                .malformed_tool_inputs
+                .iter()
+                .map(|bad| bad.id.as_str())
+                .collect();
+            assert_eq!(answered, errors, "{given:?}");
+            assert!(
+                response
+                    .malformed_tool_inputs
+                    .iter()
+                    .all(|bad| bad.error.contains("not run") && bad.name == "Read")
+            );
         }
     }
 }

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Engine;
 use crate::assembly::system_reminder;
-use crate::orchestrate::CallRunner;
+use crate::orchestrate::{CallRunner, rename_duplicate_tool_use_ids};
 
 /// How many times Stop hooks may send the model back to work in one turn.
 const MAX_STOP_CONTINUATIONS: u32 = 8;
@@ -229,7 +229,7 @@ impl Engine {
                 )
                 .await;
             tally.duration_api_ms += started.elapsed().as_millis() as u64;
-            let response = match outcome {
+            let mut response = match outcome {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => {
                     self.keep_interrupted_answer(partial, events);
@@ -247,6 +247,9 @@ impl Engine {
                     };
                 }
             };
+            // Before anything keeps the message: history, the session log and the results
+            // must each see one id per call.
+            rename_duplicate_tool_use_ids(&mut response);
             tally.requests += 1;
             tally.usage += response.usage;
             self.last_reported = Some((response.usage.input_total(), sent));
