@@ -56,6 +56,7 @@ mod error;
 mod load;
 mod loaded;
 mod merge;
+pub mod project_level;
 mod regular_file;
 pub mod rules_file;
 mod settings;
@@ -74,5 +75,5 @@ pub use settings::{
     PermissionMode, Permissions, SandboxSettings, Settings, StatusLineCommand,
     UnknownPermissionMode,
 };
-pub use source::Source;
+pub use source::{SettingSources, Source, UnknownSettingSource};
 pub use supported::{SUPPORTED_KEYS, UnsupportedKey};
