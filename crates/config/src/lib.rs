@@ -46,6 +46,14 @@
 //! them, and one that is not JSON, not an object, or has a known key of the wrong type is
 //! skipped with one [`ConfigWarning`]. This crate never prints; warnings are returned.
 //!
+//! # What a project's files may decide
+//!
+//! A run may read only some of the files ([`SettingsLoader::setting_sources`], the
+//! `--setting-sources` flag). Of what the project's own files say, a few keys — turning
+//! permission checks or the sandbox off, choosing where the credentials go — take effect only
+//! with the user's say: [`project_level`] holds that one rule, for every reader of project
+//! files.
+//!
 //! # Writing rules back
 //!
 //! The one settings file cairn writes is the project's `.claude/settings.local.json`, when the

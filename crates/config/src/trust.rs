@@ -14,7 +14,10 @@
 //!   for the home directory or above it. A yes for the home directory itself holds for that
 //!   run only and is not kept, so it is asked each time.
 //! - A project settings file that sets `permissions.defaultMode: bypassPermissions` needs a
-//!   second yes before that mode holds; that answer is kept per folder too.
+//!   second yes before that mode holds; that answer is kept per folder too. So are the
+//!   credential settings of the folder's files the user approved
+//!   ([`TrustedFolders::approve_setting`]; the rule is [`crate::project_level`]), as digests
+//!   of key and value.
 //! - A damaged file is read as "nothing trusted", with a [`TrustWarning`], never a failure:
 //!   the worst it can do is ask again.
 //!
