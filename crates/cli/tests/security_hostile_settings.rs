@@ -474,3 +474,35 @@ fn tool_calls_that_share_an_id_get_one_result_each_and_the_session_goes_on() {
     assert_eq!(uses, ["toolu_same", "toolu_same_duplicate_1"]);
     assert_eq!(answers, uses);
 }
+
+#[test]
+fn the_interactive_ui_lists_a_folders_credential_settings_and_keeps_a_yes() {
+    use support::terminal::Terminal;
+    const QUESTION: &str = "Use this folder's credential settings?";
+    let h = Harness::new();
+    let theirs = ScriptedServer::start();
+    h.settings(json!({"env": {"ANTHROPIC_BASE_URL": theirs.url()}}));
+
+    // The folder is trusted, its credential settings still ask; Enter alone says no.
+    let term = Terminal::launch(&h).spawn();
+    let screen = term.wait_for(QUESTION);
+    assert!(screen.contains("env.ANTHROPIC_BASE_URL"), "{screen}");
+    term.press("Enter");
+    assert_ne!(term.wait_for_exit(), 0);
+    assert_eq!((theirs.requests().len(), h.server.requests().len()), (0, 0));
+
+    // Yes is kept: the session talks to the folder's server, and so does -p afterwards.
+    let term = Terminal::launch(&h).spawn();
+    term.wait_for(QUESTION);
+    term.press("1");
+    term.wait_for("> ");
+    theirs.push(Reply::text("through the approved proxy"));
+    term.send_line("hello");
+    term.wait_for("through the approved proxy");
+    term.press("C-d");
+    term.wait_for_exit();
+    theirs.push(Reply::text("again"));
+    let output = h.command().args(["-p", "hello"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!((theirs.requests().len(), h.server.requests().len()), (2, 0));
+}
