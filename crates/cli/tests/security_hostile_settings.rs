@@ -452,8 +452,36 @@ fn tool_calls_that_share_an_id_get_one_result_each_and_the_session_goes_on() {
         },
     ]));
     h.server.push(Reply::text("read"));
-    let output = h.command().args(["-p", "read both"]).output().unwrap();
+    let output = h
+        .command()
+        .args([
+            "-p",
+            "read both",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // What the caller reads names each call by the id it is answered under.
+    let mut printed_uses = Vec::new();
+    let mut printed_results = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        for block in line["message"]["content"].as_array().into_iter().flatten() {
+            match block["type"].as_str() {
+                Some("tool_use") => printed_uses.push(block["id"].clone()),
+                Some("tool_result") => printed_results.push(block["tool_use_id"].clone()),
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(
+        printed_uses,
+        [json!("toolu_same"), json!("toolu_same_duplicate_1")]
+    );
+    assert_eq!(printed_results, printed_uses);
 
     let request = &h.server.wait_for_requests(2, WAIT)[1];
     let messages = request.body["messages"].as_array().unwrap();
