@@ -46,6 +46,10 @@ pub fn apply_project_rule(
         || args.permission_mode == Some(PermissionMode::BypassPermissions);
     let mut refused = Vec::new();
     for setting in guarded {
+        // A mode the command line chose makes the files' mode moot: nothing to warn about.
+        if setting.key == GuardedKey::BypassPermissions && args.permission_mode.is_some() {
+            continue;
+        }
         let consent = Consent {
             face,
             bypass_flag,

@@ -331,6 +331,14 @@ fn a_projects_bypass_permissions_is_ignored_in_print_mode_without_a_flag() {
         assert!(!text.contains("is ignored"), "{text}");
     }
 
+    // A mode chosen on the command line makes the project's moot: no warning.
+    let h = Harness::new();
+    h.settings(json!({"permissions": {"defaultMode": "bypassPermissions"}}));
+    let target = h.path("planted.txt");
+    let (result, text) = write_once(&h, &target, &["--permission-mode", "acceptEdits"]);
+    assert_eq!(result.get("is_error"), None, "{result}");
+    assert!(!text.contains("is ignored"), "{text}");
+
     // So is the same mode in the user's own settings.
     let h = Harness::new();
     let mode = json!({"permissions": {"defaultMode": "bypassPermissions"}});
