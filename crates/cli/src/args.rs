@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use cairn_config::{SettingSources, UnknownSettingSource};
 use cairn_protocol::PermissionMode;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -88,6 +89,17 @@ pub struct Args {
     /// Extra settings, above every settings file: a JSON file or an inline JSON object.
     #[arg(long, value_name = "FILE_OR_JSON")]
     pub settings: Option<String>,
+
+    /// Which settings files to read, comma separated: user (~/.claude/settings.json), project
+    /// (.claude/settings.json), local (.claude/settings.local.json). "" reads none of them;
+    /// --settings is read either way. Default: all three.
+    #[arg(long, value_name = "SOURCES", value_parser = parse_setting_sources)]
+    pub setting_sources: Option<SettingSources>,
+}
+
+/// `--setting-sources`: clap names the flag and shows this error's bad word.
+fn parse_setting_sources(text: &str) -> Result<SettingSources, UnknownSettingSource> {
+    text.parse()
 }
 
 /// The exit status of a usage error, clap's own included (README: "2 for usage errors").

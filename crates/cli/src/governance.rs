@@ -165,10 +165,12 @@ fn layer_json(args: &Args, source: &Source) -> Option<Value> {
         Some(path) => std::fs::read_to_string(path)
             .ok()
             .and_then(|text| serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()),
-        None => args
+        // An override (a project key the run ignores) is not the inline flag.
+        None if *source == Source::FlagInline => args
             .settings
             .as_deref()
             .and_then(|inline| serde_json::from_str(inline).ok()),
+        None => None,
     }
 }
 

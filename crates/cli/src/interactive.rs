@@ -138,6 +138,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         session_id: session.session_id.clone(),
         settings: Arc::new(DiskSettings {
             flag: args.settings.clone(),
+            sources: args.setting_sources,
             home: home.clone(),
             cwd: cwd.clone(),
         }),
@@ -220,13 +221,16 @@ fn picker_entries(sessions: Vec<cairn_session::SessionSummary>) -> Vec<PickerEnt
 struct DiskSettings {
     /// `--settings`, as given.
     flag: Option<String>,
+    /// `--setting-sources`, as given.
+    sources: Option<cairn_config::SettingSources>,
     home: std::path::PathBuf,
     cwd: std::path::PathBuf,
 }
 
 impl SettingsView for DiskSettings {
     fn read(&self) -> Result<(Vec<String>, String), String> {
-        let loader = crate::settings::settings_loader(self.flag.as_deref(), &self.home, &self.cwd);
+        let loader =
+            crate::settings::loader_for(self.flag.as_deref(), self.sources, &self.home, &self.cwd);
         let settings = loader.load().map_err(|err| err.to_string())?;
         let sources = settings.sources().iter().map(ToString::to_string).collect();
         Ok((sources, settings_listing(&settings)))
@@ -337,7 +341,68 @@ async fn ask_about_trust(args: &mut Args) -> Folder {
         return Folder::Declined(code);
     }
     confirm_bypass_from_folder(args, &cwd, &home, &mut folders).await;
-    Folder::Trusted
+    confirm_credential_settings(args, &cwd, &home, &mut folders).await
+}
+
+/// When the folder's own settings choose the provider's endpoint or credential
+/// (`cairn_config::project_level`) with values not yet approved here, lists them and asks;
+/// a yes is kept for those values in this folder, a no ends the run before any request.
+async fn confirm_credential_settings(
+    args: &Args,
+    cwd: &std::path::Path,
+    home: &std::path::Path,
+    folders: &mut TrustedFolders,
+) -> Folder {
+    let loader = crate::settings::settings_loader(args, home, cwd);
+    let Ok(settings) = loader.load() else {
+        return Folder::Trusted;
+    };
+    let unapproved: Vec<_> = cairn_config::project_level::guarded_project_settings(&settings)
+        .into_iter()
+        .filter(|setting| {
+            matches!(
+                setting.key,
+                cairn_config::project_level::GuardedKey::Credential(_)
+            ) && !setting.user_set_it()
+                && !folders.setting_approved(cwd, setting.key.key(), &setting.value)
+        })
+        .collect();
+    if unapproved.is_empty() {
+        return Folder::Trusted;
+    }
+    let listed = unapproved
+        .iter()
+        .map(|setting| {
+            let key = setting.key.key();
+            let shown = if key.ends_with("_KEY") || key.ends_with("_TOKEN") {
+                "(a credential, not shown)".to_string()
+            } else {
+                setting.value.to_string()
+            };
+            format!("{}: {key} = {shown}", setting.origin)
+        })
+        .collect();
+    match ask(TrustQuestion::CredentialSettings { settings: listed }).await {
+        Ok(TrustAnswer::Yes) => {
+            for setting in &unapproved {
+                if let Err(err) = folders.approve_setting(cwd, setting.key.key(), &setting.value) {
+                    say_err(format_args!(
+                        "warning: {err}; the approval could not be kept, so this run cannot \
+                         use them"
+                    ));
+                }
+            }
+            Folder::Trusted
+        }
+        Ok(TrustAnswer::No) | Err(_) => {
+            say_err(format_args!(
+                "This folder's credential settings were not approved: cairn exits without \
+                 sending anything. Set them in ~/.claude/settings.json instead, or run with \
+                 --setting-sources user."
+            ));
+            Folder::Declined(ExitCode::FAILURE)
+        }
+    }
 }
 
 /// When the mode comes from the folder's own settings and is `bypassPermissions`, asks (once
@@ -352,7 +417,7 @@ async fn confirm_bypass_from_folder(
     if args.permission_mode.is_some() || args.dangerously_skip_permissions {
         return;
     }
-    let loader = crate::settings::settings_loader(args.settings.as_deref(), home, cwd);
+    let loader = crate::settings::settings_loader(args, home, cwd);
     // A settings file that does not load was asked about (or is reported at setup).
     let Ok(settings) = loader.load() else {
         return;

@@ -7,7 +7,11 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use anyhow::Context;
-use cairn_config::{LoadedSettings, SettingsLoader};
+use cairn_config::project_level::{
+    Consent, Effect, Face, GuardedKey, ProjectSetting, guarded_project_settings, project_key_effect,
+};
+use cairn_config::trust::TrustedFolders;
+use cairn_config::{LoadedSettings, PermissionMode, SettingSources, SettingsLoader};
 use cairn_tui::{Appearance, SettingsAnswer, Theme, run_settings_dialog};
 
 use crate::args::{Args, ConfigCommand};
@@ -16,11 +20,111 @@ use crate::args::{Args, ConfigCommand};
 /// once on standard error.
 pub fn load_settings(args: &Args, project: &Path) -> anyhow::Result<LoadedSettings> {
     let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
-    let loaded = settings_loader(args.settings.as_deref(), &home, project).load()?;
+    let loaded = settings_loader(args, &home, project).load()?;
     for warning in loaded.warnings() {
         eprintln!("warning: {warning}");
     }
     Ok(loaded)
+}
+
+/// Applies the rule for project-level files ([`cairn_config::project_level`]) to a run's
+/// settings, before anything acts on them: a guarded key the rule ignores is overridden by
+/// what the user's own levels say (or the safe default), with a warning naming the file and
+/// the key; one it refuses stops the run, naming the file, the key and the ways on.
+pub fn apply_project_rule(
+    args: &Args,
+    settings: &mut LoadedSettings,
+    cwd: &Path,
+    face: Face,
+) -> anyhow::Result<()> {
+    let guarded = guarded_project_settings(settings);
+    if guarded.is_empty() {
+        return Ok(());
+    }
+    let approvals = approvals();
+    let bypass_flag = args.dangerously_skip_permissions
+        || args.permission_mode == Some(PermissionMode::BypassPermissions);
+    let mut refused = Vec::new();
+    for setting in guarded {
+        // A mode the command line chose makes the files' mode moot: nothing to warn about.
+        if setting.key == GuardedKey::BypassPermissions && args.permission_mode.is_some() {
+            continue;
+        }
+        let consent = Consent {
+            face,
+            bypass_flag,
+            user_set_it: setting.user_set_it(),
+            approved: approvals.as_ref().is_some_and(|folders| {
+                folders.setting_approved(cwd, setting.key.key(), &setting.value)
+            }),
+        };
+        match project_key_effect(&setting.origin, &setting.key, &consent) {
+            Effect::Holds => {}
+            Effect::Ignored => ignore(settings, &setting)?,
+            Effect::Refused => refused.push(setting),
+        }
+    }
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<String> = refused
+        .iter()
+        .map(|setting| format!("{}: {}", setting.origin, setting.key.key()))
+        .collect();
+    anyhow::bail!(
+        "{}: a project's settings may not choose where cairn sends your credentials, or which \
+         credentials it sends, so cairn stopped before sending anything. To use {}, approve it \
+         by running cairn (the interactive UI) in this folder, or set it in your own settings \
+         (~/.claude/settings.json or --settings); to run without this folder's settings, pass \
+         --setting-sources user.",
+        named.join(", "),
+        if refused.len() == 1 { "it" } else { "them" }
+    )
+}
+
+/// Gives `setting`'s key the value the user's own levels give it, or the safe default, over
+/// the project's; says so on standard error.
+fn ignore(settings: &mut LoadedSettings, setting: &ProjectSetting) -> anyhow::Result<()> {
+    let (fallback, consequence) = match &setting.key {
+        GuardedKey::BypassPermissions => (
+            setting
+                .users_value
+                .clone()
+                .unwrap_or_else(|| "default".into()),
+            "this run keeps permission checks; pass --permission-mode bypassPermissions (or set \
+             it in ~/.claude/settings.json) to run without them",
+        ),
+        GuardedKey::SandboxDisabled => (
+            setting
+                .users_value
+                .clone()
+                .unwrap_or(serde_json::Value::Bool(true)),
+            "shell commands run in the sandbox; set sandbox.enabled to false in \
+             ~/.claude/settings.json or --settings to run them without it",
+        ),
+        // The rule refuses credential keys, never ignores them.
+        GuardedKey::Credential(_) => return Ok(()),
+    };
+    eprintln!(
+        "warning: {}: {} {} from the project's settings is ignored in -p: {consequence}.",
+        setting.origin,
+        setting.key.key(),
+        setting.value
+    );
+    settings.apply_override(
+        setting.key.key(),
+        fallback,
+        format!("{} ignored in {}", setting.key.key(), setting.origin),
+    )?;
+    Ok(())
+}
+
+/// The user's answers about folders, for their approvals of credential settings. Without a
+/// readable trust file nothing is approved.
+fn approvals() -> Option<TrustedFolders> {
+    let home = std::env::home_dir()?;
+    let cairn_home = crate::session::cairn_home().ok()?;
+    Some(TrustedFolders::load(&cairn_home, &home).0)
 }
 
 /// The settings files the user chose, in the interactive UI, to run this process without
@@ -34,10 +138,27 @@ fn left_out() -> Vec<PathBuf> {
         .clone()
 }
 
-/// The loader of this run's settings: the five files under `home` and `project`, the
-/// `--settings` flag, less the files the user chose to run without.
-pub fn settings_loader(flag: Option<&str>, home: &Path, project: &Path) -> SettingsLoader {
-    let mut loader = SettingsLoader::new(home, project);
+/// The loader of this run's settings: the files `--setting-sources` names under `home` and
+/// `project`, the `--settings` flag, less the files the user chose to run without.
+pub fn settings_loader(args: &Args, home: &Path, project: &Path) -> SettingsLoader {
+    loader_for(
+        args.settings.as_deref(),
+        args.setting_sources,
+        home,
+        project,
+    )
+}
+
+/// [`settings_loader`] from the two flags themselves, for a reader that outlives the `Args`
+/// (the interactive UI's `/config`).
+pub fn loader_for(
+    flag: Option<&str>,
+    sources: Option<SettingSources>,
+    home: &Path,
+    project: &Path,
+) -> SettingsLoader {
+    let mut loader =
+        SettingsLoader::new(home, project).setting_sources(sources.unwrap_or_default());
     if let Some(flag) = flag {
         loader = loader.settings_flag(flag);
     }
@@ -65,7 +186,7 @@ pub async fn ask_about_broken_settings(args: &Args) -> Result<(), ExitCode> {
         return Ok(());
     };
     loop {
-        let loader = settings_loader(args.settings.as_deref(), &home, &cwd);
+        let loader = settings_loader(args, &home, &cwd);
         let error = match loader.load() {
             Ok(_) => return Ok(()),
             Err(error) => error,

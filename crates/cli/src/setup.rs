@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
+use cairn_config::project_level::Face;
 use cairn_config::{LoadedSettings, PermissionMode};
 use cairn_context::PromptBuilder;
 use cairn_context::StandardPipeline;
@@ -95,7 +96,13 @@ pub fn chosen_model(args: &Args, settings: &LoadedSettings) -> String {
 /// engine. `asking` says whether a user can answer permission questions.
 pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let settings = load_settings(args, &cwd)?;
+    let mut settings = load_settings(args, &cwd)?;
+    // Before the provider reads a base URL, the mode is chosen and the sandbox built.
+    let face = match asking {
+        Asking::Interactive => Face::Interactive,
+        Asking::NonInteractive => Face::Headless,
+    };
+    crate::settings::apply_project_rule(args, &mut settings, &cwd, face)?;
     // The provider checks its credentials after the settings load: their `env` may hold them.
     let provider = crate::provider::model_client(&settings)?;
     let api_key_source = provider.credential_variable;

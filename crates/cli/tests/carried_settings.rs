@@ -37,6 +37,14 @@ fn run(h: &Harness, args: &[&str], without_key: bool) -> Run {
     }
 }
 
+/// Writes the user's own `~/.claude/settings.json`: a project's file may not choose the
+/// credential (`apiKeyHelper`) in `-p` (security_hostile_settings.rs).
+fn user_settings(h: &Harness, json: Value) {
+    let dir = h.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("settings.json"), json.to_string()).unwrap();
+}
+
 /// The system prompt of request `n`, both halves as one text.
 fn system_text(h: &Harness, n: usize) -> String {
     let requests = h.server.requests();
@@ -52,7 +60,7 @@ fn system_text(h: &Harness, n: usize) -> String {
 #[test]
 fn the_api_key_helpers_key_is_sent_and_renewed_after_a_401() {
     let h = Harness::new();
-    h.settings(json!({"apiKeyHelper": COUNTING_HELPER}));
+    user_settings(&h, json!({"apiKeyHelper": COUNTING_HELPER}));
     h.server.push(Reply::error(
         401,
         "authentication_error",
@@ -91,7 +99,7 @@ fn the_api_key_helpers_key_is_sent_and_renewed_after_a_401() {
 #[test]
 fn a_key_variable_wins_over_the_helper_which_then_never_runs() {
     let h = Harness::new();
-    h.settings(json!({"apiKeyHelper": COUNTING_HELPER}));
+    user_settings(&h, json!({"apiKeyHelper": COUNTING_HELPER}));
     h.server.push(Reply::text("hello"));
     let run = run(&h, &["-p", "hi"], false);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -105,9 +113,12 @@ fn a_key_variable_wins_over_the_helper_which_then_never_runs() {
 #[test]
 fn a_failing_helper_is_an_error_naming_the_setting_and_never_its_output() {
     let h = Harness::new();
-    h.settings(json!({
+    user_settings(
+        &h,
+        json!({
         "apiKeyHelper": "echo sk-half-printed-SECRET; echo 'vault: token expired' >&2; exit 2"
-    }));
+        }),
+    );
     let run = run(&h, &["-p", "hi", "--output-format", "json"], true);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let result: Value = serde_json::from_str(&run.stdout).unwrap();

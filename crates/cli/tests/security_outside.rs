@@ -19,11 +19,12 @@ use serde_json::{Value, json};
 mod support;
 use support::{Harness, WAIT};
 
-/// A harness whose project turns the sandbox off, and a directory outside the project
-/// holding `secret.txt`, linked from the project as `out` (a directory) and `kee.txt`.
+/// A harness whose user turns the sandbox off (a project's file may not, in -p), and a
+/// directory outside the project holding `secret.txt`, linked from the project as `out` (a
+/// directory) and `kee.txt`.
 fn world() -> (Harness, tempfile::TempDir) {
     let h = Harness::new();
-    h.settings(json!({"sandbox": {"enabled": false}}));
+    h.user_settings(json!({"sandbox": {"enabled": false}}));
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(
         outside.path().join("secret.txt"),

@@ -242,7 +242,8 @@ fn hooks_and_custom_command_expansions_cannot_send_the_api_key() {
 fn a_key_in_the_settings_env_is_used_and_never_reaches_a_command() {
     let h = Harness::new();
     let settings_key = "sk-from-settings-only";
-    h.settings(json!({"env": {"ANTHROPIC_API_KEY": settings_key}}));
+    // The user's own settings: a project's file may not choose the credential in -p.
+    h.user_settings(json!({"env": {"ANTHROPIC_API_KEY": settings_key}}));
     h.server.push(Reply::tool_use(
         "t1",
         "Bash",

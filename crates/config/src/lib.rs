@@ -46,6 +46,14 @@
 //! them, and one that is not JSON, not an object, or has a known key of the wrong type is
 //! skipped with one [`ConfigWarning`]. This crate never prints; warnings are returned.
 //!
+//! # What a project's files may decide
+//!
+//! A run may read only some of the files ([`SettingsLoader::setting_sources`], the
+//! `--setting-sources` flag). Of what the project's own files say, a few keys — turning
+//! permission checks or the sandbox off, choosing where the credentials go — take effect only
+//! with the user's say: [`project_level`] holds that one rule, for every reader of project
+//! files.
+//!
 //! # Writing rules back
 //!
 //! The one settings file cairn writes is the project's `.claude/settings.local.json`, when the
@@ -56,6 +64,7 @@ mod error;
 mod load;
 mod loaded;
 mod merge;
+pub mod project_level;
 mod regular_file;
 pub mod rules_file;
 mod settings;
@@ -74,5 +83,5 @@ pub use settings::{
     PermissionMode, Permissions, SandboxSettings, Settings, StatusLineCommand,
     UnknownPermissionMode,
 };
-pub use source::Source;
+pub use source::{SettingSources, Source, UnknownSettingSource};
 pub use supported::{SUPPORTED_KEYS, UnsupportedKey};

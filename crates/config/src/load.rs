@@ -11,7 +11,9 @@ use crate::regular_file::{
     MAX_LEGACY_SETTINGS_BYTES, MAX_SETTINGS_BYTES, RegularFileError, read_regular_file,
 };
 use crate::settings::KNOWN_KEYS;
-use crate::{ConfigError, ConfigWarning, LoadedSettings, Problem, Settings, Source};
+use crate::{
+    ConfigError, ConfigWarning, LoadedSettings, Problem, SettingSources, Settings, Source,
+};
 
 /// Finds and reads the settings of one session: the five file levels under a home and a
 /// project directory, then the `--settings` flag if given.
@@ -44,6 +46,8 @@ pub struct SettingsLoader {
     home: PathBuf,
     project: PathBuf,
     settings_flag: Option<String>,
+    /// Which of the five files are read at all (`--setting-sources`).
+    setting_sources: SettingSources,
     /// Files of the five levels the user chose to run without (a broken one, in the TUI).
     left_out: Vec<PathBuf>,
 }
@@ -55,6 +59,7 @@ impl SettingsLoader {
             home: home.into(),
             project: project.into(),
             settings_flag: None,
+            setting_sources: SettingSources::ALL,
             left_out: Vec::new(),
         }
     }
@@ -108,6 +113,14 @@ impl SettingsLoader {
             .then_some(path)
     }
 
+    /// Reads only the files of `sources` (`--setting-sources`); the others are not read at
+    /// all, as if they did not exist. `--settings` is read whatever this says.
+    #[must_use]
+    pub fn setting_sources(mut self, sources: SettingSources) -> Self {
+        self.setting_sources = sources;
+        self
+    }
+
     /// The value of `--settings`: a JSON object given inline, or else the path of a settings
     /// file. A relative path is taken from the project directory, so a caller whose working
     /// directory differs from it should pass an absolute path.
@@ -146,6 +159,9 @@ impl SettingsLoader {
             let Some(path) = source.path() else {
                 continue;
             };
+            if !self.setting_sources.includes(&source) {
+                continue;
+            }
             if self.left_out.iter().any(|left_out| left_out == path) {
                 if path.exists() {
                     warnings.push(ConfigWarning::LeftOut { origin: source });
@@ -182,12 +198,14 @@ impl SettingsLoader {
         }
 
         let mut sources = Vec::with_capacity(layers.len());
+        let mut kept = Vec::with_capacity(layers.len());
         let mut tree = BTreeMap::new();
         for (source, layer) in layers {
-            merge::merge_layer(&mut tree, layer, sources.len());
+            merge::merge_layer(&mut tree, layer.clone(), sources.len());
             sources.push(source);
+            kept.push(layer);
         }
-        LoadedSettings::from_parts(sources, tree, warnings)
+        LoadedSettings::from_parts(sources, kept, tree, warnings)
     }
 
     fn flag_layer(&self, flag: &str) -> Result<(Source, Map<String, Value>), ConfigError> {

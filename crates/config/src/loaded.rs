@@ -17,6 +17,9 @@ use crate::{ConfigError, ConfigWarning, Problem, Settings, Source};
 #[derive(Debug, Clone, Default)]
 pub struct LoadedSettings {
     sources: Vec<Source>,
+    /// Each source's own layer, as read, beside `sources`: what a level says on its own, for
+    /// the rule on project-level keys ([`crate::project_level`]).
+    layers: Vec<Map<String, Value>>,
     tree: BTreeMap<String, Tree>,
     raw: Map<String, Value>,
     settings: Settings,
@@ -60,11 +63,13 @@ impl fmt::Display for SettingEntry<'_> {
 impl LoadedSettings {
     pub(crate) fn from_parts(
         sources: Vec<Source>,
+        layers: Vec<Map<String, Value>>,
         tree: BTreeMap<String, Tree>,
         warnings: Vec<ConfigWarning>,
     ) -> Result<Self, ConfigError> {
         let mut loaded = LoadedSettings {
             sources,
+            layers,
             tree,
             raw: Map::new(),
             settings: Settings::default(),
@@ -187,6 +192,25 @@ impl LoadedSettings {
         &self.sources
     }
 
+    /// The value `key` (dotted) would have from only the layers `keep` accepts, with the
+    /// layer that would supply it: the highest such layer that sets it. For a scalar this is
+    /// the value the merge would give without the other layers; `value_without(key, |source|
+    /// !source.is_project_level())` is what the user's own settings and flags say.
+    pub fn value_without(
+        &self,
+        key: &str,
+        keep: impl Fn(&Source) -> bool,
+    ) -> Option<(&Source, &Value)> {
+        self.sources
+            .iter()
+            .zip(&self.layers)
+            .rev()
+            .filter(|(source, _)| keep(source))
+            .find_map(|(source, layer)| {
+                merge::resolve(layer, key).map(|(_, value)| (source, value))
+            })
+    }
+
     /// What the load skipped (broken legacy files); the caller shows these.
     pub fn warnings(&self) -> &[ConfigWarning] {
         &self.warnings
@@ -231,12 +255,14 @@ impl LoadedSettings {
             return Err(ConfigError::Invalid { origin, problem });
         }
         let mut tree = self.tree.clone();
-        merge::merge_layer(&mut tree, layer, self.sources.len());
+        merge::merge_layer(&mut tree, layer.clone(), self.sources.len());
         let previous = std::mem::replace(&mut self.tree, tree);
         self.sources.push(origin);
+        self.layers.push(layer);
         if let Err(error) = self.refresh() {
             self.tree = previous;
             self.sources.pop();
+            self.layers.pop();
             self.raw = merge::render(&self.tree);
             return Err(error);
         }

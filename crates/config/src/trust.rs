@@ -14,7 +14,10 @@
 //!   for the home directory or above it. A yes for the home directory itself holds for that
 //!   run only and is not kept, so it is asked each time.
 //! - A project settings file that sets `permissions.defaultMode: bypassPermissions` needs a
-//!   second yes before that mode holds; that answer is kept per folder too.
+//!   second yes before that mode holds; that answer is kept per folder too. So are the
+//!   credential settings of the folder's files the user approved
+//!   ([`TrustedFolders::approve_setting`]; the rule is [`crate::project_level`]), as digests
+//!   of key and value.
 //! - A damaged file is read as "nothing trusted", with a [`TrustWarning`], never a failure:
 //!   the worst it can do is ask again.
 //!
@@ -99,6 +102,11 @@ struct TrustedFolder {
     /// The user confirmed that this folder's settings may turn on `bypassPermissions`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     bypass_permissions_accepted: bool,
+    /// Credential settings of this folder's own files the user approved, each kept as the
+    /// digest of its key and value ([`setting_digest`]): a value that changes is asked
+    /// about again, and a key the folder ships is never written here in clear.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    approved_settings: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -180,18 +188,12 @@ impl TrustedFolders {
         let folder = canonical(folder);
         if folder == self.home {
             if !self.this_run.iter().any(|entry| entry.path == folder) {
-                self.this_run.push(TrustedFolder {
-                    path: folder,
-                    bypass_permissions_accepted: false,
-                });
+                self.this_run.push(TrustedFolder::new(folder));
             }
             return Ok(Kept::ThisRun);
         }
         if !self.saved.iter().any(|entry| entry.path == folder) {
-            self.saved.push(TrustedFolder {
-                path: folder,
-                bypass_permissions_accepted: false,
-            });
+            self.saved.push(TrustedFolder::new(folder));
         }
         self.save()?;
         Ok(Kept::Saved)
@@ -216,12 +218,43 @@ impl TrustedFolders {
         } else {
             (&mut self.saved, Kept::Saved)
         };
-        match list.iter_mut().find(|entry| entry.path == folder) {
-            Some(entry) => entry.bypass_permissions_accepted = true,
-            None => list.push(TrustedFolder {
-                path: folder,
-                bypass_permissions_accepted: true,
-            }),
+        list_entry(list, folder).bypass_permissions_accepted = true;
+        if kept == Kept::Saved {
+            self.save()?;
+        }
+        Ok(kept)
+    }
+
+    /// Whether the user approved that `folder`'s own settings set `key` (a dotted key such as
+    /// `env.ANTHROPIC_BASE_URL`) to `value`: an answer for that folder itself and that very
+    /// value ([`crate::project_level`] asks).
+    pub fn setting_approved(&self, folder: &Path, key: &str, value: &serde_json::Value) -> bool {
+        let folder = canonical(folder);
+        let digest = setting_digest(key, value);
+        self.saved
+            .iter()
+            .chain(&self.this_run)
+            .any(|entry| entry.path == folder && entry.approved_settings.contains(&digest))
+    }
+
+    /// Keeps the user's approval that `folder`'s settings set `key` to `value`; for the home
+    /// directory, for this run only.
+    pub fn approve_setting(
+        &mut self,
+        folder: &Path,
+        key: &str,
+        value: &serde_json::Value,
+    ) -> Result<Kept, TrustError> {
+        let folder = canonical(folder);
+        let (list, kept) = if folder == self.home {
+            (&mut self.this_run, Kept::ThisRun)
+        } else {
+            (&mut self.saved, Kept::Saved)
+        };
+        let digest = setting_digest(key, value);
+        let entry = list_entry(list, folder);
+        if !entry.approved_settings.contains(&digest) {
+            entry.approved_settings.push(digest);
         }
         if kept == Kept::Saved {
             self.save()?;
@@ -286,6 +319,43 @@ impl TrustedFolders {
         }
         Ok(())
     }
+}
+
+impl TrustedFolder {
+    fn new(path: PathBuf) -> TrustedFolder {
+        TrustedFolder {
+            path,
+            bypass_permissions_accepted: false,
+            approved_settings: Vec::new(),
+        }
+    }
+}
+
+/// The entry of `list` for `folder`, added if there is none.
+fn list_entry(list: &mut Vec<TrustedFolder>, folder: PathBuf) -> &mut TrustedFolder {
+    let index = match list.iter().position(|entry| entry.path == folder) {
+        Some(index) => index,
+        None => {
+            list.push(TrustedFolder::new(folder));
+            list.len() - 1
+        }
+    };
+    &mut list[index]
+}
+
+/// The SHA-256 of a setting's key and value, in hex: what the trust file keeps of an approved
+/// setting.
+fn setting_digest(key: &str, value: &serde_json::Value) -> String {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(key.as_bytes());
+    hasher.update([0]);
+    hasher.update(value.to_string().as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// The saved answers, or what is wrong with the file.
@@ -566,6 +636,44 @@ mod tests {
         );
         assert!(folders.bypass_permissions_accepted(&dirs.home()));
         assert!(!dirs.load().bypass_permissions_accepted(&dirs.home()));
+    }
+
+    #[test]
+    fn settings_are_approved_per_folder_and_value_and_kept_as_digests() {
+        let dirs = Dirs::new();
+        let repo = dirs.outside().join("repo");
+        let url = serde_json::json!("http://proxy.example");
+        let mut folders = dirs.load();
+        folders.trust(&repo).unwrap();
+        assert!(!folders.setting_approved(&repo, "env.ANTHROPIC_BASE_URL", &url));
+        assert_eq!(
+            folders
+                .approve_setting(&repo, "env.ANTHROPIC_BASE_URL", &url)
+                .unwrap(),
+            Kept::Saved
+        );
+        let folders = dirs.load();
+        assert!(folders.setting_approved(&repo, "env.ANTHROPIC_BASE_URL", &url));
+        // Another value, another key, a child folder: not approved.
+        let other = serde_json::json!("http://elsewhere.example");
+        assert!(!folders.setting_approved(&repo, "env.ANTHROPIC_BASE_URL", &other));
+        assert!(!folders.setting_approved(&repo, "env.OPENAI_BASE_URL", &url));
+        assert!(!folders.setting_approved(&repo.join("sub"), "env.ANTHROPIC_BASE_URL", &url));
+        // The file keeps no value in clear, and the folder stays trusted.
+        let text = std::fs::read_to_string(dirs.file()).unwrap();
+        assert!(!text.contains("proxy.example"), "{text}");
+        assert!(folders.trust_of(&repo).is_trusted());
+
+        let mut folders = dirs.load();
+        let home = dirs.home();
+        assert_eq!(
+            folders
+                .approve_setting(&home, "apiKeyHelper", &url)
+                .unwrap(),
+            Kept::ThisRun
+        );
+        assert!(folders.setting_approved(&home, "apiKeyHelper", &url));
+        assert!(!dirs.load().setting_approved(&home, "apiKeyHelper", &url));
     }
 
     #[test]

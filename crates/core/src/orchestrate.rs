@@ -8,9 +8,10 @@
 //! asked. Every `tool_use` gets exactly one result, even when its input was malformed, its
 //! tool panicked or the user interrupted, so the conversation stays valid for the API.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use cairn_llm::ModelResponse;
+use cairn_llm::{MalformedToolInput, ModelResponse};
 use cairn_protocol::{AgentEvent, ContentBlock, EventSender, PermissionBroker};
 use cairn_tools::{
     CallContext, Concurrency, PreparedCall, ToolCall, ToolEffect, ToolExecutor, ToolOutput,
@@ -22,6 +23,77 @@ use crate::governance::Governance;
 
 /// How many concurrency-safe calls run at the same time.
 pub const MAX_PARALLEL: usize = 10;
+
+/// Gives each `tool_use` block of `response` that repeats an earlier block's id an id of its
+/// own, and lists it among the malformed calls, so that it is answered with an error and
+/// never run.
+///
+/// The Anthropic API refuses a message whose `tool_use` ids are not unique, and two results
+/// for one id, so the message as it is kept (history, session log, events) must carry unique
+/// ids: the first call with an id runs and gets its own result; every later one gets an error
+/// result under its new id, which tells the model what happened. The names are the ones
+/// [`ToolUseIds`] gave the streamed events, so a face matches each result to its own call.
+pub fn rename_duplicate_tool_use_ids(response: &mut ModelResponse) {
+    let mut ids = ToolUseIds::default();
+    let mut renamed = Vec::new();
+    for block in &mut response.content {
+        let ContentBlock::ToolUse { id, name, .. } = block else {
+            continue;
+        };
+        let own = ids.started(id);
+        if own == *id {
+            continue;
+        }
+        renamed.push(MalformedToolInput {
+            id: own.clone(),
+            name: name.clone(),
+            error: format!(
+                "This tool call was not run: its id {id:?} is the id of an earlier tool call in \
+                 the same message, and each call needs an id of its own. The earlier call ran \
+                 and has its own result; make this call again if it is still needed."
+            ),
+        });
+        *id = own;
+    }
+    response.malformed_tool_inputs.extend(renamed);
+}
+
+/// The ids of one message's tool calls as cairn keeps them, given in the order the calls
+/// come: an id seen before in the message becomes `<id>_duplicate_<n>` (the first `n` not seen
+/// either). The same sequence gives the same names whether it runs over the streamed events
+/// or over the finished message.
+#[derive(Debug, Default)]
+pub struct ToolUseIds {
+    seen: HashSet<String>,
+    /// The name the latest call with each id the model wrote was given.
+    latest: HashMap<String, String>,
+}
+
+impl ToolUseIds {
+    /// The id cairn keeps for the next call, which the model gave `id`.
+    pub fn started(&mut self, id: &str) -> String {
+        let own = if self.seen.contains(id) {
+            (1..)
+                .map(|n| format!("{id}_duplicate_{n}"))
+                .find(|candidate| !self.seen.contains(candidate))
+                .unwrap_or_default()
+        } else {
+            id.to_owned()
+        };
+        self.seen.insert(own.clone());
+        self.latest.insert(id.to_owned(), own.clone());
+        own
+    }
+
+    /// The id cairn keeps for the call with `id` that started last (its input completes after
+    /// it starts).
+    pub fn current(&self, id: &str) -> String {
+        self.latest
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_owned())
+    }
+}
 
 /// What to do with one call.
 enum Plan {
@@ -230,6 +302,94 @@ async fn execute_one(
         _ = cancel.cancelled() => {
             task.abort();
             ToolOutput::error("The user interrupted this tool call.")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::Usage;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool_use(id: &str, name: &str) -> ContentBlock {
+        ContentBlock::ToolUse {
+            id: id.to_string(),
+            name: name.to_string(),
+            input: json!({}),
+        }
+    }
+
+    fn ids(response: &ModelResponse) -> Vec<&str> {
+        response
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::ToolUse { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_repeated_id_gets_one_of_its_own_and_an_error() {
+        let cases: [(&[&str], &[&str], &[&str]); 5] = [
+            (&["a", "b"], &["a", "b"], &[]),
+            (&["a", "a"], &["a", "a_duplicate_1"], &["a_duplicate_1"]),
+            // A fresh id never takes one used before it; a later call that writes a name
+            // given already is a duplicate in its turn.
+            (
+                &["a", "a_duplicate_1", "a", "a"],
+                &["a", "a_duplicate_1", "a_duplicate_2", "a_duplicate_3"],
+                &["a_duplicate_2", "a_duplicate_3"],
+            ),
+            (
+                &["a", "a", "a_duplicate_1"],
+                &["a", "a_duplicate_1", "a_duplicate_1_duplicate_1"],
+                &["a_duplicate_1", "a_duplicate_1_duplicate_1"],
+            ),
+            (
+                &["x", "y", "x"],
+                &["x", "y", "x_duplicate_1"],
+                &["x_duplicate_1"],
+            ),
+        ];
+        for (given, expected, errors) in cases {
+            let mut response = ModelResponse {
+                id: "msg".to_string(),
+                model: "m".to_string(),
+                content: given.iter().map(|id| tool_use(id, "Read")).collect(),
+                stop_reason: None,
+                usage: Usage::default(),
+                malformed_tool_inputs: vec![],
+            };
+            rename_duplicate_tool_use_ids(&mut response);
+            assert_eq!(ids(&response), expected, "{given:?}");
+            let answered: Vec<&str> = response
+                .malformed_tool_inputs
+                .iter()
+                .map(|bad| bad.id.as_str())
+                .collect();
+            assert_eq!(answered, errors, "{given:?}");
+            assert!(
+                response
+                    .malformed_tool_inputs
+                    .iter()
+                    .all(|bad| bad.error.contains("not run") && bad.name == "Read")
+            );
+            // The streamed events get the same names, started then completed one by one.
+            let mut streamed = ToolUseIds::default();
+            let names: Vec<(String, String)> = given
+                .iter()
+                .map(|id| (streamed.started(id), streamed.current(id)))
+                .collect();
+            let expected_pairs: Vec<(String, String)> = expected
+                .iter()
+                .map(|id| (id.to_string(), id.to_string()))
+                .collect();
+            assert_eq!(names, expected_pairs, "{given:?}");
         }
     }
 }

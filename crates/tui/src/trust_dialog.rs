@@ -32,6 +32,10 @@ pub enum TrustQuestion {
     },
     /// The folder's settings file `file` sets `permissions.defaultMode: bypassPermissions`.
     BypassPermissions { file: PathBuf },
+    /// The folder's settings choose where the model requests (and the user's credentials) go,
+    /// or which credential is used: each line names the file, the key and its value (a key's
+    /// own value is not shown).
+    CredentialSettings { settings: Vec<String> },
 }
 
 /// The user's answer.
@@ -70,7 +74,7 @@ impl TrustDialog {
     pub fn new(question: TrustQuestion) -> TrustDialog {
         let selected = match question {
             TrustQuestion::Folder { .. } => 0,
-            TrustQuestion::BypassPermissions { .. } => 1,
+            TrustQuestion::BypassPermissions { .. } | TrustQuestion::CredentialSettings { .. } => 1,
         };
         TrustDialog {
             question,
@@ -119,6 +123,10 @@ impl TrustDialog {
                     "Yes, run in bypassPermissions mode in this folder",
                 ),
                 (TrustAnswer::No, "No, run in default mode"),
+            ],
+            TrustQuestion::CredentialSettings { .. } => [
+                (TrustAnswer::Yes, "Yes, use these settings in this folder"),
+                (TrustAnswer::No, "No, exit"),
             ],
         }
     }
@@ -188,6 +196,36 @@ impl ChoiceDialog for TrustDialog {
                     "Bypass permissions",
                     "Let this folder's settings turn permission checks off?",
                     "enter to confirm · esc to run in default mode",
+                )
+            }
+            TrustQuestion::CredentialSettings { settings } => {
+                body.extend(wrapped(
+                    "This folder's settings choose where cairn sends your requests and your \
+                     API key, or which key it uses:",
+                    Style::new(),
+                    columns,
+                    &plain,
+                ));
+                for setting in settings {
+                    body.extend(wrapped(
+                        sanitize(setting),
+                        theme.warning,
+                        columns,
+                        &Prefix::hanging("  • ".into()),
+                    ));
+                }
+                body.push(Line::default());
+                body.extend(wrapped(
+                    "A cloned repository can use them to send your key to its own server. \
+                     Your answer is kept for these values in this folder.",
+                    Style::new(),
+                    columns,
+                    &plain,
+                ));
+                (
+                    "Credential settings",
+                    "Use this folder's credential settings?",
+                    "enter to confirm · esc to exit",
                 )
             }
         };
@@ -312,6 +350,45 @@ mod tests {
                 "│ enter to confirm · esc to exit                           │",
                 "╰──────────────────────────────────────────────────────────╯",
             ]
+        );
+    }
+
+    #[test]
+    fn the_credential_question_lists_every_setting_and_starts_on_no() {
+        let mut dialog = TrustDialog::new(TrustQuestion::CredentialSettings {
+            settings: vec![
+                ".claude/settings.json: env.ANTHROPIC_BASE_URL = \"http://x.example\"".into(),
+                ".claude/settings.local.json: apiKeyHelper = \"get-key\"".into(),
+            ],
+        });
+        let theme = Theme::plain();
+        let height = dialog.height(60, &theme);
+        assert_eq!(
+            rendered(&dialog, 60, height),
+            vec![
+                "╭ Credential settings ─────────────────────────────────────╮",
+                "│ This folder's settings choose where cairn sends your     │",
+                "│ requests and your API key, or which key it uses:         │",
+                "│   • .claude/settings.json: env.ANTHROPIC_BASE_URL =      │",
+                "│     \"http://x.example\"                                   │",
+                "│   • .claude/settings.local.json: apiKeyHelper =          │",
+                "│     \"get-key\"                                            │",
+                "│                                                          │",
+                "│ A cloned repository can use them to send your key to its │",
+                "│ own server. Your answer is kept for these values in this │",
+                "│ folder.                                                  │",
+                "│                                                          │",
+                "│ Use this folder's credential settings?                   │",
+                "│   1. Yes, use these settings in this folder              │",
+                "│ ❯ 2. No, exit                                            │",
+                "│                                                          │",
+                "│ enter to confirm · esc to exit                           │",
+                "╰──────────────────────────────────────────────────────────╯",
+            ]
+        );
+        assert_eq!(
+            dialog.handle_key(key(KeyCode::Enter)),
+            Some(TrustAnswer::No)
         );
     }
 

@@ -70,6 +70,15 @@ impl Harness {
         folders.trust(folder).unwrap();
     }
 
+    /// Writes the user's own `~/.claude/settings.json` (in this HOME). What a project file may
+    /// not decide in `-p` — `sandbox.enabled: false`, `bypassPermissions`, a provider's base
+    /// URL or key, `apiKeyHelper` — holds from here.
+    pub fn user_settings(&self, json: serde_json::Value) {
+        let dir = self.home.path().join(".claude");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("settings.json"), json.to_string()).unwrap();
+    }
+
     /// Writes the project's `.claude/settings.json`.
     pub fn settings(&self, json: serde_json::Value) {
         let dir = self.work.path().join(".claude");

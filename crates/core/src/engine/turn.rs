@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Engine;
 use crate::assembly::system_reminder;
-use crate::orchestrate::CallRunner;
+use crate::orchestrate::{CallRunner, ToolUseIds, rename_duplicate_tool_use_ids};
 
 /// How many times Stop hooks may send the model back to work in one turn.
 const MAX_STOP_CONTINUATIONS: u32 = 8;
@@ -217,19 +217,20 @@ impl Engine {
             };
             let started = Instant::now();
             let mut partial = String::new();
+            let mut ids = ToolUseIds::default();
             let outcome = self
                 .client
                 .stream(
                     &request,
                     &mut |event| {
                         keep_partial(&mut partial, &event);
-                        forward(events, event)
+                        forward(events, event, &mut ids)
                     },
                     cancel,
                 )
                 .await;
             tally.duration_api_ms += started.elapsed().as_millis() as u64;
-            let response = match outcome {
+            let mut response = match outcome {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => {
                     self.keep_interrupted_answer(partial, events);
@@ -247,6 +248,9 @@ impl Engine {
                     };
                 }
             };
+            // Before anything keeps the message: history, the session log and the results
+            // must each see one id per call.
+            rename_duplicate_tool_use_ids(&mut response);
             tally.requests += 1;
             tally.usage += response.usage;
             self.last_reported = Some((response.usage.input_total(), sent));
@@ -404,14 +408,27 @@ fn keep_partial(partial: &mut String, event: &ModelEvent) {
     }
 }
 
-fn forward(events: &EventSender, event: ModelEvent) {
+/// Tells the face what the model streams, each tool call under the id cairn keeps for it
+/// (`ids`: a repeated id is renamed as the finished message will be).
+fn forward(events: &EventSender, event: ModelEvent, ids: &mut ToolUseIds) {
     events.emit(match event {
         ModelEvent::TextDelta(text) => AgentEvent::TextDelta { text },
         ModelEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
-        ModelEvent::ToolUseStarted { id, name } => AgentEvent::ToolCallStarted { id, name },
-        ModelEvent::ToolUseComplete { id, name, input } => {
-            AgentEvent::ToolCallInputComplete { id, name, input }
+        ModelEvent::ToolUseStarted { id, name } => AgentEvent::ToolCallStarted {
+            id: ids.started(&id),
+            name,
+        },
+        ModelEvent::ToolUseComplete { id, name, input } => AgentEvent::ToolCallInputComplete {
+            id: ids.current(&id),
+            name,
+            input,
+        },
+        ModelEvent::Retrying(notice) => {
+            // The answer is streamed again from its start.
+            if notice.discard_partial {
+                *ids = ToolUseIds::default();
+            }
+            AgentEvent::Retrying(notice)
         }
-        ModelEvent::Retrying(notice) => AgentEvent::Retrying(notice),
     });
 }
