@@ -20,10 +20,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::classify::Analyzer;
-use super::names;
 use super::options::{OptionSpec, parse_args};
 use super::parse::{Evaluation, Invocation, InvocationKind, Script};
 use super::word::{Piece, SubstitutionKind, Word};
+use super::{names, variables};
 
 /// Variables whose values refer to other variables, deeper than this, are not followed.
 const MAX_INDIRECTION: usize = 8;
@@ -288,6 +288,63 @@ impl Evaluations {
         sentences
     }
 
+    /// The variables the command line's arithmetic assigns (`((HOME=1))`, `let x++`,
+    /// `$((a[i]=2))`, `[[ 1 -eq HOME=2 ]]`), following the values of the names it reads,
+    /// which Bash evaluates as arithmetic in turn (`v='HOME=1'; : $((v))`).
+    pub(crate) fn arithmetic_assignments(&self) -> Vec<String> {
+        let mut texts: Vec<(String, usize)> = self
+            .pending
+            .iter()
+            .filter_map(|pending| match pending {
+                Pending::Arithmetic { text, .. } => Some((text.clone(), 0)),
+                Pending::Unsafe { .. } | Pending::LeadingVariable { .. } => None,
+            })
+            .collect();
+        for name in &self.integers {
+            texts.extend(self.text_values(name).map(|text| (text.to_owned(), 1)));
+        }
+        let mut assigned = Vec::new();
+        let mut followed = HashSet::new();
+        while let Some((text, depth)) = texts.pop() {
+            let names = variables::arithmetic_names(&text);
+            assigned.extend(names.assigned);
+            // `$x=1` assigns the variable x names.
+            for name in &names.through {
+                for value in self.text_values(name) {
+                    let (base, _) = split_subscript(value);
+                    if is_identifier(base) {
+                        assigned.push(base.to_owned());
+                    }
+                }
+            }
+            if depth >= MAX_INDIRECTION {
+                continue;
+            }
+            for name in names.read {
+                if followed.insert(name.clone()) {
+                    texts.extend(
+                        self.text_values(&name)
+                            .map(|text| (text.to_owned(), depth + 1)),
+                    );
+                }
+            }
+        }
+        assigned.sort();
+        assigned.dedup();
+        assigned
+    }
+
+    fn text_values(&self, name: &str) -> impl Iterator<Item = &str> {
+        self.values
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|value| match value {
+                Value::Text(text) => Some(text.as_str()),
+                Value::Runtime(_) => None,
+            })
+    }
+
     /// Why evaluating `text` as arithmetic could run a command, or `None` when it is only
     /// numbers, operators and names whose values are such text.
     fn arithmetic_problem(&self, text: &str, depth: usize) -> Option<String> {
@@ -501,6 +558,7 @@ pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
     let builtin = builtin.literal().unwrap_or_default();
     let mut options_done = false;
     let mut functions = false;
+    let mut exports = builtin == "export";
     for arg in args {
         let text = arg.literal();
         if !options_done
@@ -514,6 +572,7 @@ pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
             }
             let flags = text.get(1..).unwrap_or_default();
             functions |= flags.contains(['f', 'F']);
+            exports |= text.starts_with('-') && flags.contains('x') && builtin != "unset";
             let nameref = flags.contains('n')
                 && text.starts_with('-')
                 && matches!(builtin.as_str(), "declare" | "typeset" | "local" | "unset");
@@ -530,17 +589,20 @@ pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
         }
         // `name=value`: the value was learnt as an assignment; the name is checked here.
         let name_part = match arg.literal_prefix().split_once('=') {
-            Some((name, _)) => Word::unquoted(name),
+            Some((name, _)) => Word::unquoted(name.strip_suffix('+').unwrap_or(name)),
             None if text.is_none() && arg.literal_prefix().contains('[') => {
                 Word::unquoted(&arg.literal_prefix())
             }
             None => arg.clone(),
         };
-        // `export PATH` keeps the value PATH had; only `PATH=…` changes it.
-        let target = if builtin != "unset" && arg.literal_prefix().contains('=') {
-            Target::Sets
-        } else {
-            Target::Reads
+        let valued = arg.literal_prefix().contains('=');
+        let target = match (builtin.as_str(), valued, exports) {
+            ("unset", _, _) => Target::Unsets,
+            (_, true, true) => Target::Exports,
+            (_, true, false) => Target::Sets,
+            // `export PATH` keeps the value PATH had, and exports what it is given later.
+            (_, false, true) => Target::MarksExported,
+            (_, false, false) => Target::Reads,
         };
         check_name(an, &builtin, &name_part, target);
     }
@@ -622,7 +684,13 @@ fn leading_operand(an: &mut Analyzer, name: &str, args: &[Word]) {
 /// Whether the builtin stores a value in the variable, or only looks at it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
+    /// Sets it in the shell.
     Sets,
+    /// Sets it and exports it to the commands run after.
+    Exports,
+    /// Exports it, with the value it has or is given later.
+    MarksExported,
+    Unsets,
     Reads,
 }
 
@@ -651,6 +719,9 @@ fn check_name(an: &mut Analyzer, builtin: &str, word: &Word, target: Target) {
     }
     match target {
         Target::Sets => names::variable_set(an, base),
+        Target::Exports => variables::exported(an, base),
+        Target::MarksExported => variables::marked_exported(an, base),
+        Target::Unsets => variables::unset(an, base),
         Target::Reads => {}
     }
 }

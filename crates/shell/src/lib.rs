@@ -49,6 +49,7 @@ mod paths;
 mod readers;
 mod runners;
 mod scripts;
+mod variables;
 mod word;
 
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@ use tree_sitter::Node;
 use super::super::word::{
     Piece, SubstitutionKind, Word, decode_ansi_c, push_unquoted, unescape_double_quoted,
 };
-use super::{Assignment, Evaluation, Stdin, Walker, is_statement};
+use super::{Assignment, Evaluation, ImplicitAssignment, Stdin, Walker, is_statement};
 
 impl Walker<'_> {
     pub(super) fn command_name(&mut self, node: Node<'_>) -> Word {
@@ -232,6 +232,9 @@ impl Walker<'_> {
         self.script
             .evaluations
             .push(Evaluation::Parameter(text.to_owned()));
+        if let Some(implicit) = assigning_expansion(text) {
+            self.script.implicit_assignments.push(implicit);
+        }
         let start = self.script.invocations.len();
         for child in named {
             self.walk_nested(child);
@@ -243,4 +246,35 @@ impl Walker<'_> {
         });
         word
     }
+}
+
+/// `${NAME:=value}`, `${NAME=value}`, `${a[i]:=value}` or `${!ref:=value}`: the variable it
+/// assigns when NAME is unset (or empty), and the value when it is literal.
+fn assigning_expansion(source: &str) -> Option<ImplicitAssignment> {
+    let inner = source.strip_prefix("${")?.strip_suffix('}')?;
+    let (indirect, rest) = match inner.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, inner),
+    };
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let (name, mut rest) = rest.split_at(name_len);
+    let first = name.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return None;
+    }
+    let mut written = name.to_owned();
+    if rest.starts_with('[') {
+        let close = rest.find(']')?;
+        written.push_str(rest.get(..=close)?);
+        rest = rest.get(close + 1..)?;
+    }
+    let value = rest.strip_prefix(":=").or_else(|| rest.strip_prefix('='))?;
+    let literal = !value.contains(['$', '`', '\\', '"', '\'', '*', '?', '[', '~', '{']);
+    Some(ImplicitAssignment {
+        name: (!indirect).then_some(written),
+        value: literal.then(|| value.to_owned()),
+        source: source.to_owned(),
+    })
 }
