@@ -14,7 +14,8 @@ use super::paths::{
 };
 use super::word::{Piece, SubstitutionKind, Word};
 use super::{
-    BashAnalysis, BashContext, BashVerdict, SimpleCommand, commands, names, runners, variables,
+    BashAnalysis, BashContext, BashVerdict, SimpleCommand, commands, loops, names, runners,
+    variables,
 };
 
 /// `bash -c` inside `bash -c` inside `eval`…: past this depth the text is not analysed.
@@ -47,6 +48,7 @@ pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
         variables: HashMap::new(),
         evaluations: Evaluations::default(),
         exports: variables::Exports::default(),
+        loops: loops::LoopValues::default(),
     };
     let cwd = canonicalize_existing_prefix(ctx.cwd);
     analyzer.analyze_text(command, Some(&cwd));
@@ -58,6 +60,7 @@ pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
         variables::set_in_shell(&mut analyzer, &name);
     }
     variables::judge_exports(&mut analyzer);
+    loops::judge_loop_paths(&mut analyzer);
     analyzer.analysis
 }
 
@@ -86,6 +89,8 @@ pub(crate) struct Analyzer {
     pub(crate) evaluations: Evaluations,
     /// What the command line exports, judged once it has all been read.
     pub(crate) exports: variables::Exports,
+    /// What `for` loops give their variables, for the paths named through them.
+    pub(crate) loops: loops::LoopValues,
 }
 
 impl Analyzer {
@@ -164,6 +169,12 @@ impl Analyzer {
     /// A file the command reads. A glob is expanded and each match judged; a path known only
     /// at run time may be anywhere (`~/.ssh/id_rsa`), so no rule can vouch for it.
     pub(crate) fn read_path(&mut self, word: &Word, site: Site<'_>) {
+        if let Some(words) = loops::substitute(self, word, site) {
+            for word in &words {
+                self.read_path(word, site);
+            }
+            return;
+        }
         if let Some(matches) = super::globs::matches(self, word, site) {
             for path in &matches {
                 self.read_path(path, site);
@@ -197,6 +208,12 @@ impl Analyzer {
     /// A file the command changes in the way `verb` says ("removes", "changes the mode of").
     /// Globs and paths known only at run time are judged as in [`Analyzer::read_path`].
     pub(crate) fn write_path_as(&mut self, word: &Word, site: Site<'_>, verb: &str) {
+        if let Some(words) = loops::substitute(self, word, site) {
+            for word in &words {
+                self.write_path_as(word, site, verb);
+            }
+            return;
+        }
         if let Some(matches) = super::globs::matches(self, word, site) {
             for path in &matches {
                 self.write_path_as(path, site, verb);
@@ -284,6 +301,7 @@ impl Analyzer {
         }
         for variable in &script.loop_variables {
             names::variable_set(self, &variable.name);
+            self.loops.learn(variable);
         }
         for implicit in &script.implicit_assignments {
             self.judge_implicit(implicit);
@@ -533,6 +551,11 @@ impl Analyzer {
                 .iter()
                 .find_map(|invocation| downloader_name(&invocation.words))
         })
+    }
+
+    /// Whether the command line assigns `name` with `NAME=value` or an expansion.
+    pub(crate) fn assigned_literally(&self, name: &str) -> bool {
+        self.variables.contains_key(name)
     }
 
     /// The value of a word whose variables were assigned literal text earlier and whose

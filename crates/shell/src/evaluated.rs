@@ -334,6 +334,11 @@ impl Evaluations {
         assigned
     }
 
+    /// How many values the command line gives `name`, in every form it learns.
+    pub(crate) fn value_count(&self, name: &str) -> usize {
+        self.values.get(name).map_or(0, Vec::len)
+    }
+
     fn text_values(&self, name: &str) -> impl Iterator<Item = &str> {
         self.values
             .get(name)

@@ -41,6 +41,7 @@ mod find;
 mod git;
 mod globs;
 mod links;
+mod loops;
 mod names;
 mod network;
 mod options;

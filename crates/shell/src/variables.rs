@@ -112,8 +112,7 @@ pub(crate) fn is_dangerous(name: &str) -> bool {
         || name.ends_with("_COMMAND")
         // `GIT_CONFIG_COUNT`/`_KEY_n`/`_VALUE_n` are `git -c`; `npm_config_script_shell` is
         // `--script-shell`.
-        || name.starts_with("GIT_CONFIG")
-        || name.to_ascii_lowercase().starts_with("npm_config_")
+        || super::runners::configures_a_program(name)
         // `env 'BASH_FUNC_ls%%=() { …; }' bash -c ls` defines a function in the child.
         || name.starts_with("BASH_FUNC_")
         // GIT_DIR, GIT_EXEC_PATH, GIT_PROXY_COMMAND, GIT_TEMPLATE_DIR…: most of git's

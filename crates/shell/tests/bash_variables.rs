@@ -313,3 +313,49 @@ fn home_pointing_at_a_planted_gitconfig_runs_its_program() {
         assert!(marker.exists(), "{command} did not run the planted program");
     }
 }
+
+/// A loop variable names each value its loop gives it, globs matched; once the command line
+/// assigns it anywhere else, it names a path known only at run time.
+#[test]
+fn loop_variables_name_the_files_their_loop_gives_them() {
+    let sandbox = Sandbox::new();
+    fs::write(sandbox.workspace.join("a.rs"), "fn main() {}").unwrap();
+    fs::write(sandbox.workspace.join("src/b.rs"), "").unwrap();
+    let outside = sandbox.base.join("outside");
+    fs::write(&outside, "secret").unwrap();
+    let table = [
+        ("for f in *.rs; do wc -l \"$f\"; done", ReadOnly),
+        ("for f in src/*.rs a.rs; do head -n 3 $f; done", ReadOnly),
+        ("for f in *.rs; do cat \"./$f\"; done", ReadOnly),
+        ("for f in ../../*; do cat \"$f\"; done", NeedsApproval),
+        (
+            "for f in a.rs ../../outside; do cat \"$f\"; done",
+            NeedsApproval,
+        ),
+        ("for f in *.rs; do echo x > \"$f.bak\"; done", NeedsApproval),
+        (
+            "for f in *.rs; do f=/etc/passwd; cat \"$f\"; done",
+            Unanalysable,
+        ),
+        (
+            "for f in *.rs; do cat \"$f\"; eval 'f=~/.ssh/id_rsa'; done",
+            Unanalysable,
+        ),
+        (
+            "for f in *.rs; do cat \"$f\"; read -r f; done < list",
+            Unanalysable,
+        ),
+        (
+            "for f in *.rs; do cat \"$f\"; (( f = 1 )); done",
+            Unanalysable,
+        ),
+        ("for f; do cat \"$f\"; done", Unanalysable),
+        ("for f in $(ls); do cat \"$f\"; done", Unanalysable),
+    ];
+    assert_eq!(mismatches(&sandbox, &table), Vec::<String>::new());
+    // A link among the matches is read where it leads.
+    symlink(&outside, sandbox.workspace.join("link.rs")).unwrap();
+    let analysis = sandbox.analyze("for f in *.rs; do wc -l \"$f\"; done");
+    assert_eq!(analysis.verdict, NeedsApproval);
+    assert_eq!(analysis.outside_paths, [outside]);
+}
