@@ -145,7 +145,7 @@ const CASES: &[Case] = &[
         read_outside: &[],
     },
     Case {
-        command: "for f in *.txt; do cat \"$f\"; done",
+        command: "for f; do cat \"$f\"; done",
         rule: "Bash(cat *)",
         verdict: Unanalysable,
         written: &[],
