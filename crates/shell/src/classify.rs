@@ -553,9 +553,9 @@ impl Analyzer {
         })
     }
 
-    /// Whether the command line assigns `name` with `NAME=value` or an expansion.
-    pub(crate) fn assigned_literally(&self, name: &str) -> bool {
-        self.variables.contains_key(name)
+    /// The literal text `name` was last assigned, when it was.
+    pub(crate) fn literal_value(&self, name: &str) -> Option<String> {
+        self.variables.get(name)?.clone()
     }
 
     /// The value of a word whose variables were assigned literal text earlier and whose

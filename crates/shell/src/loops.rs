@@ -1,10 +1,13 @@
-//! Paths named through a `for` loop's variable: `for f in *.rs; do wc -l "$f"; done` reads
-//! each file the glob matches, so each is judged as a read, instead of `$f` counting as a
-//! path known only at run time.
+//! Paths named through a variable whose values are known: a `for` loop's
+//! (`for f in *.rs; do wc -l "$f"; done` reads each file the glob matches) or one literal
+//! assignment's (`x=list.txt; cat "$x"`). Each value is judged as the path, instead of `$f`
+//! counting as a path known only at run time.
 //!
-//! This holds only while the loop is the variable's one source. Whether it is can be known
-//! only once the whole command line (and any `eval` text in it) has been read, so every
-//! variable used this way is checked again at the end ([`judge_loop_paths`]).
+//! This holds only while the loop or the one assignment is the variable's only source.
+//! Whether it is can be known only once the whole command line (and any `eval` text in it)
+//! has been read, so every variable used this way is checked again at the end
+//! ([`judge_loop_paths`]). A value that Bash would split or glob (blanks, `*`) is not used:
+//! whether the variable is quoted is not known here.
 
 use std::collections::HashMap;
 
@@ -19,8 +22,9 @@ pub(crate) struct LoopValues {
     /// The words of each variable's loops, as written; `None` once a loop takes the
     /// positional parameters (`for x; do …`).
     words: HashMap<String, Option<Vec<Word>>>,
-    /// Variables whose values were used for paths.
-    used: Vec<String>,
+    /// Variables whose values were used for paths, with how many values the command line
+    /// may give them.
+    used: Vec<(String, usize)>,
 }
 
 impl LoopValues {
@@ -49,13 +53,23 @@ pub(crate) fn substitute(an: &mut Analyzer, word: &Word, site: Site<'_>) -> Opti
     if names.any(|other| other != name) {
         return None;
     }
-    let values = an.loops.words.get(&name)?.clone()?;
-    if !an.loops.used.contains(&name) {
-        an.loops.used.push(name.clone());
-    }
+    let (values, sources) = match an.loops.words.get(&name) {
+        Some(Some(words)) => (words.clone(), words.len()),
+        Some(None) => return None,
+        None => {
+            let text = an.literal_value(&name)?;
+            (vec![Word::unquoted(&text)], 1)
+        }
+    };
     let mut out = Vec::new();
     for value in values.iter().flat_map(Word::brace_expand) {
         for each in expand_value(an, &value, site) {
+            if each
+                .literal()
+                .is_none_or(|text| text.is_empty() || text.contains(char::is_whitespace))
+            {
+                return None;
+            }
             let mut spliced = Word::default();
             for piece in word.pieces() {
                 match piece {
@@ -66,11 +80,15 @@ pub(crate) fn substitute(an: &mut Analyzer, word: &Word, site: Site<'_>) -> Opti
             out.push(spliced);
         }
     }
+    if !an.loops.used.iter().any(|(known, _)| *known == name) {
+        an.loops.used.push((name, sources));
+    }
     Some(out)
 }
 
-/// What one loop word gives the variable: the glob's matches (relative to the directory when
-/// the pattern is), or the word itself.
+/// What one value gives the variable: a glob's matches (relative to the directory when the
+/// pattern is), or the word itself (a glob that matches nothing stays the pattern, judged
+/// again where it is used).
 fn expand_value(an: &mut Analyzer, value: &Word, site: Site<'_>) -> Vec<Word> {
     let Some(matches) = globs::matches(an, value, site) else {
         return vec![value.clone()];
@@ -97,19 +115,11 @@ fn expand_value(an: &mut Analyzer, value: &Word, site: Site<'_>) -> Vec<Word> {
 pub(crate) fn judge_loop_paths(an: &mut Analyzer) {
     let used = std::mem::take(&mut an.loops.used);
     let arithmetic = an.evaluations.arithmetic_assignments();
-    for name in used {
-        let loop_words = an
-            .loops
-            .words
-            .get(&name)
-            .and_then(Option::as_ref)
-            .map_or(0, Vec::len);
-        let elsewhere = an.evaluations.value_count(&name) != loop_words
-            || arithmetic.contains(&name)
-            || an.assigned_literally(&name);
+    for (name, sources) in used {
+        let elsewhere = an.evaluations.value_count(&name) != sources || arithmetic.contains(&name);
         if elsewhere {
             an.unanalysable(format!(
-                "a path is named through ${name}, which the command line assigns besides its loop: where it leads is known only at run time"
+                "a path is named through ${name}, which the command line assigns more than once: where it leads is known only at run time"
             ));
         }
     }

@@ -314,8 +314,9 @@ fn home_pointing_at_a_planted_gitconfig_runs_its_program() {
     }
 }
 
-/// A loop variable names each value its loop gives it, globs matched; once the command line
-/// assigns it anywhere else, it names a path known only at run time.
+/// A loop variable names each value its loop gives it, globs matched, and a variable
+/// assigned once names its value; once the command line assigns it anywhere else, it names a
+/// path known only at run time.
 #[test]
 fn loop_variables_name_the_files_their_loop_gives_them() {
     let sandbox = Sandbox::new();
@@ -351,6 +352,14 @@ fn loop_variables_name_the_files_their_loop_gives_them() {
         ),
         ("for f; do cat \"$f\"; done", Unanalysable),
         ("for f in $(ls); do cat \"$f\"; done", Unanalysable),
+        // One literal assignment names its value.
+        ("x=a.rs; cat \"$x\"", ReadOnly),
+        ("dir=src; ls \"$dir\"; head -n 2 $dir/b.rs", ReadOnly),
+        ("x=../../outside; cat \"$x\"", NeedsApproval),
+        ("x=a.rs; cat \"$x\"; x=/etc/passwd", Unanalysable),
+        ("x='a.rs ../../outside'; cat $x", Unanalysable),
+        ("x=a.rs; eval 'x=~/.ssh/id_rsa'; cat \"$x\"", Unanalysable),
+        ("x=a.rs; read x; cat \"$x\"", Unanalysable),
     ];
     assert_eq!(mismatches(&sandbox, &table), Vec::<String>::new());
     // A link among the matches is read where it leads.
