@@ -202,3 +202,25 @@ fn variables_not_known_to_be_harmless_are_refused_and_everyday_ones_run() {
         );
     }
 }
+
+/// The control: let through (`bypassPermissions`, no sandbox), the same command really runs
+/// the planted program, so the refusals above are what kept it from running.
+#[test]
+fn let_through_the_planted_config_does_run_its_program() {
+    let h = harness(Sandbox::Off);
+    let marker = plant_git_config(&h);
+    h.server.push(Reply::tool_use(
+        "t0",
+        "Bash",
+        json!({ "command": "HOME=$PWD/planted git l" }),
+    ));
+    h.server.push(Reply::text("done"));
+    let output = h
+        .command()
+        .args(["-p", "go", "--permission-mode", "bypassPermissions"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    h.server.wait_for_requests(2, WAIT);
+    assert!(marker.exists(), "the planted program did not run");
+}
