@@ -357,7 +357,10 @@ impl Analyzer {
                 InvocationKind::Command if invocation.words.is_empty() => {
                     variables::set_in_shell(self, &assignment.name);
                 }
-                InvocationKind::Command => variables::exported(self, &assignment.name),
+                InvocationKind::Command => {
+                    let command = invocation.words.first().and_then(Word::literal);
+                    variables::prefixed(self, &assignment.name, command.as_deref());
+                }
             }
         }
         if invocation.words.is_empty() || invocation.kind == InvocationKind::Declaration {

@@ -564,6 +564,7 @@ pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
     let mut options_done = false;
     let mut functions = false;
     let mut exports = builtin == "export";
+    let mut changes = false;
     for arg in args {
         let text = arg.literal();
         if !options_done
@@ -578,6 +579,8 @@ pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
             let flags = text.get(1..).unwrap_or_default();
             functions |= flags.contains(['f', 'F']);
             exports |= text.starts_with('-') && flags.contains('x') && builtin != "unset";
+            // `declare -a HOME` makes HOME an array, which Bash does not export.
+            changes |= text.starts_with('-') && flags.contains(['a', 'A', 'i', 'l', 'u', 'c']);
             let nameref = flags.contains('n')
                 && text.starts_with('-')
                 && matches!(builtin.as_str(), "declare" | "typeset" | "local" | "unset");
@@ -607,6 +610,7 @@ pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
             (_, true, false) => Target::Sets,
             // `export PATH` keeps the value PATH had, and exports what it is given later.
             (_, false, true) => Target::MarksExported,
+            (_, false, false) if changes => Target::Changes,
             (_, false, false) => Target::Reads,
         };
         check_name(an, &builtin, &name_part, target);
@@ -695,6 +699,8 @@ enum Target {
     Exports,
     /// Exports it, with the value it has or is given later.
     MarksExported,
+    /// Changes what it is (an array, lower case) without a new value.
+    Changes,
     Unsets,
     Reads,
 }
@@ -727,6 +733,7 @@ fn check_name(an: &mut Analyzer, builtin: &str, word: &Word, target: Target) {
         Target::Exports => variables::exported(an, base),
         Target::MarksExported => variables::marked_exported(an, base),
         Target::Unsets => variables::unset(an, base),
+        Target::Changes => variables::changed(an, base),
         Target::Reads => {}
     }
 }

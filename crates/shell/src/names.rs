@@ -73,7 +73,7 @@ pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word]) {
         "shopt" => shopt(an, args),
         "env" => env(an, args),
         "sh" | "bash" | "dash" | "ksh" | "mksh" | "zsh" | "ash" => shell_options(an, name, args),
-        _ => {}
+        _ => variables::judge_command(an, name, args),
     }
 }
 

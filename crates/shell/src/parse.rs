@@ -527,26 +527,41 @@ impl<'s> Walker<'s> {
 
     fn walk_declaration(&mut self, node: Node<'_>) {
         let mut words = Vec::new();
-        let mut assignments = Vec::new();
+        let mut assignments: Vec<Assignment> = Vec::new();
+        // Where the last word ended, and whether it was an assignment.
+        let mut last: Option<(usize, bool)> = None;
         for (_, child) in children_with_fields(node) {
             if !child.is_named() {
                 words.push(Word::unquoted(self.text(child)));
+                last = None;
                 continue;
             }
-            match child.kind() {
+            let (word, assignment) = match child.kind() {
                 "variable_assignment" => {
                     let assignment = self.assignment(child);
                     let mut word = Word::unquoted(&format!("{}=", assignment.name));
                     word.append(assignment.value.clone());
-                    words.push(word);
-                    assignments.push(assignment);
+                    (word, Some(assignment))
                 }
-                "comment" => {}
-                _ => {
-                    let word = self.word(child);
-                    words.push(word);
+                "comment" => continue,
+                _ => (self.word(child), None),
+            };
+            // `export HO''ME=x` is one word, `HOME=x`, which tree-sitter reads as `HO`, `''`
+            // and the assignment `ME=x`.
+            if let Some((end, was_assignment)) = last
+                && end == child.start_byte()
+                && let Some(previous) = words.last_mut()
+            {
+                previous.append(word);
+                if was_assignment || assignment.is_some() {
+                    assignments.pop();
                 }
+                last = Some((child.end_byte(), false));
+                continue;
             }
+            last = Some((child.end_byte(), assignment.is_some()));
+            words.push(word);
+            assignments.extend(assignment);
         }
         self.push_invocation(InvocationKind::Declaration, assignments, words, None);
     }

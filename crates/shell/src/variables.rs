@@ -19,6 +19,8 @@
 use std::collections::HashSet;
 
 use super::classify::Analyzer;
+use super::evaluated;
+use super::word::Word;
 
 /// Variables that change which programs run or how, or which files they trust.
 const DANGEROUS_VARIABLES: &[&str] = &[
@@ -182,6 +184,69 @@ pub(crate) struct Exports {
     assigned: Vec<String>,
 }
 
+/// Commands that assign variables without looking like declarations: a declaration reached
+/// through `builtin` or `command`, `time`'s prefix assignments, `coproc NAME`, and
+/// `compgen -C`, which runs a command.
+pub(crate) fn judge_command(an: &mut Analyzer, name: &str, args: &[Word]) {
+    match name {
+        "export" | "declare" | "typeset" | "local" | "readonly" | "unset" => {
+            let mut words = vec![Word::unquoted(name)];
+            words.extend(args.iter().cloned());
+            evaluated::judge_declaration(an, &words);
+        }
+        // `time HOME=x git …`: `time` is a keyword, so what follows it is a command with
+        // prefix assignments.
+        "time" => {
+            let assignments = args
+                .iter()
+                .skip_while(|arg| arg.literal().is_some_and(|text| text.starts_with('-')))
+                .map_while(|arg| assignment_name(&arg.literal_prefix()));
+            for variable in assignments {
+                exported(an, &variable);
+            }
+        }
+        // `coproc NAME { …; }` sets the array NAME to the coprocess's descriptors.
+        "coproc" => {
+            if let Some(variable) = args
+                .first()
+                .and_then(Word::literal)
+                .filter(|text| is_name(text))
+            {
+                set_in_shell(an, &variable);
+            }
+        }
+        "compgen" => {
+            let runs = args.iter().any(|arg| {
+                arg.literal().is_none_or(|text| {
+                    text.starts_with('-') && !text.starts_with("--") && text.contains(['C', 'F'])
+                })
+            });
+            if runs {
+                an.unanalysable(
+                    "`compgen -C` or `-F` runs a command or function to complete words",
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `NAME` of a word `NAME=value` or `NAME+=value`.
+fn assignment_name(text: &str) -> Option<String> {
+    let (name, _) = text.split_once('=')?;
+    let name = name.strip_suffix('+').unwrap_or(name);
+    let base = base_name(name);
+    is_name(base).then(|| name.to_owned())
+}
+
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// `a[1]` is `a`.
 fn base_name(name: &str) -> &str {
     name.split_once('[').map_or(name, |(base, _)| base)
@@ -222,6 +287,15 @@ pub(crate) fn exported(an: &mut Analyzer, name: &str) {
     }
 }
 
+/// `NAME=value command`: exported to the command, except `IFS=… read` (and `mapfile`),
+/// where IFS only says how the builtin splits what it reads.
+pub(crate) fn prefixed(an: &mut Analyzer, name: &str, command: Option<&str>) {
+    let splits_input = matches!(command, Some("read" | "mapfile" | "readarray"));
+    if !(name == "IFS" && splits_input) {
+        exported(an, name);
+    }
+}
+
 /// `export NAME` or `declare -x NAME` without a value: exports whatever NAME holds or is
 /// given later in the command line.
 pub(crate) fn marked_exported(an: &mut Analyzer, name: &str) {
@@ -235,6 +309,16 @@ pub(crate) fn unset(an: &mut Analyzer, name: &str) {
     if is_dangerous(base) {
         an.unanalysable(format!(
             "unsets {base}, which changes what the commands run"
+        ));
+    }
+}
+
+/// `declare -a NAME`, `declare -l NAME`: NAME keeps a value, but not as the programs had it.
+pub(crate) fn changed(an: &mut Analyzer, name: &str) {
+    let base = base_name(name);
+    if is_dangerous(base) {
+        an.unanalysable(format!(
+            "changes {base}, which changes what the commands run"
         ));
     }
 }

@@ -159,6 +159,42 @@ fn configuration_variables_are_unanalysable_by_any_form() {
     assert_eq!(wrong, Vec::<String>::new());
 }
 
+/// The forms that assign without looking like `NAME=value`, found attacking the analysis.
+#[test]
+fn assignments_in_disguise_are_assignments() {
+    assert_table(&[
+        ("export HO''ME=/srv; git l", Unanalysable),
+        ("declare \"XDG_CONFIG_HOME=/srv\"", Unanalysable),
+        ("builtin export GIT_CONFIG_GLOBAL=/srv/c", Unanalysable),
+        ("command declare -x HOME=/srv", Unanalysable),
+        ("coproc HOME { cat; }", Unanalysable),
+        ("time HOME=/srv git l", Unanalysable),
+        ("time -p GIT_DIR=/srv git status", Unanalysable),
+        ("declare -a HOME", Unanalysable),
+        ("declare -l XDG_DATA_HOME", Unanalysable),
+        ("x=HOME; (( $x = 1 ))", Unanalysable),
+        ("a[HOME=1]=x", Unanalysable),
+        ("echo ${a[XDG_CACHE_HOME=1]}", Unanalysable),
+        ("declare -i n; n=HOME=3", Unanalysable),
+        ("[[ -v a[HOME=1] ]]", Unanalysable),
+        (": $[ZDOTDIR=1]", Unanalysable),
+        ("export {HOME,X}=1", Unanalysable),
+        ("nice -n 1 env HOME=/srv git l", Unanalysable),
+        ("compgen -C 'touch x' w", Unanalysable),
+        ("declare -n r=HOME; r=/srv", Unanalysable),
+        ("IFS=: ls", Unanalysable),
+        // Still harmless.
+        ("IFS= read -r line < f", ReadOnly),
+        (
+            "while IFS=: read -ra parts; do echo \"${parts[0]}\"; done < f",
+            ReadOnly,
+        ),
+        ("declare -a arr", ReadOnly),
+        ("readonly HOME", ReadOnly),
+        ("declare -p HOME", ReadOnly),
+    ]);
+}
+
 /// Only variables known to be harmless may be given to a command; a variable the shell keeps
 /// to itself stays read-only unless the environment may already export its name.
 #[test]
