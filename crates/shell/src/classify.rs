@@ -327,7 +327,7 @@ impl Analyzer {
                 }
                 InvocationKind::Declaration => {
                     self.record(&words);
-                    evaluated::judge_declaration(self, &words);
+                    super::declarations::judge_declaration(self, &words);
                 }
                 InvocationKind::Command => {
                     self.record(&words);

@@ -35,6 +35,7 @@
 
 mod classify;
 mod commands;
+mod declarations;
 mod destructive;
 mod evaluated;
 mod find;

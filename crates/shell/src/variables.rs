@@ -19,7 +19,7 @@
 use std::collections::HashSet;
 
 use super::classify::Analyzer;
-use super::evaluated;
+use super::declarations;
 use super::word::Word;
 
 /// Variables that change which programs run or how, or which files they trust.
@@ -192,7 +192,7 @@ pub(crate) fn judge_command(an: &mut Analyzer, name: &str, args: &[Word]) {
         "export" | "declare" | "typeset" | "local" | "readonly" | "unset" => {
             let mut words = vec![Word::unquoted(name)];
             words.extend(args.iter().cloned());
-            evaluated::judge_declaration(an, &words);
+            declarations::judge_declaration(an, &words);
         }
         // `time HOME=x git …`: `time` is a keyword, so what follows it is a command with
         // prefix assignments.

@@ -205,6 +205,29 @@ impl Walker<'_> {
 }
 
 impl Walker<'_> {
+    /// `NAME` when `word` is `{NAME}` written right before a redirection, which assigns NAME
+    /// the descriptor it opens.
+    pub(super) fn descriptor_name(
+        &self,
+        word: Node<'_>,
+        next: Option<&(Option<&'static str>, Node<'_>)>,
+    ) -> Option<String> {
+        let before_redirect = match next {
+            Some((Some("redirect"), redirect)) => redirect.start_byte() == word.end_byte(),
+            // The redirection of the command's last word is the statement's.
+            _ => self.redirect_starts.contains(&word.end_byte()),
+        };
+        if !before_redirect {
+            return None;
+        }
+        let name = self.text(word).strip_prefix('{')?.strip_suffix('}')?;
+        let mut chars = name.chars();
+        let first = chars.next()?;
+        ((first.is_ascii_alphabetic() || first == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| name.to_owned())
+    }
+
     /// `{NAME}<file` and `{NAME}>&-` assign NAME the descriptor's number.
     fn descriptor_variable(&mut self, node: Node<'_>) {
         for (field, child) in children_with_fields(node) {

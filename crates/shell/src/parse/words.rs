@@ -8,7 +8,10 @@ use tree_sitter::Node;
 use super::super::word::{
     Piece, SubstitutionKind, Word, decode_ansi_c, push_unquoted, unescape_double_quoted,
 };
-use super::{Assignment, Evaluation, ImplicitAssignment, Stdin, Walker, is_statement};
+use super::{
+    Assignment, Evaluation, ImplicitAssignment, InvocationKind, Stdin, Walker,
+    children_with_fields, is_statement,
+};
 
 impl Walker<'_> {
     pub(super) fn command_name(&mut self, node: Node<'_>) -> Word {
@@ -38,6 +41,48 @@ impl Walker<'_> {
             value,
             appends,
         }
+    }
+
+    /// `export`, `declare`, `local`, `readonly`, `typeset`, `unset` and their words.
+    pub(super) fn walk_declaration(&mut self, node: Node<'_>) {
+        let mut words = Vec::new();
+        let mut assignments: Vec<Assignment> = Vec::new();
+        // Where the last word ended, and whether it was an assignment.
+        let mut last: Option<(usize, bool)> = None;
+        for (_, child) in children_with_fields(node) {
+            if !child.is_named() {
+                words.push(Word::unquoted(self.text(child)));
+                last = None;
+                continue;
+            }
+            let (word, assignment) = match child.kind() {
+                "variable_assignment" => {
+                    let assignment = self.assignment(child);
+                    let mut word = Word::unquoted(&format!("{}=", assignment.name));
+                    word.append(assignment.value.clone());
+                    (word, Some(assignment))
+                }
+                "comment" => continue,
+                _ => (self.word(child), None),
+            };
+            // `export HO''ME=x` is one word, `HOME=x`, which tree-sitter reads as `HO`, `''`
+            // and the assignment `ME=x`.
+            if let Some((end, was_assignment)) = last
+                && end == child.start_byte()
+                && let Some(previous) = words.last_mut()
+            {
+                previous.append(word);
+                if was_assignment || assignment.is_some() {
+                    assignments.pop();
+                }
+                last = Some((child.end_byte(), false));
+                continue;
+            }
+            last = Some((child.end_byte(), assignment.is_some()));
+            words.push(word);
+            assignments.extend(assignment);
+        }
+        self.push_invocation(InvocationKind::Declaration, assignments, words, None);
     }
 
     /// Walks a node that is not a statement, only to find the substitutions in it (they run).
