@@ -276,6 +276,8 @@ fn a_workspace_link_to_a_process_link_is_not_followed_with_cairns_view() {
         "cat there/x",
         "cat fds/5/x",
         "echo x > here/y",
+        "grep -R token .",
+        "cd ~ && grep -R x ../work/project",
     ] {
         let analysis = sandbox.analyze(command);
         assert_eq!(
