@@ -355,11 +355,18 @@ impl Analyzer {
             match invocation.kind {
                 InvocationKind::Declaration | InvocationKind::Test => {}
                 InvocationKind::Command if invocation.words.is_empty() => {
-                    variables::set_in_shell(self, &assignment.name);
+                    let value = assignment.value.literal();
+                    variables::set_in_shell_to(self, &assignment.name, value.as_deref());
                 }
                 InvocationKind::Command => {
                     let command = invocation.words.first().and_then(Word::literal);
-                    variables::prefixed(self, &assignment.name, command.as_deref());
+                    let value = assignment.value.literal();
+                    variables::prefixed(
+                        self,
+                        &assignment.name,
+                        value.as_deref(),
+                        command.as_deref(),
+                    );
                 }
             }
         }
@@ -380,7 +387,7 @@ impl Analyzer {
             ));
             return;
         };
-        variables::set_in_shell(self, name);
+        variables::set_in_shell_to(self, name, implicit.value.as_deref());
         let held = self
             .variables
             .get(name)

@@ -59,8 +59,8 @@ pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
         let valued = arg.literal_prefix().contains('=');
         let target = match (builtin.as_str(), valued, exports) {
             ("unset", _, _) => Target::Unsets,
-            (_, true, true) => Target::Exports,
-            (_, true, false) => Target::Sets,
+            (_, true, true) => Target::Exports(variables::assigned_value(arg)),
+            (_, true, false) => Target::SetsTo(variables::assigned_value(arg)),
             // `export PATH` keeps the value PATH had, and exports what it is given later.
             (_, false, true) => Target::MarksExported,
             (_, false, false) if changes => Target::Changes,
@@ -71,12 +71,14 @@ pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
 }
 
 /// Whether the builtin stores a value in the variable, or only looks at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Target {
     /// Sets it in the shell.
     Sets,
+    /// Sets it to this value (`None` when known only at run time).
+    SetsTo(Option<String>),
     /// Sets it and exports it to the commands run after.
-    Exports,
+    Exports(Option<String>),
     /// Exports it, with the value it has or is given later.
     MarksExported,
     /// Changes what it is (an array, lower case) without a new value.
@@ -110,7 +112,8 @@ pub(crate) fn check_name(an: &mut Analyzer, builtin: &str, word: &Word, target: 
     }
     match target {
         Target::Sets => names::variable_set(an, base),
-        Target::Exports => variables::exported(an, base),
+        Target::SetsTo(value) => variables::set_in_shell_to(an, base, value.as_deref()),
+        Target::Exports(value) => variables::exported(an, base, value.as_deref()),
         Target::MarksExported => variables::marked_exported(an, base),
         Target::Unsets => variables::unset(an, base),
         Target::Changes => variables::changed(an, base),

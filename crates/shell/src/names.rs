@@ -241,7 +241,7 @@ fn env(an: &mut Analyzer, args: &[Word]) {
         let Some(text) = arg.literal() else {
             let prefix = arg.literal_prefix();
             match prefix.split_once('=') {
-                Some((name, _)) if !name.starts_with('-') => variables::exported(an, name),
+                Some((name, _)) if !name.starts_with('-') => variables::exported(an, name, None),
                 _ => an.unanalysable(format!(
                     "`env` is given {}, known only at run time: it may set or unset any variable",
                     arg.display()
@@ -259,10 +259,10 @@ fn env(an: &mut Analyzer, args: &[Word]) {
             .or_else(|| text.strip_prefix("-u").filter(|name| !name.is_empty()))
         {
             variables::unset(an, name);
-        } else if let Some((name, _)) = text.split_once('=')
+        } else if let Some((name, value)) = text.split_once('=')
             && !name.starts_with('-')
         {
-            variables::exported(an, name);
+            variables::exported(an, name, Some(value));
         } else if !text.starts_with('-') {
             // The command `env` runs, and its arguments.
             return;

@@ -162,6 +162,15 @@ pub(crate) fn is_harmless(name: &str) -> bool {
         || name.starts_with("GIT_COMMITTER_")
 }
 
+/// Whether giving the variable this value is harmless: the locale and time zone variables
+/// name files when their value has a `/` (`LC_ALL=/repo/locale`, `TZ=:/repo/zone`), which
+/// glibc then trusts as it trusts its own; `TERM` names a terminfo entry the same way.
+/// `None` is a value known only at run time.
+fn is_harmless_value(name: &str, value: Option<&str>) -> bool {
+    let names_a_file = name == "LANG" || name == "TZ" || name == "TERM" || name.starts_with("LC_");
+    is_harmless(name) && (!names_a_file || value.is_some_and(|value| !value.contains('/')))
+}
+
 /// Whether the environment cairn's shell starts with may already export the variable, so
 /// that a plain assignment changes what every later command is given: environment variables
 /// are upper case by convention, and the proxy variables lower case.
@@ -200,9 +209,9 @@ pub(crate) fn judge_command(an: &mut Analyzer, name: &str, args: &[Word]) {
             let assignments = args
                 .iter()
                 .skip_while(|arg| arg.literal().is_some_and(|text| text.starts_with('-')))
-                .map_while(|arg| assignment_name(&arg.literal_prefix()));
-            for variable in assignments {
-                exported(an, &variable);
+                .map_while(|arg| Some((assignment_name(&arg.literal_prefix())?, arg)));
+            for (variable, arg) in assignments {
+                exported(an, &variable, assigned_value(arg).as_deref());
             }
         }
         // `coproc NAME { …; }` sets the array NAME to the coprocess's descriptors.
@@ -231,6 +240,11 @@ pub(crate) fn judge_command(an: &mut Analyzer, name: &str, args: &[Word]) {
     }
 }
 
+/// The value of a literal word `NAME=value`.
+pub(crate) fn assigned_value(word: &Word) -> Option<String> {
+    Some(word.literal()?.split_once('=')?.1.to_owned())
+}
+
 /// `NAME` of a word `NAME=value` or `NAME+=value`.
 fn assignment_name(text: &str) -> Option<String> {
     let (name, _) = text.split_once('=')?;
@@ -255,12 +269,17 @@ fn base_name(name: &str) -> &str {
 /// NAME set in the shell: a plain assignment, `read`, `printf -v`, `mapfile`, `getopts`, a
 /// loop variable, `${NAME:=value}`, arithmetic, `declare` without `-x`.
 pub(crate) fn set_in_shell(an: &mut Analyzer, name: &str) {
+    set_in_shell_to(an, name, None);
+}
+
+/// [`set_in_shell`] with the value, when it is literal text.
+pub(crate) fn set_in_shell_to(an: &mut Analyzer, name: &str, value: Option<&str>) {
     let base = base_name(name);
     if is_dangerous(base) {
         an.unanalysable(format!("sets {base}, which changes what the commands run"));
         return;
     }
-    if is_harmless(base) {
+    if is_harmless_value(base, value) {
         return;
     }
     if may_be_inherited(base) {
@@ -276,11 +295,11 @@ pub(crate) fn set_in_shell(an: &mut Analyzer, name: &str) {
 
 /// NAME given to the commands in their environment: a prefix (`NAME=1 cmd`), `export NAME=…`,
 /// `declare -x`, `env NAME=… cmd`.
-pub(crate) fn exported(an: &mut Analyzer, name: &str) {
+pub(crate) fn exported(an: &mut Analyzer, name: &str, value: Option<&str>) {
     let base = base_name(name);
     if is_dangerous(base) {
         an.unanalysable(format!("sets {base}, which changes what the commands run"));
-    } else if !is_harmless(base) {
+    } else if !is_harmless_value(base, value) {
         an.needs_approval(not_harmless(&format!(
             "gives the commands it runs the variable {base}"
         )));
@@ -289,10 +308,10 @@ pub(crate) fn exported(an: &mut Analyzer, name: &str) {
 
 /// `NAME=value command`: exported to the command, except `IFS=… read` (and `mapfile`),
 /// where IFS only says how the builtin splits what it reads.
-pub(crate) fn prefixed(an: &mut Analyzer, name: &str, command: Option<&str>) {
+pub(crate) fn prefixed(an: &mut Analyzer, name: &str, value: Option<&str>, command: Option<&str>) {
     let splits_input = matches!(command, Some("read" | "mapfile" | "readarray"));
     if !(name == "IFS" && splits_input) {
-        exported(an, name);
+        exported(an, name, value);
     }
 }
 

@@ -209,6 +209,13 @@ fn variables_given_to_commands_are_an_allowlist() {
         ("env TERMINFO=./t ls", NeedsApproval),
         ("DEBUG=1 ls", NeedsApproval),
         ("LANGUAGE=../x ls", NeedsApproval),
+        // The locale and time zone name files when their value is a path.
+        ("LC_ALL=/work/locale sort f", NeedsApproval),
+        ("TZ=:./zone date", NeedsApproval),
+        ("export LANG=$PWD/l; sort f", NeedsApproval),
+        ("LANG=./l; sort f", NeedsApproval),
+        ("env LC_CTYPE=/tmp/l sort f", NeedsApproval),
+        ("TERM=../t less f", NeedsApproval),
         // An upper-case name may already be exported by the environment cairn started in.
         ("TMPDIR=/tmp/x; sort f", NeedsApproval),
         ("for F in *.rs; do wc -l \"$F\"; done", NeedsApproval),
