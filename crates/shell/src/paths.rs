@@ -106,11 +106,10 @@ impl Places {
             }
         };
         // `/proc/self/cwd` resolves here to cairn's own directory, not the shell's.
-        if let Some(link) = process_link_on(&absolute) {
+        if process_link_on(&absolute).is_some() {
             return Resolved::Unknown(format!(
-                "{raw}, which goes through {}: a link to a directory or file of the running \
-                 process, known only at run time",
-                link.display()
+                "{raw}, which goes through a link to the running process's own directory, root \
+                 or open files"
             ));
         }
         Resolved::Path(canonicalize_existing_prefix(&absolute))
