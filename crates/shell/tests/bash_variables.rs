@@ -59,6 +59,15 @@ fn assigning_expansions_are_assignments() {
         ("echo ${LESSOPEN=|./x.sh}", Unanalysable),
         ("x=HOME; : ${!x:=/tmp}; git status", Unanalysable),
         ("ls ${HOME[0]:=/srv}", Unanalysable),
+        ("cat <<EOF\n${HOME:=/srv}\nEOF\ngit l", Unanalysable),
+        ("y=${XDG_CONFIG_HOME=/srv}; git l", Unanalysable),
+        ("cat < \"${GIT_CONFIG_GLOBAL:=/srv/c}\"", Unanalysable),
+        ("[[ -n ${INPUTRC:=/srv/i} ]]", Unanalysable),
+        ("case x in ${ZDOTDIR:=/srv}) ;; esac", Unanalysable),
+        (
+            "echo \"$(echo ${RIPGREP_CONFIG_PATH:=./rc})\"; rg x",
+            Unanalysable,
+        ),
         // The literal table: what `${c:=rm}` assigns is what `$c` runs.
         (": ${c:=rm}; $c -rf ~", BashVerdict::Destructive),
         ("echo ${name:=world}", ReadOnly),
@@ -183,6 +192,11 @@ fn assignments_in_disguise_are_assignments() {
         ("compgen -C 'touch x' w", Unanalysable),
         ("declare -n r=HOME; r=/srv", Unanalysable),
         ("IFS=: ls", Unanalysable),
+        ("env 'BASH_FUNC_ls%%=() { id; }' bash -c ls", Unanalysable),
+        ("shopt -s expand_aliases; alias ls=id", Unanalysable),
+        ("enable -f ./x.so cat", Unanalysable),
+        ("POSIXLY_CORRECT=1; ls", Unanalysable),
+        ("SHELLOPTS=allexport bash -c 'v=1; ls'", Unanalysable),
         // Still harmless.
         ("IFS= read -r line < f", ReadOnly),
         (
