@@ -130,8 +130,16 @@ const CASES: &[Case] = &[
         read_outside: &[],
     },
     Case {
-        // Where `$f` points is known only at run time.
+        // `$f` is given one literal value, so where it points is known.
         command: "f=../../outside/x; echo hi > \"$f\"",
+        rule: "Bash(echo *)",
+        verdict: NeedsApproval,
+        written: &["outside/x"],
+        read_outside: &[],
+    },
+    Case {
+        // Where `$f` points is known only at run time.
+        command: "f=$(cat name); echo hi > \"$f\"",
         rule: "Bash(echo *)",
         verdict: Unanalysable,
         written: &[],
@@ -145,7 +153,7 @@ const CASES: &[Case] = &[
         read_outside: &[],
     },
     Case {
-        command: "for f in *.txt; do cat \"$f\"; done",
+        command: "for f; do cat \"$f\"; done",
         rule: "Bash(cat *)",
         verdict: Unanalysable,
         written: &[],

@@ -5,12 +5,18 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::evaluated::{self, Evaluations};
-use super::parse::{DirStep, Direction, InvocationKind, Redirect, Script, Stdin, parse_script};
+use super::parse::{
+    DirStep, Direction, ImplicitAssignment, Invocation, InvocationKind, Redirect, Script, Stdin,
+    parse_script,
+};
 use super::paths::{
     Places, Resolved, canonicalize_existing_prefix, is_block_device, is_harmless_device,
 };
 use super::word::{Piece, SubstitutionKind, Word};
-use super::{BashAnalysis, BashContext, BashVerdict, SimpleCommand, commands, names, runners};
+use super::{
+    BashAnalysis, BashContext, BashVerdict, SimpleCommand, commands, loops, names, runners,
+    variables,
+};
 
 /// `bash -c` inside `bash -c` inside `eval`…: past this depth the text is not analysed.
 const MAX_DEPTH: usize = 8;
@@ -18,88 +24,10 @@ const MAX_DEPTH: usize = 8;
 /// `nice nice nice … ls`: past this many wrappers the command is not analysed.
 const MAX_WRAPPERS: usize = 32;
 
-/// Variables that change which programs run or how (a prefix such as `PATH=. ls`).
-const DANGEROUS_VARIABLES: &[&str] = &[
-    "PATH",
-    "IFS",
-    "BASH_ENV",
-    "ENV",
-    "PROMPT_COMMAND",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "PS4",
-    "CDPATH",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_EXTERNAL_DIFF",
-    "GIT_PAGER",
-    "GIT_EDITOR",
-    "GIT_EXEC_PATH",
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "PAGER",
-    "EDITOR",
-    "VISUAL",
-    "LESSOPEN",
-    "LESSCLOSE",
-    // Bash's own tables and lookups: `BASH_CMDS[cat]=/bin/rm` is `hash -p`,
-    // `BASH_ALIASES` is `alias`, `EXECIGNORE` hides programs from the PATH search,
-    // `BASH_LOADABLES_PATH` is where `enable -f` loads code from.
-    "BASH_CMDS",
-    "BASH_ALIASES",
-    "BASH_LOADABLES_PATH",
-    "EXECIGNORE",
-    "GLOBIGNORE",
-    "PS0",
-    "PS1",
-    "PS2",
-    "PS3",
-    // Code that interpreters and build tools load or run before the program asked for.
-    "PYTHONPATH",
-    "PYTHONSTARTUP",
-    "PYTHONHOME",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "PERL5OPT",
-    "PERL5LIB",
-    "PERLLIB",
-    "RUBYOPT",
-    "RUBYLIB",
-    "JAVA_TOOL_OPTIONS",
-    "_JAVA_OPTIONS",
-    "RUSTC",
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "RUSTDOC",
-    "CARGO_BUILD_RUSTC_WRAPPER",
-    "MANPAGER",
-    "BROWSER",
-    "SSH_ASKPASS",
-    "SUDO_ASKPASS",
-];
-
-/// Whether setting the variable changes which programs run or how.
+/// Whether setting the variable changes which programs run or how (see
+/// [`super::variables`]).
 pub(crate) fn is_dangerous_variable(name: &str) -> bool {
-    DANGEROUS_VARIABLES.contains(&name)
-        || name.starts_with("LD_")
-        || name.starts_with("DYLD_")
-        // `GIT_CONFIG_COUNT`/`_KEY_n`/`_VALUE_n` are `git -c`; `npm_config_script_shell` is
-        // `--script-shell`.
-        || name.starts_with("GIT_CONFIG")
-        || name.to_ascii_lowercase().starts_with("npm_config_")
-        // `env 'BASH_FUNC_ls%%=() { …; }' bash -c ls` defines a function in the child.
-        || name.starts_with("BASH_FUNC_")
-        // GIT_ASKPASS, GIT_PROXY_COMMAND, GIT_SEQUENCE_EDITOR, GIT_TEMPLATE_DIR…: most of
-        // git's variables name a program, or a config or directory it trusts.
-        || (name.starts_with("GIT_") && !is_harmless_git_variable(name))
-        || (name.starts_with("CARGO_TARGET_") && name.ends_with("_RUNNER"))
-}
-
-/// The git variables that only label commits or quiet prompts.
-fn is_harmless_git_variable(name: &str) -> bool {
-    name.starts_with("GIT_AUTHOR_")
-        || name.starts_with("GIT_COMMITTER_")
-        || matches!(name, "GIT_TERMINAL_PROMPT" | "GIT_OPTIONAL_LOCKS")
+    variables::is_dangerous(name)
 }
 
 pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
@@ -119,6 +47,8 @@ pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
         wrappers: 0,
         variables: HashMap::new(),
         evaluations: Evaluations::default(),
+        exports: variables::Exports::default(),
+        loops: loops::LoopValues::default(),
     };
     let cwd = canonicalize_existing_prefix(ctx.cwd);
     analyzer.analyze_text(command, Some(&cwd));
@@ -126,6 +56,11 @@ pub(crate) fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
     for problem in analyzer.evaluations.problems() {
         analyzer.unanalysable(problem);
     }
+    for name in analyzer.evaluations.arithmetic_assignments() {
+        variables::set_in_shell(&mut analyzer, &name);
+    }
+    variables::judge_exports(&mut analyzer);
+    loops::judge_loop_paths(&mut analyzer);
     analyzer.analysis
 }
 
@@ -152,6 +87,10 @@ pub(crate) struct Analyzer {
     variables: HashMap<String, Option<String>>,
     /// Every value the command line gives its variables, and the text Bash evaluates.
     pub(crate) evaluations: Evaluations,
+    /// What the command line exports, judged once it has all been read.
+    pub(crate) exports: variables::Exports,
+    /// What `for` loops give their variables, for the paths named through them.
+    pub(crate) loops: loops::LoopValues,
 }
 
 impl Analyzer {
@@ -230,6 +169,12 @@ impl Analyzer {
     /// A file the command reads. A glob is expanded and each match judged; a path known only
     /// at run time may be anywhere (`~/.ssh/id_rsa`), so no rule can vouch for it.
     pub(crate) fn read_path(&mut self, word: &Word, site: Site<'_>) {
+        if let Some(words) = loops::substitute(self, word, site) {
+            for word in &words {
+                self.read_path(word, site);
+            }
+            return;
+        }
         if let Some(matches) = super::globs::matches(self, word, site) {
             for path in &matches {
                 self.read_path(path, site);
@@ -263,6 +208,12 @@ impl Analyzer {
     /// A file the command changes in the way `verb` says ("removes", "changes the mode of").
     /// Globs and paths known only at run time are judged as in [`Analyzer::read_path`].
     pub(crate) fn write_path_as(&mut self, word: &Word, site: Site<'_>, verb: &str) {
+        if let Some(words) = loops::substitute(self, word, site) {
+            for word in &words {
+                self.write_path_as(word, site, verb);
+            }
+            return;
+        }
         if let Some(matches) = super::globs::matches(self, word, site) {
             for path in &matches {
                 self.write_path_as(path, site, verb);
@@ -350,6 +301,10 @@ impl Analyzer {
         }
         for variable in &script.loop_variables {
             names::variable_set(self, &variable.name);
+            self.loops.learn(variable);
+        }
+        for implicit in &script.implicit_assignments {
+            self.judge_implicit(implicit);
         }
         for invocation in &script.invocations {
             let dir = self.resolve_dir(cwd, &invocation.dir);
@@ -359,25 +314,7 @@ impl Analyzer {
                 stdin: &invocation.stdin,
                 extra_args: false,
             };
-            for assignment in &invocation.assignments {
-                let reason = format!(
-                    "sets {}, which changes what the commands run",
-                    assignment.name
-                );
-                // `GIT_CONFIG_KEY_0=core.pager …` is `git -c`, `npm_config_script_shell` is
-                // `--script-shell`: the program they name is beyond judging.
-                if super::runners::configures_a_program(&assignment.name) {
-                    self.unanalysable(reason);
-                } else {
-                    names::variable_set(self, &assignment.name);
-                }
-            }
-            if invocation.words.is_empty() || invocation.kind == InvocationKind::Declaration {
-                for assignment in &invocation.assignments {
-                    let value = self.static_value(&assignment.value, &script);
-                    self.variables.insert(assignment.name.clone(), value);
-                }
-            }
+            self.judge_assignments(invocation, &script);
             let words: Vec<Word> = invocation
                 .words
                 .iter()
@@ -390,7 +327,7 @@ impl Analyzer {
                 }
                 InvocationKind::Declaration => {
                     self.record(&words);
-                    evaluated::judge_declaration(self, &words);
+                    super::declarations::judge_declaration(self, &words);
                 }
                 InvocationKind::Command => {
                     self.record(&words);
@@ -409,6 +346,55 @@ impl Analyzer {
             self.judge_redirect(redirect, site);
         }
         self.find_fork_bombs(&script);
+    }
+
+    /// The `NAME=value` words of one invocation: exported to the command they prefix, set in
+    /// the shell when they stand alone; a declaration's are judged with its options.
+    fn judge_assignments(&mut self, invocation: &Invocation, script: &Script) {
+        for assignment in &invocation.assignments {
+            match invocation.kind {
+                InvocationKind::Declaration | InvocationKind::Test => {}
+                InvocationKind::Command if invocation.words.is_empty() => {
+                    let value = assignment.value.literal();
+                    variables::set_in_shell_to(self, &assignment.name, value.as_deref());
+                }
+                InvocationKind::Command => {
+                    let command = invocation.words.first().and_then(Word::literal);
+                    let value = assignment.value.literal();
+                    variables::prefixed(
+                        self,
+                        &assignment.name,
+                        value.as_deref(),
+                        command.as_deref(),
+                    );
+                }
+            }
+        }
+        if invocation.words.is_empty() || invocation.kind == InvocationKind::Declaration {
+            for assignment in &invocation.assignments {
+                let value = self.static_value(&assignment.value, script);
+                self.variables.insert(assignment.name.clone(), value);
+            }
+        }
+    }
+
+    /// `${NAME:=value}`, `${NAME=value}` and `{NAME}<file` assign NAME as `NAME=value` would.
+    fn judge_implicit(&mut self, implicit: &ImplicitAssignment) {
+        let Some(name) = &implicit.name else {
+            self.unanalysable(format!(
+                "`{}` assigns the variable whose name another variable holds, known only at run time",
+                implicit.source
+            ));
+            return;
+        };
+        variables::set_in_shell_to(self, name, implicit.value.as_deref());
+        let held = self
+            .variables
+            .get(name)
+            .is_some_and(|value| value.as_deref().is_some_and(|text| !text.is_empty()));
+        if !held {
+            self.variables.insert(name.clone(), implicit.value.clone());
+        }
     }
 
     fn resolve_dir(&self, cwd: Option<&Path>, steps: &[DirStep]) -> Option<PathBuf> {
@@ -575,6 +561,11 @@ impl Analyzer {
                 .iter()
                 .find_map(|invocation| downloader_name(&invocation.words))
         })
+    }
+
+    /// The literal text `name` was last assigned, when it was.
+    pub(crate) fn literal_value(&self, name: &str) -> Option<String> {
+        self.variables.get(name)?.clone()
     }
 
     /// The value of a word whose variables were assigned literal text earlier and whose

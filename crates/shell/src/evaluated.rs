@@ -20,9 +20,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::classify::Analyzer;
-use super::names;
+use super::declarations::{Target, check_name};
 use super::options::{OptionSpec, parse_args};
 use super::parse::{Evaluation, Invocation, InvocationKind, Script};
+use super::variables;
 use super::word::{Piece, SubstitutionKind, Word};
 
 /// Variables whose values refer to other variables, deeper than this, are not followed.
@@ -288,6 +289,68 @@ impl Evaluations {
         sentences
     }
 
+    /// The variables the command line's arithmetic assigns (`((HOME=1))`, `let x++`,
+    /// `$((a[i]=2))`, `[[ 1 -eq HOME=2 ]]`), following the values of the names it reads,
+    /// which Bash evaluates as arithmetic in turn (`v='HOME=1'; : $((v))`).
+    pub(crate) fn arithmetic_assignments(&self) -> Vec<String> {
+        let mut texts: Vec<(String, usize)> = self
+            .pending
+            .iter()
+            .filter_map(|pending| match pending {
+                Pending::Arithmetic { text, .. } => Some((text.clone(), 0)),
+                Pending::Unsafe { .. } | Pending::LeadingVariable { .. } => None,
+            })
+            .collect();
+        for name in &self.integers {
+            texts.extend(self.text_values(name).map(|text| (text.to_owned(), 1)));
+        }
+        let mut assigned = Vec::new();
+        let mut followed = HashSet::new();
+        while let Some((text, depth)) = texts.pop() {
+            let names = variables::arithmetic_names(&text);
+            assigned.extend(names.assigned);
+            // `$x=1` assigns the variable x names.
+            for name in &names.through {
+                for value in self.text_values(name) {
+                    let (base, _) = split_subscript(value);
+                    if is_identifier(base) {
+                        assigned.push(base.to_owned());
+                    }
+                }
+            }
+            if depth >= MAX_INDIRECTION {
+                continue;
+            }
+            for name in names.read {
+                if followed.insert(name.clone()) {
+                    texts.extend(
+                        self.text_values(&name)
+                            .map(|text| (text.to_owned(), depth + 1)),
+                    );
+                }
+            }
+        }
+        assigned.sort();
+        assigned.dedup();
+        assigned
+    }
+
+    /// How many values the command line gives `name`, in every form it learns.
+    pub(crate) fn value_count(&self, name: &str) -> usize {
+        self.values.get(name).map_or(0, Vec::len)
+    }
+
+    fn text_values(&self, name: &str) -> impl Iterator<Item = &str> {
+        self.values
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|value| match value {
+                Value::Text(text) => Some(text.as_str()),
+                Value::Runtime(_) => None,
+            })
+    }
+
     /// Why evaluating `text` as arithmetic could run a command, or `None` when it is only
     /// numbers, operators and names whose values are such text.
     fn arithmetic_problem(&self, text: &str, depth: usize) -> Option<String> {
@@ -493,59 +556,6 @@ pub(crate) fn judge_test(an: &mut Analyzer, words: &[Word]) {
     }
 }
 
-/// `declare`, `typeset`, `local`, `export`, `readonly`, `unset`: the names they take.
-pub(crate) fn judge_declaration(an: &mut Analyzer, words: &[Word]) {
-    let Some((builtin, args)) = words.split_first() else {
-        return;
-    };
-    let builtin = builtin.literal().unwrap_or_default();
-    let mut options_done = false;
-    let mut functions = false;
-    for arg in args {
-        let text = arg.literal();
-        if !options_done
-            && let Some(text) = &text
-            && (text.starts_with('-') || text.starts_with('+'))
-            && text.len() > 1
-        {
-            if text == "--" {
-                options_done = true;
-                continue;
-            }
-            let flags = text.get(1..).unwrap_or_default();
-            functions |= flags.contains(['f', 'F']);
-            let nameref = flags.contains('n')
-                && text.starts_with('-')
-                && matches!(builtin.as_str(), "declare" | "typeset" | "local" | "unset");
-            if nameref && builtin != "unset" {
-                an.unanalysable(format!(
-                    "`{builtin} -n` makes a name refer to another variable, array subscripts included"
-                ));
-            }
-            continue;
-        }
-        options_done = true;
-        if functions {
-            continue;
-        }
-        // `name=value`: the value was learnt as an assignment; the name is checked here.
-        let name_part = match arg.literal_prefix().split_once('=') {
-            Some((name, _)) => Word::unquoted(name),
-            None if text.is_none() && arg.literal_prefix().contains('[') => {
-                Word::unquoted(&arg.literal_prefix())
-            }
-            None => arg.clone(),
-        };
-        // `export PATH` keeps the value PATH had; only `PATH=…` changes it.
-        let target = if builtin != "unset" && arg.literal_prefix().contains('=') {
-            Target::Sets
-        } else {
-            Target::Reads
-        };
-        check_name(an, &builtin, &name_part, target);
-    }
-}
-
 /// Options that take a value, for `mapfile`/`readarray`.
 const MAPFILE_OPTIONS: OptionSpec<'static> = OptionSpec {
     with_value: &["-d", "-n", "-O", "-s", "-u", "-C", "-c"],
@@ -619,42 +629,6 @@ fn leading_operand(an: &mut Analyzer, name: &str, args: &[Word]) {
     }
 }
 
-/// Whether the builtin stores a value in the variable, or only looks at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Target {
-    Sets,
-    Reads,
-}
-
-/// A word a builtin takes as a variable name: a plain identifier, or one with a subscript
-/// that is itself safe arithmetic.
-fn check_name(an: &mut Analyzer, builtin: &str, word: &Word, target: Target) {
-    let Some(text) = word.literal() else {
-        an.unanalysable(format!(
-            "`{builtin}` takes a variable name and is given {}, known only at run time: Bash evaluates an array subscript in a name, which can run a command",
-            word.display()
-        ));
-        return;
-    };
-    let (base, subscript) = split_subscript(&text);
-    if !is_identifier(base) {
-        an.unanalysable(format!(
-            "`{builtin}` takes a variable name and is given `{text}`, which is not a plain name: Bash evaluates what it holds"
-        ));
-        return;
-    }
-    if let Some(subscript) = subscript {
-        an.evaluations.check_later(
-            subscript,
-            format!("the subscript of `{text}` given to `{builtin}`"),
-        );
-    }
-    match target {
-        Target::Sets => names::variable_set(an, base),
-        Target::Reads => {}
-    }
-}
-
 impl Evaluations {
     /// A word Bash evaluates as arithmetic after expanding it (`let`'s arguments, the
     /// operands of `[[ a -lt b ]]`).
@@ -712,7 +686,7 @@ fn loop_value(word: &Word) -> Value {
 }
 
 /// `a[i]` as `("a", Some("i"))`; a name without a subscript as `(name, None)`.
-fn split_subscript(name: &str) -> (&str, Option<&str>) {
+pub(crate) fn split_subscript(name: &str) -> (&str, Option<&str>) {
     match name.split_once('[') {
         Some((base, rest)) => (base, Some(rest.strip_suffix(']').unwrap_or(rest))),
         None => (name, None),
@@ -761,7 +735,7 @@ fn skip_builtin_wrappers(words: &[Word]) -> &[Word] {
     rest
 }
 
-fn is_identifier(text: &str) -> bool {
+pub(crate) fn is_identifier(text: &str) -> bool {
     let mut chars = text.chars();
     chars
         .next()

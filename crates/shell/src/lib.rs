@@ -35,12 +35,14 @@
 
 mod classify;
 mod commands;
+mod declarations;
 mod destructive;
 mod evaluated;
 mod find;
 mod git;
 mod globs;
 mod links;
+mod loops;
 mod names;
 mod network;
 mod options;
@@ -49,6 +51,7 @@ mod paths;
 mod readers;
 mod runners;
 mod scripts;
+mod variables;
 mod word;
 
 /// git's option tables as data, for the tests that check them against the git installed.

@@ -125,6 +125,12 @@ pub(crate) fn links_leaving(start: &Path, places: &Places) -> Reach {
             if !kind.is_symlink() {
                 continue;
             }
+            // `link -> /proc/self/cwd` leads where the command is when it runs, which
+            // canonicalising here would take for cairn's own directory: judged as itself.
+            if super::paths::process_link_on(&path).is_some() {
+                found.push((path.clone(), path));
+                continue;
+            }
             // A dangling link leads nowhere a reader can get to.
             let Ok(target) = fs::canonicalize(&path) else {
                 continue;

@@ -9,7 +9,8 @@
 //! `enable` with no operand, `trap -p`) stays as it was: it leaves every name meaning what
 //! it meant.
 
-use super::classify::{Analyzer, is_dangerous_variable};
+use super::classify::Analyzer;
+use super::variables;
 use super::word::Word;
 
 /// `set -o` options that change how later commands are read or run: `keyword` puts
@@ -71,7 +72,8 @@ pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word]) {
         "set" => set(an, args),
         "shopt" => shopt(an, args),
         "env" => env(an, args),
-        _ => {}
+        "sh" | "bash" | "dash" | "ksh" | "mksh" | "zsh" | "ash" => shell_options(an, name, args),
+        _ => variables::judge_command(an, name, args),
     }
 }
 
@@ -84,13 +86,10 @@ pub(crate) fn function_defined(an: &mut Analyzer, name: &str) {
     ));
 }
 
-/// `NAME=value` in any form (prefix, standalone, `export`, `declare`, `local`, `read`,
-/// `printf -v`, a loop variable) where NAME decides which programs run or how.
+/// NAME set in the shell (standalone `NAME=value`, `declare`, `local`, `read`, `printf -v`, a
+/// loop variable), judged by [`variables::set_in_shell`].
 pub(crate) fn variable_set(an: &mut Analyzer, name: &str) {
-    let base = name.split_once('[').map_or(name, |(base, _)| base);
-    if is_dangerous_variable(base) {
-        an.unanalysable(format!("sets {base}, which changes what the commands run"));
-    }
+    variables::set_in_shell(an, name);
 }
 
 /// `hash` lists, forgets (`-r`, `-d`) or looks names up in PATH as bash would anyway; only
@@ -155,6 +154,9 @@ fn set(an: &mut Analyzer, args: &[Word]) {
         }
         let turns_on = text.starts_with('-');
         let flags = text.get(1..).unwrap_or_default();
+        if turns_on && flags.contains('a') {
+            variables::allexport(an, &format!("set {text}"));
+        }
         if turns_on && let Some(flag) = flags.chars().find(|c| DANGEROUS_SET_FLAGS.contains(c)) {
             an.unanalysable(format!("`set -{flag}` changes how later commands are read"));
             return;
@@ -164,6 +166,9 @@ fn set(an: &mut Analyzer, args: &[Word]) {
                 return;
             };
             match option.literal() {
+                Some(option) if turns_on && option == "allexport" => {
+                    variables::allexport(an, "set -o allexport");
+                }
                 Some(option) if turns_on && DANGEROUS_SET_OPTIONS.contains(&option.as_str()) => {
                     an.unanalysable(format!(
                         "`set -o {option}` changes how later commands are read"
@@ -207,6 +212,9 @@ fn shopt(an: &mut Analyzer, args: &[Word]) {
         return;
     };
     for name in names {
+        if set_options && turns_on && name == "allexport" {
+            variables::allexport(an, "shopt -so allexport");
+        }
         let harmful = if set_options {
             turns_on && DANGEROUS_SET_OPTIONS.contains(&name.as_str())
         } else if turns_on {
@@ -225,14 +233,69 @@ fn shopt(an: &mut Analyzer, args: &[Word]) {
     }
 }
 
-/// `env NAME=value … command`: the variables `env` sets for the command it runs.
+/// `env NAME=value … command`: the variables `env` gives the command it runs, and those it
+/// takes away (`-u NAME`).
 fn env(an: &mut Analyzer, args: &[Word]) {
-    for arg in args {
-        let prefix = arg.literal_prefix();
-        if let Some((name, _)) = prefix.split_once('=')
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        let Some(text) = arg.literal() else {
+            let prefix = arg.literal_prefix();
+            match prefix.split_once('=') {
+                Some((name, _)) if !name.starts_with('-') => variables::exported(an, name, None),
+                _ => an.unanalysable(format!(
+                    "`env` is given {}, known only at run time: it may set or unset any variable",
+                    arg.display()
+                )),
+            }
+            continue;
+        };
+        if text == "-u" || text == "--unset" {
+            match words.next().and_then(Word::literal) {
+                Some(name) => variables::unset(an, &name),
+                None => an.unanalysable("`env -u` unsets a variable named only at run time"),
+            }
+        } else if let Some(name) = text
+            .strip_prefix("--unset=")
+            .or_else(|| text.strip_prefix("-u").filter(|name| !name.is_empty()))
+        {
+            variables::unset(an, name);
+        } else if let Some((name, value)) = text.split_once('=')
             && !name.starts_with('-')
         {
-            variable_set(an, name);
+            variables::exported(an, name, Some(value));
+        } else if !text.starts_with('-') {
+            // The command `env` runs, and its arguments.
+            return;
+        }
+    }
+}
+
+/// `bash -a -c …`, `sh -o allexport -c …`: the options a shell is started with, before the
+/// script or command string.
+fn shell_options(an: &mut Analyzer, name: &str, args: &[Word]) {
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        let Some(text) = arg.literal() else {
+            an.unanalysable(format!(
+                "`{name}` is given an option known only at run time, which may be -a (export every assignment)"
+            ));
+            return;
+        };
+        if text == "--" || text == "-" || !(text.starts_with('-') || text.starts_with('+')) {
+            return;
+        }
+        if text.starts_with("--") {
+            continue;
+        }
+        let flags = text.get(1..).unwrap_or_default();
+        if text.starts_with('-') && flags.contains('a') {
+            variables::allexport(an, &format!("{name} {text}"));
+        }
+        if flags.contains('o') || flags.contains('O') {
+            let option = words.next().and_then(Word::literal);
+            if text.starts_with('-') && option.as_deref() == Some("allexport") {
+                variables::allexport(an, &format!("{name} -o allexport"));
+            }
         }
     }
 }

@@ -35,6 +35,8 @@ pub(crate) struct Script {
     pub(crate) evaluations: Vec<Evaluation>,
     /// `for`/`select` loop variables.
     pub(crate) loop_variables: Vec<LoopVariable>,
+    /// Variables assigned by an expansion or a redirection: `${X:=v}`, `{X}<file`.
+    pub(crate) implicit_assignments: Vec<ImplicitAssignment>,
     /// Sentences about what could not be parsed or understood.
     pub(crate) problems: Vec<String>,
 }
@@ -77,6 +79,19 @@ pub(crate) struct Assignment {
     pub(crate) value: Word,
     /// `NAME+=value`: the value is appended to what the variable held.
     pub(crate) appends: bool,
+}
+
+/// A variable assigned without `NAME=value`: `${NAME:=value}` and `${NAME=value}` (when NAME
+/// is unset or empty), `{NAME}<file` (the descriptor number).
+#[derive(Debug, Clone)]
+pub(crate) struct ImplicitAssignment {
+    /// With any subscript; `None` for `${!ref:=value}`, which assigns the variable whose name
+    /// `ref` holds.
+    pub(crate) name: Option<String>,
+    /// The value when it is literal text.
+    pub(crate) value: Option<String>,
+    /// As written, for reasons.
+    pub(crate) source: String,
 }
 
 /// Source text that Bash evaluates when it runs.
@@ -191,6 +206,7 @@ pub(crate) fn parse_script(text: &str) -> Script {
         stdin: Stdin::Inherited,
         pipeline: None,
         depth: 0,
+        redirect_starts: Vec::new(),
     };
     walker.walk_block(root);
     if root.has_error() {
@@ -266,6 +282,8 @@ struct Walker<'s> {
     stdin: Stdin,
     pipeline: Option<(usize, usize)>,
     depth: usize,
+    /// Where the redirections of the enclosing redirected statements start.
+    redirect_starts: Vec<usize>,
 }
 
 impl<'s> Walker<'s> {
@@ -434,11 +452,25 @@ impl<'s> Walker<'s> {
         let mut assignments = Vec::new();
         let mut words = Vec::new();
         let mut stdin = None;
-        for (field, child) in children_with_fields(node) {
+        let children = children_with_fields(node);
+        for (index, (field, child)) in children.iter().copied().enumerate() {
             match (field, child.kind()) {
                 (Some("name"), _) => {
                     let word = self.command_name(child);
                     words.push(word);
+                }
+                (Some("argument"), _)
+                    if self
+                        .descriptor_name(child, children.get(index + 1))
+                        .is_some() =>
+                {
+                    // `exec {fd}<dir`: tree-sitter reads `{fd}` as an argument.
+                    let name = self.descriptor_name(child, children.get(index + 1));
+                    self.script.implicit_assignments.push(ImplicitAssignment {
+                        name,
+                        value: None,
+                        source: self.text(child).to_owned(),
+                    });
                 }
                 (Some("argument"), _) => {
                     let word = self.word(child);
@@ -468,32 +500,6 @@ impl<'s> Walker<'s> {
             }
             Some(_) | None => {}
         }
-    }
-
-    fn walk_declaration(&mut self, node: Node<'_>) {
-        let mut words = Vec::new();
-        let mut assignments = Vec::new();
-        for (_, child) in children_with_fields(node) {
-            if !child.is_named() {
-                words.push(Word::unquoted(self.text(child)));
-                continue;
-            }
-            match child.kind() {
-                "variable_assignment" => {
-                    let assignment = self.assignment(child);
-                    let mut word = Word::unquoted(&format!("{}=", assignment.name));
-                    word.append(assignment.value.clone());
-                    words.push(word);
-                    assignments.push(assignment);
-                }
-                "comment" => {}
-                _ => {
-                    let word = self.word(child);
-                    words.push(word);
-                }
-            }
-        }
-        self.push_invocation(InvocationKind::Declaration, assignments, words, None);
     }
 
     fn flatten_test(&mut self, node: Node<'_>, words: &mut Vec<Word>) {

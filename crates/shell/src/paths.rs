@@ -96,13 +96,23 @@ impl Places {
         if is_harmless_device(path) {
             return Resolved::Path(path.to_path_buf());
         }
-        if path.is_absolute() {
-            return Resolved::Path(canonicalize_existing_prefix(path));
+        let absolute = match cwd {
+            _ if path.is_absolute() => path.to_path_buf(),
+            Some(cwd) => cwd.join(path),
+            None => {
+                return Resolved::Unknown(format!(
+                    "{raw} (the directory is not known until run time)"
+                ));
+            }
+        };
+        // `/proc/self/cwd` resolves here to cairn's own directory, not the shell's.
+        if process_link_on(&absolute).is_some() {
+            return Resolved::Unknown(format!(
+                "{raw}, which goes through a link to the running process's own directory, root \
+                 or open files"
+            ));
         }
-        match cwd {
-            Some(cwd) => Resolved::Path(canonicalize_existing_prefix(&cwd.join(path))),
-            None => Resolved::Unknown(format!("{raw} (the directory is not known until run time)")),
-        }
+        Resolved::Path(canonicalize_existing_prefix(&absolute))
     }
 
     /// The absolute glob pattern a word is, when it has an unquoted `*`, `?` or `[`: the
@@ -249,9 +259,102 @@ pub(crate) fn is_harmless_device(path: &Path) -> bool {
         "/dev/urandom",
         "/dev/full",
     ];
-    DEVICES.iter().any(|device| path == Path::new(device))
-        || path.starts_with("/dev/fd")
-        || path.starts_with("/proc/self/fd")
+    const STANDARD_STREAMS: &[&str] = &[
+        "/dev/fd/0",
+        "/dev/fd/1",
+        "/dev/fd/2",
+        "/proc/self/fd/0",
+        "/proc/self/fd/1",
+        "/proc/self/fd/2",
+    ];
+    DEVICES
+        .iter()
+        .chain(STANDARD_STREAMS)
+        .any(|device| path == Path::new(device))
+}
+
+/// Symbolic links followed one path may go through, as the kernel allows (ELOOP past it).
+const MAX_LINK_HOPS: usize = 40;
+
+/// The first link on `path` (absolute) that names something of the process that follows it
+/// — its directory, root, executable, open descriptors (`/proc/self/cwd`, `/proc/$$/root`,
+/// `/proc/thread-self/fd/5`, `/dev/fd/6`, `/dev/stdin`) — found by resolving the path one
+/// component at a time, through any symbolic link that leads there (`dir/link` →
+/// `/proc/self/cwd`). Where such a link leads is the shell's business at run time, not
+/// what it leads to for cairn now.
+pub(crate) fn process_link_on(path: &Path) -> Option<PathBuf> {
+    // The components still to walk, last first, so that a link's target goes on top.
+    let mut pending: Vec<PathBuf> = Vec::new();
+    push_components(&mut pending, path);
+    let mut current = PathBuf::from("/");
+    let mut hops = 0;
+    while let Some(part) = pending.pop() {
+        match part.components().next() {
+            Some(Component::RootDir) => current = PathBuf::from("/"),
+            Some(Component::ParentDir) => {
+                current.pop();
+            }
+            Some(Component::Normal(name)) => {
+                let next = current.join(name);
+                if is_process_link(&next) {
+                    return Some(next);
+                }
+                match fs::read_link(&next) {
+                    // Past the kernel's limit the path does not resolve at all.
+                    Ok(_) if hops >= MAX_LINK_HOPS => return None,
+                    Ok(target) => {
+                        hops += 1;
+                        push_components(&mut pending, &target);
+                    }
+                    Err(_) => current = next,
+                }
+            }
+            Some(Component::CurDir | Component::Prefix(_)) | None => {}
+        }
+    }
+    None
+}
+
+fn push_components(pending: &mut Vec<PathBuf>, path: &Path) {
+    let parts: Vec<PathBuf> = path
+        .components()
+        .map(|component| PathBuf::from(component.as_os_str()))
+        .collect();
+    pending.extend(parts.into_iter().rev());
+}
+
+/// `/proc/<pid>/{cwd,root,exe}`, `/proc/<pid>/{fd,map_files}/<n>` (also under
+/// `task/<tid>/`), and `/dev/fd/<n>`, `/dev/stdin`, `/dev/stdout`, `/dev/stderr`.
+fn is_process_link(path: &Path) -> bool {
+    let parts: Vec<&str> = path
+        .components()
+        .filter_map(|component| match component {
+            Component::Normal(name) => name.to_str(),
+            Component::RootDir
+            | Component::CurDir
+            | Component::ParentDir
+            | Component::Prefix(_) => None,
+        })
+        .collect();
+    match parts.as_slice() {
+        ["dev", "stdin" | "stdout" | "stderr"] | ["dev", "fd", _] => true,
+        ["proc", process, rest @ ..] if is_process(process) => {
+            let rest = match rest {
+                ["task", thread, inner @ ..] if is_process(thread) => inner,
+                _ => rest,
+            };
+            matches!(
+                rest,
+                ["cwd" | "root" | "exe"] | ["fd" | "map_files" | "fdinfo", _]
+            )
+        }
+        _ => false,
+    }
+}
+
+fn is_process(name: &str) -> bool {
+    matches!(name, "self" | "thread-self")
+        || (!name.is_empty() && name.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Disks and memory: writing to them destroys data below the filesystem.

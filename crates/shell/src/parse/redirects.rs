@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::{Direction, Redirect, Stdin, Walker, children_with_fields};
+use super::{Direction, ImplicitAssignment, Redirect, Stdin, Walker, children_with_fields};
 
 impl Walker<'_> {
     pub(super) fn walk_redirected(&mut self, node: Node<'_>) {
@@ -13,6 +13,13 @@ impl Walker<'_> {
         let mut stdin = None;
         let mut heredoc_pipe = None;
         let mut after = Vec::new();
+        let starts_before = self.redirect_starts.len();
+        self.redirect_starts.extend(
+            children_with_fields(node)
+                .into_iter()
+                .filter(|(field, _)| *field == Some("redirect"))
+                .map(|(_, child)| child.start_byte()),
+        );
         for (field, child) in children_with_fields(node) {
             match (field, child.kind()) {
                 (Some("body"), _) => body = Some(child),
@@ -48,6 +55,7 @@ impl Walker<'_> {
             }
             (None, _) => {}
         }
+        self.redirect_starts.truncate(starts_before);
         // tree-sitter-bash hangs the redirection of `cd x && echo y > f` on the whole list,
         // where bash gives it to the last command, after the `cd`: judge it from both
         // directories.
@@ -116,6 +124,7 @@ impl Walker<'_> {
 
     /// Records a file redirect; returns the command's new standard input when it is one.
     pub(super) fn redirect(&mut self, node: Node<'_>) -> Option<Stdin> {
+        self.descriptor_variable(node);
         match node.kind() {
             "file_redirect" => {}
             "herestring_redirect" => {
@@ -192,6 +201,51 @@ impl Walker<'_> {
         });
         (direction == Direction::Read && matches!(descriptor, None | Some(0)))
             .then_some(Stdin::File(target))
+    }
+}
+
+impl Walker<'_> {
+    /// `NAME` when `word` is `{NAME}` written right before a redirection, which assigns NAME
+    /// the descriptor it opens.
+    pub(super) fn descriptor_name(
+        &self,
+        word: Node<'_>,
+        next: Option<&(Option<&'static str>, Node<'_>)>,
+    ) -> Option<String> {
+        let before_redirect = match next {
+            Some((Some("redirect"), redirect)) => redirect.start_byte() == word.end_byte(),
+            // The redirection of the command's last word is the statement's.
+            _ => self.redirect_starts.contains(&word.end_byte()),
+        };
+        if !before_redirect {
+            return None;
+        }
+        let name = self.text(word).strip_prefix('{')?.strip_suffix('}')?;
+        let mut chars = name.chars();
+        let first = chars.next()?;
+        ((first.is_ascii_alphabetic() || first == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| name.to_owned())
+    }
+
+    /// `{NAME}<file` and `{NAME}>&-` assign NAME the descriptor's number.
+    fn descriptor_variable(&mut self, node: Node<'_>) {
+        for (field, child) in children_with_fields(node) {
+            if field != Some("descriptor") && child.kind() != "file_descriptor" {
+                continue;
+            }
+            let text = self.text(child);
+            if let Some(name) = text
+                .strip_prefix('{')
+                .and_then(|rest| rest.strip_suffix('}'))
+            {
+                self.script.implicit_assignments.push(ImplicitAssignment {
+                    name: Some(name.to_owned()),
+                    value: None,
+                    source: self.text(node).to_owned(),
+                });
+            }
+        }
     }
 }
 

@@ -8,7 +8,10 @@ use tree_sitter::Node;
 use super::super::word::{
     Piece, SubstitutionKind, Word, decode_ansi_c, push_unquoted, unescape_double_quoted,
 };
-use super::{Assignment, Evaluation, Stdin, Walker, is_statement};
+use super::{
+    Assignment, Evaluation, ImplicitAssignment, InvocationKind, Stdin, Walker,
+    children_with_fields, is_statement,
+};
 
 impl Walker<'_> {
     pub(super) fn command_name(&mut self, node: Node<'_>) -> Word {
@@ -38,6 +41,48 @@ impl Walker<'_> {
             value,
             appends,
         }
+    }
+
+    /// `export`, `declare`, `local`, `readonly`, `typeset`, `unset` and their words.
+    pub(super) fn walk_declaration(&mut self, node: Node<'_>) {
+        let mut words = Vec::new();
+        let mut assignments: Vec<Assignment> = Vec::new();
+        // Where the last word ended, and whether it was an assignment.
+        let mut last: Option<(usize, bool)> = None;
+        for (_, child) in children_with_fields(node) {
+            if !child.is_named() {
+                words.push(Word::unquoted(self.text(child)));
+                last = None;
+                continue;
+            }
+            let (word, assignment) = match child.kind() {
+                "variable_assignment" => {
+                    let assignment = self.assignment(child);
+                    let mut word = Word::unquoted(&format!("{}=", assignment.name));
+                    word.append(assignment.value.clone());
+                    (word, Some(assignment))
+                }
+                "comment" => continue,
+                _ => (self.word(child), None),
+            };
+            // `export HO''ME=x` is one word, `HOME=x`, which tree-sitter reads as `HO`, `''`
+            // and the assignment `ME=x`.
+            if let Some((end, was_assignment)) = last
+                && end == child.start_byte()
+                && let Some(previous) = words.last_mut()
+            {
+                previous.append(word);
+                if was_assignment || assignment.is_some() {
+                    assignments.pop();
+                }
+                last = Some((child.end_byte(), false));
+                continue;
+            }
+            last = Some((child.end_byte(), assignment.is_some()));
+            words.push(word);
+            assignments.extend(assignment);
+        }
+        self.push_invocation(InvocationKind::Declaration, assignments, words, None);
     }
 
     /// Walks a node that is not a statement, only to find the substitutions in it (they run).
@@ -232,6 +277,9 @@ impl Walker<'_> {
         self.script
             .evaluations
             .push(Evaluation::Parameter(text.to_owned()));
+        if let Some(implicit) = assigning_expansion(text) {
+            self.script.implicit_assignments.push(implicit);
+        }
         let start = self.script.invocations.len();
         for child in named {
             self.walk_nested(child);
@@ -243,4 +291,35 @@ impl Walker<'_> {
         });
         word
     }
+}
+
+/// `${NAME:=value}`, `${NAME=value}`, `${a[i]:=value}` or `${!ref:=value}`: the variable it
+/// assigns when NAME is unset (or empty), and the value when it is literal.
+fn assigning_expansion(source: &str) -> Option<ImplicitAssignment> {
+    let inner = source.strip_prefix("${")?.strip_suffix('}')?;
+    let (indirect, rest) = match inner.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, inner),
+    };
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let (name, mut rest) = rest.split_at(name_len);
+    let first = name.chars().next()?;
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return None;
+    }
+    let mut written = name.to_owned();
+    if rest.starts_with('[') {
+        let close = rest.find(']')?;
+        written.push_str(rest.get(..=close)?);
+        rest = rest.get(close + 1..)?;
+    }
+    let value = rest.strip_prefix(":=").or_else(|| rest.strip_prefix('='))?;
+    let literal = !value.contains(['$', '`', '\\', '"', '\'', '*', '?', '[', '~', '{']);
+    Some(ImplicitAssignment {
+        name: (!indirect).then_some(written),
+        value: literal.then(|| value.to_owned()),
+        source: source.to_owned(),
+    })
 }
