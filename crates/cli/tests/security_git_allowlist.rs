@@ -82,7 +82,7 @@ fn attacks(work: &Path, outside: &Path) -> Vec<(String, PathBuf)> {
 fn project(h: &Harness, sandbox: bool) {
     let work = h.work.path();
     if !sandbox {
-        h.settings(json!({"sandbox": {"enabled": false}}));
+        h.user_settings(json!({"sandbox": {"enabled": false}}));
     }
     git(work, &["init", "-q", "-b", "main"]);
     std::fs::write(h.path("a.txt"), "x marks the spot\n").unwrap();
