@@ -25,7 +25,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::write::{count_lines, plural, write_atomically};
+use crate::beneath::JudgedPath;
+use crate::write::{count_lines, plural, write_judged};
 use crate::{
     Access, Concurrency, Destructiveness, FileTracker, Safety, Tool, ToolContext, ToolOutput,
 };
@@ -92,11 +93,11 @@ impl Tool for EditTool {
     }
 
     fn touched_paths(&self, input: &EditInput, ctx: &ToolContext) -> Vec<PathBuf> {
-        vec![ctx.resolve(&input.file_path)]
+        ctx.written_paths(&input.file_path)
     }
 
     async fn validate(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), String> {
-        let path = ctx.resolve(&input.file_path);
+        let path = ctx.write_target(&input.file_path).path();
         validate_edits(path, vec![input.edit()], EditKind::Single, ctx).await
     }
 
@@ -106,8 +107,8 @@ impl Tool for EditTool {
         ctx: &ToolContext,
         cancel: &CancellationToken,
     ) -> ToolOutput {
-        let path = ctx.resolve(&input.file_path);
-        run_edits(path, vec![input.edit()], EditKind::Single, ctx, cancel).await
+        let target = ctx.write_target(&input.file_path);
+        run_edits(target, vec![input.edit()], EditKind::Single, ctx, cancel).await
     }
 }
 
@@ -164,7 +165,7 @@ async fn validate_edits(
 }
 
 async fn run_edits(
-    path: PathBuf,
+    target: JudgedPath,
     edits: Vec<OwnedEdit>,
     kind: EditKind,
     ctx: &ToolContext,
@@ -175,7 +176,7 @@ async fn run_edits(
     }
     let session = Arc::clone(&ctx.session);
     let result =
-        tokio::task::spawn_blocking(move || edit_file(&path, &edits, kind, &session.files)).await;
+        tokio::task::spawn_blocking(move || edit_file(&target, &edits, kind, &session.files)).await;
     match result {
         Ok(Ok(text)) => ToolOutput::text(text),
         Ok(Err(message)) => ToolOutput::error(message),
@@ -208,21 +209,15 @@ impl PlannedEdit {
 /// Loads, edits in memory, and writes back `path`; the report for the model, or why nothing
 /// was written.
 fn edit_file(
-    path: &Path,
+    target: &JudgedPath,
     edits: &[OwnedEdit],
     kind: EditKind,
     files: &FileTracker,
 ) -> Result<String, String> {
+    let path = &target.path();
     let shown = path.display();
     let planned = plan_edits(path, edits, kind, files)?;
-    if planned.original.is_none()
-        && let Some(parent) = path.parent()
-    {
-        fs::create_dir_all(parent)
-            .map_err(|err| format!("Cannot create the directory {}: {err}", parent.display()))?;
-    }
-    write_atomically(path, &planned.bytes())
-        .map_err(|err| format!("Cannot write {shown}: {err}. The file was not changed."))?;
+    write_judged(target, &planned.bytes())?;
     files.record(path);
 
     if planned.original.is_none() {

@@ -11,7 +11,8 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::{CellKind, Notebook, cell_id, cell_type};
-use crate::write::write_atomically;
+use crate::beneath::JudgedPath;
+use crate::write::write_judged;
 use crate::{
     Access, Concurrency, Destructiveness, FileTracker, Safety, Tool, ToolContext, ToolOutput,
 };
@@ -95,11 +96,11 @@ impl Tool for NotebookEditTool {
     }
 
     fn touched_paths(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Vec<PathBuf> {
-        vec![ctx.resolve(&input.notebook_path)]
+        ctx.written_paths(&input.notebook_path)
     }
 
     async fn validate(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), String> {
-        let path = ctx.resolve(&input.notebook_path);
+        let path = ctx.write_target(&input.notebook_path).path();
         let input = input.clone();
         let session = Arc::clone(&ctx.session);
         // On a blocking thread: it reads and parses the notebook.
@@ -126,10 +127,11 @@ impl Tool for NotebookEditTool {
                 "NotebookEdit was cancelled before it started; nothing was changed.",
             );
         }
-        let path = ctx.resolve(&input.notebook_path);
+        let target = ctx.write_target(&input.notebook_path);
         let session = Arc::clone(&ctx.session);
         let result =
-            tokio::task::spawn_blocking(move || edit_notebook(&path, &input, &session.files)).await;
+            tokio::task::spawn_blocking(move || edit_notebook(&target, &input, &session.files))
+                .await;
         match result {
             Ok(Ok(text)) => ToolOutput::text(text),
             Ok(Err(message)) => ToolOutput::error(message),
@@ -141,14 +143,14 @@ impl Tool for NotebookEditTool {
 /// Loads the notebook and makes the change in memory; writes it back; the report for the
 /// model, or why nothing was written.
 fn edit_notebook(
-    path: &Path,
+    target: &JudgedPath,
     input: &NotebookEditInput,
     files: &FileTracker,
 ) -> Result<String, String> {
+    let path = &target.path();
     let shown = path.display();
     let (notebook, report) = plan_notebook_edit(path, input, files)?;
-    write_atomically(path, notebook.to_text().as_bytes())
-        .map_err(|err| format!("Cannot write {shown}: {err}. The notebook was not changed."))?;
+    write_judged(target, notebook.to_text().as_bytes())?;
     files.record(path);
     let count = notebook.cells().len();
     Ok(format!(
