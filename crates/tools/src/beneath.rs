@@ -197,6 +197,39 @@ pub fn write_atomically(target: &JudgedPath, bytes: &[u8], walk: Walk) -> Result
     Ok(())
 }
 
+/// The content of the regular file at `target`, read beneath its root with no link followed
+/// (an edit reads what it will write back, from the same place). A directory is
+/// `IsADirectory`; a FIFO, socket or device is refused without reading from it.
+pub fn read(target: &JudgedPath, walk: Walk) -> Result<Vec<u8>, BeneathError> {
+    use std::io::Read as _;
+    let full = target.path();
+    let err = |errno: Errno| BeneathError::from_errno(&full, errno);
+    let root =
+        open_root(&target.root).map_err(|errno| BeneathError::from_errno(&target.root, errno))?;
+    let fd = open_beneath(
+        root.as_fd(),
+        &target.relative,
+        OFlags::RDONLY | OFlags::NONBLOCK,
+        Mode::empty(),
+        walk,
+    )
+    .map_err(err)?;
+    let stat = rustix::fs::fstat(&fd).map_err(err)?;
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Directory => return Err(err(Errno::ISDIR)),
+        _ => return Err(err(Errno::INVAL)),
+    }
+    let mut bytes = Vec::new();
+    File::from(fd)
+        .read_to_end(&mut bytes)
+        .map_err(|source| BeneathError::Io {
+            path: full.clone(),
+            source,
+        })?;
+    Ok(bytes)
+}
+
 /// Opens the root itself. It was resolved when the call was checked; its own ancestors are
 /// the user's directories, not the model's.
 fn open_root(root: &Path) -> Result<OwnedFd, Errno> {

@@ -67,8 +67,8 @@ impl Tool for MultiEditTool {
     }
 
     async fn validate(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), String> {
-        let path = ctx.write_target(&input.file_path).path();
-        validate_edits(path, input.edits()?, EditKind::Multi, ctx).await
+        let target = ctx.write_target(&input.file_path);
+        validate_edits(target, input.edits()?, EditKind::Multi, ctx).await
     }
 
     async fn run(
