@@ -46,7 +46,10 @@ impl Scene {
     }
 
     fn judged(&self, relative: &str) -> JudgedPath {
-        JudgedPath::resolve(&self.workspace.join(relative), &[self.workspace.clone()])
+        JudgedPath::resolve(
+            &self.workspace.join(relative),
+            std::slice::from_ref(&self.workspace),
+        )
     }
 }
 
@@ -130,8 +133,11 @@ fn links_resolved_before_the_check_are_followed_and_stay_links() {
     }
 }
 
-/// Ways a link can appear on an already-judged path, each set up after the judgement.
-fn swaps(scene: &Scene) -> Vec<(&'static str, JudgedPath, Box<dyn Fn()>)> {
+/// One way a link can appear on an already-judged path: its name, the path as judged, and
+/// the swap, made after the judgement.
+type SwapCase = (&'static str, JudgedPath, Box<dyn Fn()>);
+
+fn swaps(scene: &Scene) -> Vec<SwapCase> {
     let ws = scene.workspace.clone();
     let out = scene.outside.clone();
     vec![
