@@ -1,6 +1,11 @@
 //! `Read` beyond plain text: images returned as images, notebooks cell by cell, binary files
 //! refused.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test setup: a step that fails should fail the test at once"
+)]
+
 mod files_support;
 
 use base64::Engine as _;
