@@ -31,6 +31,16 @@ use rustix::io::Errno;
 pub struct JudgedPath {
     root: PathBuf,
     relative: PathBuf,
+    new_dirs: NewDirs,
+}
+
+/// The permissions of the directories a write creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NewDirs {
+    /// `0o700` in a private directory, else `0o777` less the umask.
+    LikeTheirParent,
+    /// `0o700`: the path lies in cairn's own state.
+    Private,
 }
 
 impl JudgedPath {
@@ -55,7 +65,24 @@ impl JudgedPath {
             .strip_prefix(&root)
             .map(Path::to_path_buf)
             .unwrap_or_else(|_| resolved.to_path_buf());
-        JudgedPath { root, relative }
+        JudgedPath {
+            root,
+            relative,
+            new_dirs: NewDirs::LikeTheirParent,
+        }
+    }
+
+    /// This path, whose new directories are `0o700` when it lies under one of `dirs`
+    /// (cairn's own state), as every directory cairn creates there is.
+    pub fn private_under(mut self, dirs: &[PathBuf]) -> JudgedPath {
+        let path = self.path();
+        if dirs
+            .iter()
+            .any(|dir| path.starts_with(resolve_existing_prefix(dir)))
+        {
+            self.new_dirs = NewDirs::Private;
+        }
+        self
     }
 
     /// The whole path: the root and the rest.
@@ -174,7 +201,7 @@ pub fn write_atomically(target: &JudgedPath, bytes: &[u8], walk: Walk) -> Result
     let parent = parent.unwrap_or(Path::new(""));
     let root =
         open_root(&target.root).map_err(|errno| BeneathError::from_errno(&target.root, errno))?;
-    let dir = open_dir_creating(root.as_fd(), parent, walk).map_err(err)?;
+    let dir = open_dir_creating(root.as_fd(), parent, target.new_dirs, walk).map_err(err)?;
     let existing = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat) => Some(stat),
         Err(Errno::NOENT) => None,
@@ -242,7 +269,12 @@ fn open_root(root: &Path) -> Result<OwnedFd, Errno> {
 
 /// The directory `relative` beneath `root`, created (each missing component) when it does
 /// not exist.
-fn open_dir_creating(root: BorrowedFd<'_>, relative: &Path, walk: Walk) -> Result<OwnedFd, Errno> {
+fn open_dir_creating(
+    root: BorrowedFd<'_>,
+    relative: &Path,
+    new_dirs: NewDirs,
+    walk: Walk,
+) -> Result<OwnedFd, Errno> {
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY;
     match open_beneath(root, relative, dir_flags, Mode::empty(), walk) {
         Err(Errno::NOENT) => {}
@@ -258,7 +290,11 @@ fn open_dir_creating(root: BorrowedFd<'_>, relative: &Path, walk: Walk) -> Resul
             walk,
         ) {
             Err(Errno::NOENT) => {
-                match rustix::fs::mkdirat(&current, part, new_dir_mode(current.as_fd())) {
+                let mode = match new_dirs {
+                    NewDirs::Private => Mode::from_raw_mode(0o700),
+                    NewDirs::LikeTheirParent => new_dir_mode(current.as_fd()),
+                };
+                match rustix::fs::mkdirat(&current, part, mode) {
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(errno) => return Err(errno),
                 }

@@ -127,6 +127,9 @@ pub struct ToolContext {
     /// tool writes the last of them, its path as resolved when the call was prepared, and
     /// never resolves it again.
     pub call_paths: Vec<PathBuf>,
+    /// Directories of cairn's own state (its home, `~/.cairn`): every directory a file tool
+    /// creates under one of them is `0o700`, whatever the directory above it allows.
+    pub private_dirs: Vec<PathBuf>,
 }
 
 /// How shell commands are started inside a sandbox: `program prefix… shell -c …`. The
@@ -165,6 +168,7 @@ impl ToolContext {
             sandbox: None,
             workspace_roots: WorkspaceRoots::default(),
             call_paths: Vec::new(),
+            private_dirs: Vec::new(),
         }
     }
 
@@ -194,10 +198,11 @@ impl ToolContext {
     /// one (resolved at prepare time, not again), else `path` resolved now.
     pub(crate) fn write_target(&self, path: &str) -> beneath::JudgedPath {
         let roots = self.workspace_roots.all(&self.cwd);
-        match self.call_paths.last() {
+        let target = match self.call_paths.last() {
             Some(judged) => beneath::JudgedPath::under_roots(judged, &roots),
             None => beneath::JudgedPath::resolve(&self.resolve(path), &roots),
-        }
+        };
+        target.private_under(&self.private_dirs)
     }
 
     fn judged(&self, absolute: &Path) -> beneath::JudgedPath {

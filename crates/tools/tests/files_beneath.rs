@@ -370,3 +370,44 @@ async fn a_link_swapped_in_between_the_check_and_the_write_fails_the_call() {
         fs::remove_file(project.path("dir")).unwrap();
     }
 }
+
+#[tokio::test]
+async fn write_makes_new_directories_in_cairns_own_state_private() {
+    let home = tempfile::tempdir().unwrap();
+    let cairn_home = home.path().join(".cairn");
+    // cairn's home as an older version may have left it: open to others.
+    fs::create_dir(&cairn_home).unwrap();
+    fs::set_permissions(&cairn_home, fs::Permissions::from_mode(0o755)).unwrap();
+    let memory = cairn_home.join("projects/p/memory");
+    let mut context = cairn_tools::ToolContext::new(home.path().to_path_buf());
+    context.private_dirs = vec![cairn_home.clone()];
+    let mut registry = cairn_tools::ToolRegistry::new(context);
+    registry.register(cairn_tools::WriteTool);
+    let call = ToolCall {
+        id: "m".into(),
+        name: "Write".into(),
+        input: json!({"file_path": memory.join("topics/tests.md"), "content": "use pnpm\n"}),
+    };
+    let prepared = registry.prepare(&call).unwrap();
+    let output = registry
+        .execute(&prepared, &CallContext::detached(CancellationToken::new()))
+        .await;
+    assert!(!output.is_error, "{output:?}");
+    assert_eq!(
+        fs::read_to_string(memory.join("topics/tests.md")).unwrap(),
+        "use pnpm\n"
+    );
+    for dir in [
+        "projects",
+        "projects/p",
+        "projects/p/memory",
+        "projects/p/memory/topics",
+    ] {
+        let mode = fs::metadata(cairn_home.join(dir))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o700, "{dir}");
+    }
+}
