@@ -17,7 +17,6 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write as _};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -45,10 +44,22 @@ enum NewDirs {
 
 impl JudgedPath {
     /// Resolves `path` (absolute) now: its longest existing prefix with every link followed,
-    /// the missing rest appended, as the permission gate resolves it. This is the one
-    /// resolution a file tool's call gets.
+    /// the missing rest appended, as the permission gate resolves it; a link at the end that
+    /// leads to a file not there yet is followed too, so writing through it creates its
+    /// target. This is the one resolution a file tool's call gets.
     pub fn resolve(path: &Path, roots: &[PathBuf]) -> JudgedPath {
-        JudgedPath::under_roots(&resolve_existing_prefix(path), roots)
+        let mut resolved = resolve_existing_prefix(path);
+        // As many links as the kernel follows before it gives up (`ELOOP`).
+        for _ in 0..40 {
+            let Ok(target) = std::fs::read_link(&resolved) else {
+                break;
+            };
+            let Some(parent) = resolved.parent() else {
+                break;
+            };
+            resolved = resolve_existing_prefix(&parent.join(target));
+        }
+        JudgedPath::under_roots(&resolved, roots)
     }
 
     /// `resolved` (already resolved, and not resolved again) split at the deepest of `roots`
@@ -470,7 +481,8 @@ fn create_temp(dir: BorrowedFd<'_>, name: &OsStr, new_file: bool) -> Result<(Str
 fn fill_temp(mut temp: File, bytes: &[u8], existing: Option<&rustix::fs::Stat>) -> io::Result<()> {
     temp.write_all(bytes)?;
     if let Some(stat) = existing {
-        temp.set_permissions(std::fs::Permissions::from_mode(stat.st_mode & 0o7777))?;
+        // The permission bits alone: `Mode` holds no file type.
+        rustix::fs::fchmod(&temp, Mode::from_raw_mode(stat.st_mode))?;
         keep_owner(&temp, stat);
     }
     temp.sync_all()

@@ -230,6 +230,26 @@ fn not_a_regular_file(path: &Path, kind: FileType) -> Option<String> {
     ))
 }
 
+/// The kind of file `std` reports, as `fstat` names it.
+fn kind_of(kind: std::fs::FileType) -> FileType {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_file() {
+        FileType::RegularFile
+    } else if kind.is_dir() {
+        FileType::Directory
+    } else if kind.is_fifo() {
+        FileType::Fifo
+    } else if kind.is_socket() {
+        FileType::Socket
+    } else if kind.is_char_device() {
+        FileType::CharacterDevice
+    } else if kind.is_block_device() {
+        FileType::BlockDevice
+    } else {
+        FileType::Unknown
+    }
+}
+
 /// Up to `cap` bytes from the start of `file`, fewer at its end.
 fn read_up_to(file: &mut File, cap: usize) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(cap);
@@ -354,8 +374,7 @@ impl ScannedLines {
 async fn check_readable(path: &Path) -> Result<(), String> {
     match tokio::fs::metadata(path).await {
         Ok(metadata) if !metadata.is_file() => {
-            use std::os::unix::fs::MetadataExt as _;
-            let kind = FileType::from_raw_mode(metadata.mode());
+            let kind = kind_of(metadata.file_type());
             Err(not_a_regular_file(path, kind).unwrap_or_else(|| is_a_directory(path)))
         }
         Ok(metadata) if has_image_extension(path) && metadata.len() > MAX_IMAGE_BYTES => {

@@ -112,6 +112,15 @@ fn links_resolved_before_the_check_are_followed_and_stay_links() {
         let through_file = scene.judged("CLAUDE.md");
         assert_eq!(through_file.path(), scene.workspace.join("AGENTS.md"));
         write_atomically(&through_file, b"new", walk).unwrap();
+        // A link to a file not there yet: writing through it creates its target.
+        symlink("DRAFT.md", scene.workspace.join("NOTES.md")).unwrap();
+        let dangling = scene.judged("NOTES.md");
+        assert_eq!(dangling.path(), scene.workspace.join("DRAFT.md"));
+        write_atomically(&dangling, b"draft", walk).unwrap();
+        assert_eq!(
+            fs::read_to_string(scene.workspace.join("NOTES.md")).unwrap(),
+            "draft"
+        );
         let through_dir = scene.judged("src/main.rs");
         assert_eq!(through_dir.path(), scene.workspace.join("lib/main.rs"));
         write_atomically(&through_dir, b"fn main() {}", walk).unwrap();
