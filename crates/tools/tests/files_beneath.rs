@@ -420,3 +420,62 @@ async fn write_makes_new_directories_in_cairns_own_state_private() {
         assert_eq!(mode, 0o700, "{dir}");
     }
 }
+
+/// The verdict the real gate gives a Write prepared by the tools, as the engine asks it.
+fn gate_verdict(project: &Project, rules: &[&str], name: &str) -> cairn_policy::Verdict {
+    use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
+    let workspace = project.dir.path().to_path_buf();
+    let (rules, errors) = RuleSet::new(rules.iter().map(|text| {
+        (
+            RuleKind::Deny,
+            text.to_string(),
+            RuleOrigin::new("test", workspace.clone()),
+        )
+    }));
+    assert!(errors.is_empty(), "{errors:?}");
+    let gate = cairn_policy::PermissionGate::new(
+        cairn_policy::PermissionMode::AcceptEdits,
+        rules,
+        vec![workspace.clone()],
+        workspace.clone(),
+        workspace.join("home"),
+        cairn_policy::Asking::NonInteractive,
+    );
+    let prepared = project.prepare(
+        "Write",
+        json!({"file_path": project.arg(name), "content": "x"}),
+    );
+    gate.check(&cairn_policy::CallInfo {
+        tool: &prepared.name,
+        input: &prepared.input,
+        paths: &prepared.paths,
+        read_only: false,
+        destructive: false,
+    })
+}
+
+#[test]
+fn the_gate_judges_both_the_name_as_written_and_where_it_leads() {
+    use cairn_policy::Verdict;
+    let outside = tempfile::tempdir().unwrap();
+    let project = Project::new();
+    project.put("AGENTS.md", "x");
+    symlink("AGENTS.md", project.path("CLAUDE.md")).unwrap();
+    fs::create_dir(project.path("lib")).unwrap();
+    symlink("lib", project.path("src")).unwrap();
+    symlink(outside.path().join(".bashrc"), project.path("rc")).unwrap();
+    let allowed = |verdict: &Verdict| matches!(verdict, Verdict::Allow { .. });
+    let denied_by_rule = |verdict: &Verdict| matches!(verdict, Verdict::Deny { rule: Some(_), .. });
+    let cases: [(&[&str], &str, &dyn Fn(&Verdict) -> bool); 5] = [
+        (&["Edit(CLAUDE.md)"], "CLAUDE.md", &denied_by_rule),
+        (&["Edit(AGENTS.md)"], "CLAUDE.md", &denied_by_rule),
+        (&["Edit(lib/**)"], "src/x.rs", &denied_by_rule),
+        (&[], "src/x.rs", &allowed),
+        // A link out of the workspace is a write outside it: not allowed by acceptEdits.
+        (&[], "rc", &|verdict: &Verdict| !allowed(verdict)),
+    ];
+    for (rules, name, expected) in cases {
+        let verdict = gate_verdict(&project, rules, name);
+        assert!(expected(&verdict), "{rules:?} {name}: {verdict:?}");
+    }
+}
