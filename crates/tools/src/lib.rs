@@ -62,7 +62,9 @@ pub struct PreparedCall {
     pub name: String,
     pub input: Value,
     pub safety: Safety,
-    /// Absolute paths the call will read or write.
+    /// Absolute paths the call will read or write. A file tool writing through a symbolic
+    /// link declares the path as written and then where it leads, resolved once here: the
+    /// last is the file it writes, with no link followed again (see [`beneath`]).
     pub paths: Vec<PathBuf>,
 }
 
