@@ -491,3 +491,19 @@ fn the_gate_judges_both_the_name_as_written_and_where_it_leads() {
         );
     }
 }
+
+#[test]
+fn a_hard_link_to_a_file_outside_is_replaced_not_written_through() {
+    for walk in WALKS {
+        let scene = Scene::new();
+        let rc = scene.outside.join(".bashrc");
+        fs::write(&rc, "mine\n").unwrap();
+        fs::hard_link(&rc, scene.workspace.join("rc")).unwrap();
+        write_atomically(&scene.judged("rc"), b"export EVIL=1\n", walk).unwrap();
+        assert_eq!(fs::read_to_string(&rc).unwrap(), "mine\n", "{walk:?}");
+        assert_eq!(
+            fs::read_to_string(scene.workspace.join("rc")).unwrap(),
+            "export EVIL=1\n"
+        );
+    }
+}
