@@ -421,12 +421,21 @@ pub(crate) fn open_by_components(
         .map_err(|errno| link_or(at, last, errno))
 }
 
-/// `ELOOP` when `name` in `dir` is a symbolic link, else `errno` as it came.
+/// `ELOOP` when `name` in `dir` is a symbolic link, else `errno` as it came. `O_DIRECTORY`
+/// on a link answers `ENOTDIR` on Linux; a component that is a directory again by the time it
+/// is looked at was swapped in between, which is a link appearing all the same.
 fn link_or(dir: BorrowedFd<'_>, name: &OsStr, errno: Errno) -> Errno {
     match errno {
         Errno::LOOP => Errno::LOOP,
         Errno::NOTDIR => match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Symlink => Errno::LOOP,
+            Ok(stat)
+                if matches!(
+                    FileType::from_raw_mode(stat.st_mode),
+                    FileType::Symlink | FileType::Directory
+                ) =>
+            {
+                Errno::LOOP
+            }
             _ => errno,
         },
         other => other,
