@@ -156,6 +156,8 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
         .collect();
     tool_context.sandbox = governance.sandbox;
+    // Directories the file tools create in cairn's own state (the memory directory) are 0700.
+    tool_context.private_dirs = crate::session::cairn_home().into_iter().collect();
     if let Some(gate) = governance.governance.gate.clone() {
         tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     }

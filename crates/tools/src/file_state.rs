@@ -35,7 +35,8 @@ pub enum StaleRead {
     ChangedSince(PathBuf),
 }
 
-/// The stamps of the files this session has read or written.
+/// The stamps of the files this session has read or written, by real path: a file read as
+/// `CLAUDE.md` and written through the link's target `AGENTS.md` is the same file.
 #[derive(Debug, Default)]
 pub struct FileTracker {
     stamps: Mutex<HashMap<PathBuf, FileStamp>>,
@@ -48,7 +49,7 @@ impl FileTracker {
             self.stamps
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .insert(path.to_path_buf(), stamp);
+                .insert(real_path(path), stamp);
         }
     }
 
@@ -58,7 +59,7 @@ impl FileTracker {
             .stamps
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        match stamps.get(path) {
+        match stamps.get(&real_path(path)) {
             None => Err(StaleRead::NotRead(path.to_path_buf())),
             Some(seen) if FileStamp::of(path) != Some(*seen) => {
                 Err(StaleRead::ChangedSince(path.to_path_buf()))
@@ -66,6 +67,11 @@ impl FileTracker {
             Some(_) => Ok(()),
         }
     }
+}
+
+/// `path` with its symbolic links resolved; `path` itself when it does not exist.
+fn real_path(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]

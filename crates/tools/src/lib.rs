@@ -9,6 +9,7 @@
 //! tool names tolerantly and validates input before anything runs.
 
 mod bash;
+pub mod beneath;
 mod edit;
 mod file_state;
 mod input;
@@ -61,7 +62,9 @@ pub struct PreparedCall {
     pub name: String,
     pub input: Value,
     pub safety: Safety,
-    /// Absolute paths the call will read or write.
+    /// Absolute paths the call will read or write. A file tool writing through a symbolic
+    /// link declares the path as written and then where it leads, resolved once here: the
+    /// last is the file it writes, with no link followed again (see [`beneath`]).
     pub paths: Vec<PathBuf>,
 }
 
@@ -121,6 +124,14 @@ pub struct ToolContext {
     /// The directories the shell may stay in between commands; the project directory alone
     /// unless set.
     pub workspace_roots: WorkspaceRoots,
+    /// The paths the permission layer judged for the call being run ([`PreparedCall::paths`]),
+    /// set by the executor for each run; empty when a tool runs outside an executor. A file
+    /// tool writes the last of them, its path as resolved when the call was prepared, and
+    /// never resolves it again.
+    pub call_paths: Vec<PathBuf>,
+    /// Directories of cairn's own state (its home, `~/.cairn`): every directory a file tool
+    /// creates under one of them is `0o700`, whatever the directory above it allows.
+    pub private_dirs: Vec<PathBuf>,
 }
 
 /// How shell commands are started inside a sandbox: `program prefix… shell -c …`. The
@@ -158,7 +169,46 @@ impl ToolContext {
             env: Vec::new(),
             sandbox: None,
             workspace_roots: WorkspaceRoots::default(),
+            call_paths: Vec::new(),
+            private_dirs: Vec::new(),
         }
+    }
+
+    /// This context for running a call whose judged paths are `paths`.
+    pub fn for_call(&self, paths: &[PathBuf]) -> ToolContext {
+        ToolContext {
+            call_paths: paths.to_vec(),
+            ..self.clone()
+        }
+    }
+
+    /// What a file tool that writes `path` (as the model wrote it) declares it touches: the
+    /// path as written, then, when a symbolic link makes it lead elsewhere, the path resolved
+    /// now. The gate judges both (deny rules on the name as written, everything on where it
+    /// leads); the tool writes the last one and resolves nothing again.
+    pub(crate) fn written_paths(&self, path: &str) -> Vec<PathBuf> {
+        let written = self.resolve(path);
+        let resolved = self.judged(&written).path();
+        if resolved == written {
+            vec![written]
+        } else {
+            vec![written, resolved]
+        }
+    }
+
+    /// Where a file tool writes `path`: the path the gate judged for this call when there is
+    /// one (resolved at prepare time, not again), else `path` resolved now.
+    pub(crate) fn write_target(&self, path: &str) -> beneath::JudgedPath {
+        let roots = self.workspace_roots.all(&self.cwd);
+        let target = match self.call_paths.last() {
+            Some(judged) => beneath::JudgedPath::under_roots(judged, &roots),
+            None => beneath::JudgedPath::resolve(&self.resolve(path), &roots),
+        };
+        target.private_under(&self.private_dirs)
+    }
+
+    fn judged(&self, absolute: &Path) -> beneath::JudgedPath {
+        beneath::JudgedPath::resolve(absolute, &self.workspace_roots.all(&self.cwd))
     }
 
     /// `path` made absolute against the working directory (`~` is the home directory).

@@ -1,12 +1,14 @@
 //! `Read`: a text file as numbered lines, in the `cat -n` style the model expects; an image
 //! as an image the model can see; a Jupyter notebook cell by cell.
 
-use std::io::ErrorKind;
+use std::fs::File;
+use std::io::{BufRead, BufReader, ErrorKind, Read as _};
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use base64::Engine as _;
 use cairn_protocol::{ImageSource, ToolResultBlock, ToolResultContent};
+use rustix::fs::{FileType, Mode, OFlags};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -21,6 +23,12 @@ const BINARY_SNIFF_BYTES: usize = 8192;
 /// The largest image Read returns. The API refuses images over 5 MB of base64, which is
 /// 3.75 MiB of image.
 const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024 / 4 * 3;
+/// The largest notebook Read renders cell by cell; a larger one is shown as text lines.
+const MAX_NOTEBOOK_BYTES: u64 = 16 * 1024 * 1024;
+/// The most of a line Read keeps: enough for the 2000 characters it shows and one more.
+const MAX_LINE_BYTES: usize = (MAX_LINE_CHARS + 1) * 4;
+/// How far Read scans a text file, for the window and the line count after it.
+const MAX_SCAN_BYTES: u64 = 64 * 1024 * 1024;
 /// File name extensions of the image formats Read returns as images.
 const IMAGE_EXTENSIONS: [&str; 5] = ["png", "jpg", "jpeg", "gif", "webp"];
 
@@ -83,65 +91,280 @@ impl Tool for ReadTool {
         if let Err(message) = check_readable(&path).await {
             return ToolOutput::error(message);
         }
-        let bytes = match tokio::fs::read(&path).await {
-            Ok(bytes) => bytes,
-            Err(err) => return ToolOutput::error(unreadable(&path, &err)),
+        let window = Window {
+            offset: input.offset.unwrap_or(1).max(1),
+            limit: input.limit.unwrap_or(DEFAULT_LINE_LIMIT),
         };
-        if let Some(media_type) = image_media_type(&bytes) {
-            if bytes.len() as u64 > MAX_IMAGE_BYTES {
-                return ToolOutput::error(image_too_large(&path, bytes.len() as u64));
-            }
-            ctx.session.files.record(&path);
-            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-            return ToolOutput {
+        let shown = path.clone();
+        // On a blocking thread: it reads the file, however slow the disk.
+        let result = tokio::task::spawn_blocking(move || read_file(&shown, window)).await;
+        let read = match result {
+            Ok(Ok(read)) => read,
+            Ok(Err(message)) => return ToolOutput::error(message),
+            Err(join) => return ToolOutput::error(format!("Read stopped unexpectedly: {join}")),
+        };
+        ctx.session.files.record(&path);
+        match read {
+            FileRead::Image { media_type, bytes } => ToolOutput {
                 content: ToolResultContent::Blocks(vec![ToolResultBlock::Image {
                     source: ImageSource::Base64 {
                         media_type: media_type.to_string(),
-                        data,
+                        data: base64::engine::general_purpose::STANDARD.encode(&bytes),
                     },
                 }]),
                 is_error: false,
                 effect: None,
+            },
+            FileRead::Text(text) => ToolOutput::text(text),
+        }
+    }
+}
+
+/// What Read returns of a file it could read.
+enum FileRead {
+    Image {
+        media_type: &'static str,
+        bytes: Vec<u8>,
+    },
+    Text(String),
+}
+
+/// The lines a call asks for: `offset` (1-based) and how many.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    offset: usize,
+    limit: usize,
+}
+
+/// Opens `path` without waiting (`O_NONBLOCK`: a FIFO with no writer would otherwise block
+/// the open for ever), refuses what is not a regular file by the opened file's own `fstat`,
+/// and reads only what it returns: the first block to tell an image or a binary file, then
+/// the lines of the window (each kept up to what is shown), scanning at most
+/// [`MAX_SCAN_BYTES`].
+fn read_file(path: &Path, window: Window) -> Result<FileRead, String> {
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|errno| unreadable(path, &std::io::Error::from(errno)))?;
+    let stat = rustix::fs::fstat(&fd).map_err(|errno| unreadable(path, &errno.into()))?;
+    if let Some(refusal) = not_a_regular_file(path, FileType::from_raw_mode(stat.st_mode)) {
+        return Err(refusal);
+    }
+    let len = u64::try_from(stat.st_size).unwrap_or(0);
+    let mut file = File::from(fd);
+    let head = read_up_to(&mut file, BINARY_SNIFF_BYTES).map_err(|err| unreadable(path, &err))?;
+    if let Some(media_type) = image_media_type(&head) {
+        if len > MAX_IMAGE_BYTES {
+            return Err(image_too_large(path, len));
+        }
+        let mut bytes = head;
+        (&mut file)
+            .take(MAX_IMAGE_BYTES + 1 - bytes.len() as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|err| unreadable(path, &err))?;
+        if bytes.len() as u64 > MAX_IMAGE_BYTES {
+            return Err(image_too_large(path, bytes.len() as u64));
+        }
+        return Ok(FileRead::Image { media_type, bytes });
+    }
+    if has_image_extension(path) && !head.is_empty() {
+        return Err(format!(
+            "{} has an image file name, but its content is not a PNG, JPEG, GIF or WebP \
+             image, so it cannot be shown.",
+            path.display()
+        ));
+    }
+    if head.contains(&0) {
+        return Err(format!(
+            "{} looks like a binary file ({len} bytes); Read shows text files only.",
+            path.display()
+        ));
+    }
+    if head.is_empty() {
+        return Ok(FileRead::Text(format!(
+            "(the file {} is empty)",
+            path.display()
+        )));
+    }
+    if is_notebook(path) && len <= MAX_NOTEBOOK_BYTES {
+        let mut bytes = head;
+        (&mut file)
+            .take(MAX_NOTEBOOK_BYTES + 1 - bytes.len() as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|err| unreadable(path, &err))?;
+        let text = String::from_utf8_lossy(&bytes);
+        return Ok(FileRead::Text(match Notebook::parse(&text) {
+            Ok(notebook) => notebook.render(&path.display().to_string()),
+            Err(err) => {
+                let lines = numbered_lines(&text, 1, DEFAULT_LINE_LIMIT);
+                format!(
+                    "({} cannot be shown as a notebook: {err}. Its text follows.)\n{lines}",
+                    path.display()
+                )
+            }
+        }));
+    }
+    let reader = BufReader::new(std::io::Cursor::new(head).chain(file));
+    let lines = scan_lines(reader, window).map_err(|err| unreadable(path, &err))?;
+    Ok(FileRead::Text(lines.render(window, path)))
+}
+
+/// Why Read refuses `path`, of type `kind`, when it is not a regular file; `None` for a
+/// regular file. A pipe or a device may never end or wait for ever, so nothing is read.
+fn not_a_regular_file(path: &Path, kind: FileType) -> Option<String> {
+    let what = match kind {
+        FileType::RegularFile => return None,
+        FileType::Directory => return Some(is_a_directory(path)),
+        FileType::Fifo => "a named pipe (FIFO)",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Symlink | FileType::Unknown => "a special file",
+    };
+    Some(format!(
+        "{} is {what}, not a regular file; Read reads regular files only (reading it could \
+         wait for ever or never end).",
+        path.display()
+    ))
+}
+
+/// The kind of file `std` reports, as `fstat` names it.
+fn kind_of(kind: std::fs::FileType) -> FileType {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_file() {
+        FileType::RegularFile
+    } else if kind.is_dir() {
+        FileType::Directory
+    } else if kind.is_fifo() {
+        FileType::Fifo
+    } else if kind.is_socket() {
+        FileType::Socket
+    } else if kind.is_char_device() {
+        FileType::CharacterDevice
+    } else if kind.is_block_device() {
+        FileType::BlockDevice
+    } else {
+        FileType::Unknown
+    }
+}
+
+/// Up to `cap` bytes from the start of `file`, fewer at its end.
+fn read_up_to(file: &mut File, cap: usize) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(cap);
+    file.take(cap as u64).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The lines of a window, as far as the scan went.
+struct ScannedLines {
+    /// `(number, text kept)`: a long line is kept up to [`MAX_LINE_BYTES`], more than is
+    /// shown, so that [`numbered_line`] notes the cut.
+    shown: Vec<(usize, String)>,
+    /// Lines seen in all.
+    seen: usize,
+    /// The scan stopped at [`MAX_SCAN_BYTES`] before the end of the file.
+    stopped_early: bool,
+}
+
+/// Reads lines from `reader`, keeping of each line in the window only what can be shown and
+/// of the others nothing; counts lines past the window for the note, up to
+/// [`MAX_SCAN_BYTES`] in all.
+fn scan_lines(mut reader: impl BufRead, window: Window) -> std::io::Result<ScannedLines> {
+    let first = window.offset;
+    let last = window.offset.saturating_add(window.limit).saturating_sub(1);
+    let mut out = ScannedLines {
+        shown: Vec::new(),
+        seen: 0,
+        stopped_early: false,
+    };
+    let mut current: Vec<u8> = Vec::new();
+    let mut in_line = false;
+    let mut scanned: u64 = 0;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        if scanned >= MAX_SCAN_BYTES {
+            out.stopped_early = true;
+            break;
+        }
+        let (piece, ends_line) = match chunk.iter().position(|&byte| byte == b'\n') {
+            Some(at) => (&chunk[..at], true),
+            None => (chunk, false),
+        };
+        let number = out.seen + 1;
+        if (first..=last).contains(&number) {
+            let room = MAX_LINE_BYTES.saturating_sub(current.len());
+            current.extend_from_slice(&piece[..piece.len().min(room)]);
+        }
+        let used = piece.len() + usize::from(ends_line);
+        in_line = !ends_line;
+        reader.consume(used);
+        scanned += used as u64;
+        if ends_line {
+            finish_line(&mut out, &mut current, first, last);
+        }
+    }
+    if in_line {
+        finish_line(&mut out, &mut current, first, last);
+    }
+    Ok(out)
+}
+
+fn finish_line(out: &mut ScannedLines, current: &mut Vec<u8>, first: usize, last: usize) {
+    out.seen += 1;
+    if (first..=last).contains(&out.seen) {
+        let mut text = String::from_utf8_lossy(current).into_owned();
+        if out.seen == 1 && text.starts_with('\u{feff}') {
+            text.remove(0);
+        }
+        out.shown.push((out.seen, text));
+    }
+    current.clear();
+}
+
+impl ScannedLines {
+    /// The window as `cat -n` prints it, with a note when more lines follow.
+    fn render(&self, window: Window, path: &Path) -> String {
+        let offset = window.offset;
+        if self.shown.is_empty() {
+            return if self.stopped_early {
+                format!(
+                    "(offset {offset} lies past the first {} MiB of {}, which is as far as \
+                     Read scans; use Bash (for example `tail -n +{offset} FILE | head`) to \
+                     read that far)",
+                    MAX_SCAN_BYTES / (1024 * 1024),
+                    path.display()
+                )
+            } else {
+                format!(
+                    "(the file has {} lines; offset {offset} is past its end)",
+                    self.seen
+                )
             };
         }
-        if has_image_extension(&path) && !bytes.is_empty() {
-            return ToolOutput::error(format!(
-                "{} has an image file name, but its content is not a PNG, JPEG, GIF or WebP \
-                 image, so it cannot be shown.",
-                path.display()
+        let mut out = String::new();
+        for (number, text) in &self.shown {
+            out.push_str(&numbered_line(*number, text));
+        }
+        let last_shown = offset - 1 + self.shown.len();
+        if self.stopped_early {
+            out.push_str(&format!(
+                "(showing lines {offset}-{last_shown}; the file goes on past the {} MiB Read \
+                 scans; use offset and limit to read more)\n",
+                MAX_SCAN_BYTES / (1024 * 1024)
+            ));
+        } else if last_shown < self.seen {
+            out.push_str(&format!(
+                "(showing lines {offset}-{last_shown} of {}; use offset and limit to read \
+                 more)\n",
+                self.seen
             ));
         }
-        let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
-        if sniff.contains(&0) {
-            return ToolOutput::error(format!(
-                "{} looks like a binary file ({} bytes); Read shows text files only.",
-                path.display(),
-                bytes.len()
-            ));
-        }
-        ctx.session.files.record(&path);
-        if bytes.is_empty() {
-            return ToolOutput::text(format!("(the file {} is empty)", path.display()));
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        if is_notebook(&path) {
-            match Notebook::parse(&text) {
-                Ok(notebook) => {
-                    return ToolOutput::text(notebook.render(&path.display().to_string()));
-                }
-                Err(err) => {
-                    let lines = numbered_lines(&text, 1, DEFAULT_LINE_LIMIT);
-                    return ToolOutput::text(format!(
-                        "({} cannot be shown as a notebook: {err}. Its text follows.)\n{lines}",
-                        path.display()
-                    ));
-                }
-            }
-        }
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let offset = input.offset.unwrap_or(1).max(1);
-        let limit = input.limit.unwrap_or(DEFAULT_LINE_LIMIT);
-        ToolOutput::text(numbered_lines(text, offset, limit))
+        out
     }
 }
 
@@ -150,7 +373,10 @@ impl Tool for ReadTool {
 /// execution share it.
 async fn check_readable(path: &Path) -> Result<(), String> {
     match tokio::fs::metadata(path).await {
-        Ok(metadata) if metadata.is_dir() => Err(is_a_directory(path)),
+        Ok(metadata) if !metadata.is_file() => {
+            let kind = kind_of(metadata.file_type());
+            Err(not_a_regular_file(path, kind).unwrap_or_else(|| is_a_directory(path)))
+        }
         Ok(metadata) if has_image_extension(path) && metadata.len() > MAX_IMAGE_BYTES => {
             Err(image_too_large(path, metadata.len()))
         }

@@ -218,7 +218,10 @@ impl ToolExecutor for ToolRegistry {
 
     async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput {
         match self.find(&call.name) {
-            Some(tool) => tool.run_json(&call.input, &self.context, &cx.cancel).await,
+            Some(tool) => {
+                let context = self.context.for_call(&call.paths);
+                tool.run_json(&call.input, &context, &cx.cancel).await
+            }
             None => ToolOutput::error(format!("No tool named \"{}\".", call.name)),
         }
     }

@@ -1,6 +1,11 @@
 //! `Read` beyond plain text: images returned as images, notebooks cell by cell, binary files
 //! refused.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test setup: a step that fails should fail the test at once"
+)]
+
 mod files_support;
 
 use base64::Engine as _;
@@ -230,5 +235,149 @@ async fn a_broken_notebook_is_shown_as_text_with_a_note() {
             "({path} cannot be shown as a notebook: it is not valid JSON (EOF while parsing a \
              list at line 2 column 0). Its text follows.)\n     1\t{{\"cells\": [\n"
         ))
+    );
+}
+
+/// The peak resident memory of this process so far, in KiB (`VmHWM`).
+fn peak_memory_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// Runs a Read, failing the test instead of hanging when the Read never returns.
+async fn read_promptly(project: &Project, path: &str) -> ToolOutput {
+    tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        project.call("Read", json!({"file_path": path})),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("Read of {path} did not return"))
+}
+
+#[tokio::test]
+async fn special_files_are_refused_at_once_without_reading_them() {
+    let project = Project::new();
+    let fifo = project.path("pipe");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
+    let socket = project.path("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    // A pipe with a writer that never writes nor closes: reading it would wait for ever.
+    let (pipe_reader, _pipe_writer) = std::io::pipe().unwrap();
+    let pipe_path = format!(
+        "/proc/self/fd/{}",
+        std::os::fd::AsRawFd::as_raw_fd(&pipe_reader)
+    );
+    let cases = [
+        (project.arg("pipe"), "a named pipe (FIFO)"),
+        (project.arg("sock"), "a socket"),
+        ("/dev/zero".to_string(), "a character device"),
+        ("/dev/null".to_string(), "a character device"),
+        (pipe_path, "a named pipe (FIFO)"),
+    ];
+    for (path, what) in cases {
+        let expected = ToolOutput::error(format!(
+            "{path} is {what}, not a regular file; Read reads regular files only (reading it \
+             could wait for ever or never end)."
+        ));
+        assert_eq!(read_promptly(&project, &path).await, expected, "{path}");
+        assert_eq!(
+            project.validate("Read", json!({"file_path": path})).await,
+            Err(expected),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_huge_sparse_file_is_answered_with_bounded_memory() {
+    const HUGE: u64 = 2 << 30;
+    let project = Project::new();
+    // All zeros: binary, told from the first block.
+    let zeros = std::fs::File::create(project.path("zeros.img")).unwrap();
+    zeros.set_len(HUGE).unwrap();
+    // Text lines, then zeros with no newline: one endless line after the text.
+    let lines: String = (1..=3).map(|n| format!("line {n}\n")).collect();
+    let padded = format!("{lines}{}\n", "x".repeat(9000));
+    project.put("log.txt", &padded);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(project.path("log.txt"))
+        .unwrap()
+        .set_len(HUGE)
+        .unwrap();
+
+    let before = peak_memory_kib();
+    let binary = read_promptly(&project, &project.arg("zeros.img")).await;
+    let text = read_promptly(&project, &project.arg("log.txt")).await;
+    let grown_kib = peak_memory_kib().saturating_sub(before);
+
+    assert_eq!(
+        binary,
+        ToolOutput::error(format!(
+            "{} looks like a binary file ({HUGE} bytes); Read shows text files only.",
+            project.arg("zeros.img")
+        ))
+    );
+    assert!(!text.is_error, "{text:?}");
+    let shown = text.content.text();
+    let numbered: Vec<&str> = shown
+        .lines()
+        .map(|line| &line[..line.len().min(12)])
+        .collect();
+    assert_eq!(
+        numbered,
+        vec![
+            "     1\tline ",
+            "     2\tline ",
+            "     3\tline ",
+            "     4\txxxxx",
+            "     5\t\0\0\0\0\0",
+            "(showing lin",
+        ]
+    );
+    assert!(
+        shown.contains("[line cut at 2000 characters]"),
+        "{shown:.200}"
+    );
+    assert!(shown.ends_with("(showing lines 1-5; the file goes on past the 64 MiB Read scans; use offset and limit to read more)\n"), "{}", &shown[shown.len() - 200..]);
+    assert!(
+        grown_kib < 64 * 1024,
+        "reading a 2 GiB file raised the peak memory by {grown_kib} KiB"
+    );
+}
+
+#[tokio::test]
+async fn a_window_far_into_a_file_shows_only_its_lines() {
+    let project = Project::new();
+    let text: String = (1..=50_000).map(|n| format!("row {n}\n")).collect();
+    project.put("rows.txt", &text);
+    let output = project
+        .call(
+            "Read",
+            json!({"file_path": project.arg("rows.txt"), "offset": 49_999, "limit": 5}),
+        )
+        .await;
+    assert_eq!(
+        output,
+        ToolOutput::text(" 49999\trow 49999\n 50000\trow 50000\n")
+    );
+    let past = project
+        .call(
+            "Read",
+            json!({"file_path": project.arg("rows.txt"), "offset": 60_000}),
+        )
+        .await;
+    assert_eq!(
+        past,
+        ToolOutput::text("(the file has 50000 lines; offset 60000 is past its end)")
     );
 }

@@ -15,7 +15,6 @@ mod replace;
 mod snippet;
 mod text;
 
-use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,7 +24,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::write::{count_lines, plural, write_atomically};
+use crate::beneath::{self, BeneathError, JudgedPath, Walk};
+use crate::write::{count_lines, plural, write_judged};
 use crate::{
     Access, Concurrency, Destructiveness, FileTracker, Safety, Tool, ToolContext, ToolOutput,
 };
@@ -92,12 +92,12 @@ impl Tool for EditTool {
     }
 
     fn touched_paths(&self, input: &EditInput, ctx: &ToolContext) -> Vec<PathBuf> {
-        vec![ctx.resolve(&input.file_path)]
+        ctx.written_paths(&input.file_path)
     }
 
     async fn validate(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), String> {
-        let path = ctx.resolve(&input.file_path);
-        validate_edits(path, vec![input.edit()], EditKind::Single, ctx).await
+        let target = ctx.write_target(&input.file_path);
+        validate_edits(target, vec![input.edit()], EditKind::Single, ctx).await
     }
 
     async fn run(
@@ -106,8 +106,8 @@ impl Tool for EditTool {
         ctx: &ToolContext,
         cancel: &CancellationToken,
     ) -> ToolOutput {
-        let path = ctx.resolve(&input.file_path);
-        run_edits(path, vec![input.edit()], EditKind::Single, ctx, cancel).await
+        let target = ctx.write_target(&input.file_path);
+        run_edits(target, vec![input.edit()], EditKind::Single, ctx, cancel).await
     }
 }
 
@@ -149,14 +149,15 @@ impl OwnedEdit {
 /// Works the edits out in memory (on a blocking thread: it reads the file) and writes
 /// nothing: the check that an edit can work, before anyone is asked to allow it.
 async fn validate_edits(
-    path: PathBuf,
+    target: JudgedPath,
     edits: Vec<OwnedEdit>,
     kind: EditKind,
     ctx: &ToolContext,
 ) -> Result<(), String> {
     let session = Arc::clone(&ctx.session);
     let result =
-        tokio::task::spawn_blocking(move || plan_edits(&path, &edits, kind, &session.files)).await;
+        tokio::task::spawn_blocking(move || plan_edits(&target, &edits, kind, &session.files))
+            .await;
     match result {
         Ok(planned) => planned.map(drop),
         Err(join) => Err(format!("Checking the edit stopped unexpectedly: {join}")),
@@ -164,7 +165,7 @@ async fn validate_edits(
 }
 
 async fn run_edits(
-    path: PathBuf,
+    target: JudgedPath,
     edits: Vec<OwnedEdit>,
     kind: EditKind,
     ctx: &ToolContext,
@@ -175,7 +176,7 @@ async fn run_edits(
     }
     let session = Arc::clone(&ctx.session);
     let result =
-        tokio::task::spawn_blocking(move || edit_file(&path, &edits, kind, &session.files)).await;
+        tokio::task::spawn_blocking(move || edit_file(&target, &edits, kind, &session.files)).await;
     match result {
         Ok(Ok(text)) => ToolOutput::text(text),
         Ok(Err(message)) => ToolOutput::error(message),
@@ -208,21 +209,15 @@ impl PlannedEdit {
 /// Loads, edits in memory, and writes back `path`; the report for the model, or why nothing
 /// was written.
 fn edit_file(
-    path: &Path,
+    target: &JudgedPath,
     edits: &[OwnedEdit],
     kind: EditKind,
     files: &FileTracker,
 ) -> Result<String, String> {
+    let path = &target.path();
     let shown = path.display();
-    let planned = plan_edits(path, edits, kind, files)?;
-    if planned.original.is_none()
-        && let Some(parent) = path.parent()
-    {
-        fs::create_dir_all(parent)
-            .map_err(|err| format!("Cannot create the directory {}: {err}", parent.display()))?;
-    }
-    write_atomically(path, &planned.bytes())
-        .map_err(|err| format!("Cannot write {shown}: {err}. The file was not changed."))?;
+    let planned = plan_edits(target, edits, kind, files)?;
+    write_judged(target, &planned.bytes())?;
     files.record(path);
 
     if planned.original.is_none() {
@@ -252,11 +247,12 @@ fn edit_file(
 /// directory, read and unchanged since, text, every `old_string` found as the edit asks,
 /// a real change), and nothing written. Validation and execution share it.
 fn plan_edits(
-    path: &Path,
+    target: &JudgedPath,
     edits: &[OwnedEdit],
     kind: EditKind,
     files: &FileTracker,
 ) -> Result<PlannedEdit, String> {
+    let path = &target.path();
     let shown = path.display();
     if path
         .extension()
@@ -267,13 +263,9 @@ fn plan_edits(
         ));
     }
     let creates = edits.first().is_some_and(|edit| edit.old.is_empty());
-    let original = match fs::metadata(path) {
-        Ok(metadata) if metadata.is_dir() => {
-            return Err(format!("{shown} is a directory, not a file."));
-        }
-        Ok(_) => {
+    let original = match beneath::read(target, Walk::Kernel) {
+        Ok(bytes) => {
             files.check_fresh(path).map_err(|err| err.to_string())?;
-            let bytes = fs::read(path).map_err(|err| format!("Cannot read {shown}: {err}"))?;
             Some(TextFile::decode(bytes).map_err(|why| match why {
                 NotText::Binary => {
                     format!("{shown} is a binary file; Edit changes text files only.")
@@ -284,6 +276,9 @@ fn plan_edits(
                 ),
             })?)
         }
+        Err(err) if err.kind() == ErrorKind::IsADirectory => {
+            return Err(format!("{shown} is a directory, not a file."));
+        }
         Err(err) if err.kind() == ErrorKind::NotFound && creates => None,
         Err(err) if err.kind() == ErrorKind::NotFound => {
             return Err(format!(
@@ -291,7 +286,10 @@ fn plan_edits(
                  empty old_string."
             ));
         }
-        Err(err) => return Err(format!("Cannot read {shown}: {err}")),
+        Err(BeneathError::Io { source, .. }) => {
+            return Err(format!("Cannot read {shown}: {source}"));
+        }
+        Err(other) => return Err(other.to_string()),
     };
     let new_file = TextFile::new_empty();
     let file = original.as_ref().unwrap_or(&new_file);

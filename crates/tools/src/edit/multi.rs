@@ -63,12 +63,12 @@ impl Tool for MultiEditTool {
     }
 
     fn touched_paths(&self, input: &MultiEditInput, ctx: &ToolContext) -> Vec<PathBuf> {
-        vec![ctx.resolve(&input.file_path)]
+        ctx.written_paths(&input.file_path)
     }
 
     async fn validate(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), String> {
-        let path = ctx.resolve(&input.file_path);
-        validate_edits(path, input.edits()?, EditKind::Multi, ctx).await
+        let target = ctx.write_target(&input.file_path);
+        validate_edits(target, input.edits()?, EditKind::Multi, ctx).await
     }
 
     async fn run(
@@ -81,8 +81,8 @@ impl Tool for MultiEditTool {
             Ok(edits) => edits,
             Err(message) => return ToolOutput::error(message),
         };
-        let path = ctx.resolve(&input.file_path);
-        run_edits(path, edits, EditKind::Multi, ctx, cancel).await
+        let target = ctx.write_target(&input.file_path);
+        run_edits(target, edits, EditKind::Multi, ctx, cancel).await
     }
 }
 

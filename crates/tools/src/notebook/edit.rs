@@ -1,8 +1,7 @@
 //! `NotebookEdit`: replaces, inserts or deletes one cell of a Jupyter notebook.
 
-use std::fs;
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -11,7 +10,8 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::{CellKind, Notebook, cell_id, cell_type};
-use crate::write::write_atomically;
+use crate::beneath::{self, BeneathError, JudgedPath, Walk};
+use crate::write::write_judged;
 use crate::{
     Access, Concurrency, Destructiveness, FileTracker, Safety, Tool, ToolContext, ToolOutput,
 };
@@ -95,16 +95,16 @@ impl Tool for NotebookEditTool {
     }
 
     fn touched_paths(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Vec<PathBuf> {
-        vec![ctx.resolve(&input.notebook_path)]
+        ctx.written_paths(&input.notebook_path)
     }
 
     async fn validate(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), String> {
-        let path = ctx.resolve(&input.notebook_path);
+        let target = ctx.write_target(&input.notebook_path);
         let input = input.clone();
         let session = Arc::clone(&ctx.session);
         // On a blocking thread: it reads and parses the notebook.
         let result = tokio::task::spawn_blocking(move || {
-            plan_notebook_edit(&path, &input, &session.files).map(drop)
+            plan_notebook_edit(&target, &input, &session.files).map(drop)
         })
         .await;
         match result {
@@ -126,10 +126,11 @@ impl Tool for NotebookEditTool {
                 "NotebookEdit was cancelled before it started; nothing was changed.",
             );
         }
-        let path = ctx.resolve(&input.notebook_path);
+        let target = ctx.write_target(&input.notebook_path);
         let session = Arc::clone(&ctx.session);
         let result =
-            tokio::task::spawn_blocking(move || edit_notebook(&path, &input, &session.files)).await;
+            tokio::task::spawn_blocking(move || edit_notebook(&target, &input, &session.files))
+                .await;
         match result {
             Ok(Ok(text)) => ToolOutput::text(text),
             Ok(Err(message)) => ToolOutput::error(message),
@@ -141,14 +142,14 @@ impl Tool for NotebookEditTool {
 /// Loads the notebook and makes the change in memory; writes it back; the report for the
 /// model, or why nothing was written.
 fn edit_notebook(
-    path: &Path,
+    target: &JudgedPath,
     input: &NotebookEditInput,
     files: &FileTracker,
 ) -> Result<String, String> {
+    let path = &target.path();
     let shown = path.display();
-    let (notebook, report) = plan_notebook_edit(path, input, files)?;
-    write_atomically(path, notebook.to_text().as_bytes())
-        .map_err(|err| format!("Cannot write {shown}: {err}. The notebook was not changed."))?;
+    let (notebook, report) = plan_notebook_edit(target, input, files)?;
+    write_judged(target, notebook.to_text().as_bytes())?;
     files.record(path);
     let count = notebook.cells().len();
     Ok(format!(
@@ -162,10 +163,11 @@ fn edit_notebook(
 /// nothing written. Returns the changed notebook and what was done to it. Validation and
 /// execution share it.
 fn plan_notebook_edit(
-    path: &Path,
+    target: &JudgedPath,
     input: &NotebookEditInput,
     files: &FileTracker,
 ) -> Result<(Notebook, String), String> {
+    let path = &target.path();
     let shown = path.display();
     if !path
         .extension()
@@ -175,20 +177,23 @@ fn plan_notebook_edit(
             "{shown} is not a Jupyter notebook (.ipynb). Use Edit to change other files."
         ));
     }
-    match fs::metadata(path) {
-        Ok(metadata) if metadata.is_dir() => {
+    let bytes = match beneath::read(target, Walk::Kernel) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == ErrorKind::IsADirectory => {
             return Err(format!("{shown} is a directory, not a notebook."));
         }
-        Ok(_) => {}
         Err(err) if err.kind() == ErrorKind::NotFound => {
             return Err(format!(
                 "Notebook does not exist: {shown}. Create it with Write (as nbformat 4 JSON)."
             ));
         }
-        Err(err) => return Err(format!("Cannot read {shown}: {err}")),
-    }
+        Err(BeneathError::Io { source, .. }) => {
+            return Err(format!("Cannot read {shown}: {source}"));
+        }
+        Err(other) => return Err(other.to_string()),
+    };
     files.check_fresh(path).map_err(|err| err.to_string())?;
-    let text = fs::read_to_string(path).map_err(|err| format!("Cannot read {shown}: {err}"))?;
+    let text = String::from_utf8(bytes).map_err(|err| format!("Cannot read {shown}: {err}"))?;
     let mut notebook =
         Notebook::parse(&text).map_err(|err| format!("Cannot edit {shown}: {err}."))?;
 

@@ -247,14 +247,23 @@ fn editor_command() -> String {
         .unwrap_or_else(|| "vi".to_string())
 }
 
+/// Creates the directory that will hold `path`, missing parents included, only the user can
+/// enter (`0o700`): the memory directory lies in cairn's own state, where every directory is
+/// private.
+fn create_parent(path: &Path) -> Result<(), String> {
+    match path.parent() {
+        Some(dir) => cairn_protocol::private_dir_builder()
+            .create(dir)
+            .map_err(|err| format!("Cannot create {}: {err}", dir.display())),
+        None => Ok(()),
+    }
+}
+
 /// Hands the terminal to the editor on `path` and takes it back: the viewport is cleared,
 /// raw mode and bracketed paste are off while the editor runs, and everything is redrawn
 /// after. The caller has stopped reading keys. Returns what to tell the user.
 pub async fn edit(terminal: &mut Terminal<InlineBackend>, path: &Path) -> Result<String, String> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|err| format!("Cannot create {}: {err}", dir.display()))?;
-    }
+    create_parent(path)?;
     let editor = editor_command();
     let before = std::fs::read(path).ok();
     let terminal_error = |err: std::io::Error| format!("Terminal error around the editor: {err}");
@@ -322,6 +331,27 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     use std::time::Duration;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_editors_new_directories_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let home = tempfile::tempdir().unwrap();
+        let file = home.path().join(".cairn/projects/p/memory/MEMORY.md");
+        create_parent(&file).unwrap();
+        for dir in [
+            ".cairn",
+            ".cairn/projects",
+            ".cairn/projects/p",
+            ".cairn/projects/p/memory",
+        ] {
+            let mode = std::fs::metadata(home.path().join(dir))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700, "{dir}");
+        }
+    }
 
     fn edit(path: &Path) -> Result<MemoryCommand, String> {
         Ok(MemoryCommand::Edit(path.to_path_buf()))
