@@ -49,7 +49,12 @@ mod paths;
 mod readers;
 mod runners;
 mod scripts;
+mod tables;
 mod word;
+
+/// The option tables of the read-only commands, as data: for the crate's own tests.
+#[doc(hidden)]
+pub use tables::listing as option_tables;
 
 use std::path::{Path, PathBuf};
 
