@@ -56,7 +56,7 @@ pub(crate) const LS: Table = Table::gnu(&[
     value(&["--time-style"]),
     flag(&["-t"]),
     value(&["-T", "--tabsize"]),
-    flag(&["-u"]),
+    flag(&["-u", "--utc", "--universal", "--uct"]),
     flag(&["-U"]),
     flag(&["-v"]),
     value(&["-w", "--width"]),
@@ -159,7 +159,6 @@ pub(crate) const DATE: Table = Table::gnu(&[
     flag(&["--version"]),
     flag(&["--rfc-2822"]),
     flag(&["--rfc-822"]),
-    flag(&["--uct"]),
 ]);
 
 /// `md5sum`.

@@ -5,7 +5,7 @@ use crate::options::{Table, flag, optional, reads, runs, value};
 /// `grep`.
 pub(crate) const GREP: Table = Table::gnu(&[
     flag(&["-E", "--extended-regexp"]),
-    flag(&["-F"]),
+    flag(&["-F", "--fixed-strings", "--fixed-regexp"]),
     flag(&["-G", "--basic-regexp"]),
     flag(&["-P", "--perl-regexp"]),
     value(&["-e", "--regexp"]),
@@ -51,7 +51,6 @@ pub(crate) const GREP: Table = Table::gnu(&[
     flag(&["--no-group-separator"]),
     optional(&["--color", "--colour"]),
     flag(&["-U", "--binary"]),
-    flag(&["--fixed-regexp"]),
     flag(&["--unix-byte-offsets"]),
     flag(&["-0"]),
     flag(&["-1"]),
@@ -141,6 +140,9 @@ pub(crate) const RG: Table = Table::exact(&[
     flag(&["--mmap"]),
     flag(&["--multiline-dotall"]),
     flag(&["--no-config"]),
+    flag(&["--no-context-separator"]),
+    flag(&["--pcre2-unicode"]),
+    flag(&["--unicode"]),
     flag(&["--no-heading"]),
     flag(&["--no-ignore"]),
     flag(&["--no-ignore-dot"]),

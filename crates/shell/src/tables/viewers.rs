@@ -173,7 +173,7 @@ pub(crate) const HEXDUMP: Table = Table::gnu(&[
 ]);
 
 /// `more`.
-pub(crate) const MORE: Table = Table::gnu(&[
+pub(crate) const MORE: Table = Table::gnu_numeric(&[
     flag(&["-d", "--silent"]),
     flag(&["-f", "--logical"]),
     flag(&["-l", "--no-pause"]),
