@@ -48,6 +48,8 @@ fn files(h: &Harness) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(h.work.path())
         .unwrap()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        // The sandbox makes `.claude/` to keep its protected files read-only.
+        .filter(|name| name != ".claude")
         .collect();
     names.sort();
     names
