@@ -122,6 +122,7 @@ fn every_spelling_of_every_dangerous_option_is_not_read_only() {
     let sandbox = Sandbox::new();
     let attacks = abbreviation_class(&sandbox);
     assert!(attacks.len() > 300, "only {} attacks", attacks.len());
+    eprintln!("{} generated attacks", attacks.len());
     let mut held = Vec::new();
     for attack in &attacks {
         let analysis = sandbox.analyze(&attack.line);
@@ -178,6 +179,7 @@ fn ambiguous_prefixes_and_unknown_options_are_not_read_only() {
     lines.sort();
     lines.dedup();
     assert!(lines.len() > 200, "only {} lines", lines.len());
+    eprintln!("{} ambiguous or unknown", lines.len());
     let read_only: Vec<&String> = lines
         .iter()
         .filter(|line| sandbox.analyze(line).verdict == ReadOnly)
