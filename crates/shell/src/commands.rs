@@ -4,9 +4,9 @@
 //! commands are in `runners`.
 
 use super::classify::{Analyzer, Site};
-use super::options::{OptionSpec, parse_args};
+use super::options::{OptionSpec, judge_options, parse, parse_args};
 use super::word::Word;
-use super::{destructive, git, network, readers};
+use super::{destructive, git, network, readers, tables};
 
 /// Commands that touch no files and change nothing (their redirections are judged apart).
 const PURE: &[&str] = &[
@@ -38,38 +38,23 @@ pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>
                 None => an.read_path(&Word::unquoted("~"), site),
             }
         }
-        "date" => {
-            let parsed = parse_args(
-                args,
-                OptionSpec {
-                    with_value: &[
-                        "-d",
-                        "--date",
-                        "-r",
-                        "--reference",
-                        "-f",
-                        "--file",
-                        "-s",
-                        "--set",
-                    ],
-                    stop_at_operand: false,
-                },
-            );
-            for file in parsed.values(&["-r", "--reference", "-f", "--file"]) {
-                an.read_path(file, site);
-            }
-            let sets_clock = parsed.has(&["-s", "--set"])
-                || parsed
-                    .operands
-                    .iter()
-                    .any(|operand| !operand.literal_prefix().starts_with('+'));
-            if sets_clock {
-                an.needs_approval("`date` sets the system clock");
-            }
-        }
-        "hostname" => {
-            if !parse_args(args, OptionSpec::default()).operands.is_empty() {
-                an.needs_approval("`hostname NAME` sets the host name");
+        "date" | "hostname" => {
+            let Some(table) = tables::table(name) else {
+                return;
+            };
+            let parsed = parse(args, table);
+            judge_options(an, name, &parsed, site);
+            // `date MMDDhhmm` and `hostname NAME` set the clock and the host name.
+            let sets = parsed
+                .operands
+                .iter()
+                .any(|operand| name == "hostname" || !operand.literal_prefix().starts_with('+'));
+            if sets {
+                an.needs_approval(if name == "date" {
+                    "`date` sets the system clock"
+                } else {
+                    "`hostname NAME` sets the host name"
+                });
             }
         }
         "alias" => {

@@ -51,12 +51,16 @@ mod paths;
 mod readers;
 mod runners;
 mod scripts;
+mod tables;
 mod variables;
 mod word;
 
 /// git's option tables as data, for the tests that check them against the git installed.
 #[doc(hidden)]
 pub use git::export as git_tables;
+/// The option tables of the read-only commands, as data: for the crate's own tests.
+#[doc(hidden)]
+pub use tables::listing as option_tables;
 
 use std::path::{Path, PathBuf};
 

@@ -272,6 +272,27 @@ impl Table {
         }
     }
 
+    /// A GNU-style table where `-NUM` is an option of its own (`head -5`, `uniq -2`).
+    pub(crate) const fn gnu_numeric(options: &'static [OptDef]) -> Table {
+        Table {
+            options,
+            long: LongMatch::Prefix,
+            stop_at_operand: false,
+            numeric: true,
+        }
+    }
+
+    /// A table for a program that takes only whole option names (clap, hand-written
+    /// parsers), options anywhere, no `-NUM`.
+    pub(crate) const fn exact(options: &'static [OptDef]) -> Table {
+        Table {
+            options,
+            long: LongMatch::Exact,
+            stop_at_operand: false,
+            numeric: false,
+        }
+    }
+
     /// The option `name` (`-o` or `--output`, no value) names: for a long name, the option
     /// it is a prefix of when the program takes prefixes.
     pub(crate) fn lookup(&self, name: &str) -> Lookup {
@@ -357,6 +378,10 @@ impl Parsed {
     }
 
     /// The values given to any of `names`, in order.
+    #[allow(
+        dead_code,
+        reason = "for the judges that read option values themselves"
+    )]
     pub(crate) fn values<'s>(
         &'s self,
         names: &'s [&'s str],
@@ -368,6 +393,10 @@ impl Parsed {
     }
 
     /// The options given whose effect is `effect`.
+    #[allow(
+        dead_code,
+        reason = "for the judges that read option values themselves"
+    )]
     pub(crate) fn with_effect(&self, effect: Effect) -> impl Iterator<Item = &Given> {
         self.options
             .iter()
