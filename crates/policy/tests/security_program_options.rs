@@ -1,0 +1,91 @@
+//! Issue 21: an option that makes a command run another program (`sort --compress-program`,
+//! `git grep --open-files-in-pager`, `rg --pre`) is judged apart from the command. An allow rule
+//! for the command alone (`Bash(sort:*)`, `Bash(git:*)`) does not lift it, whatever spelling
+//! the program accepts; only a rule that names the option as written does. Each case goes
+//! through the real gate in `cairn -p`, where a question is a refusal.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+mod security_support;
+
+use pretty_assertions::assert_eq;
+use security_support::{World, kind};
+
+/// (command, the allow rule in force, what the gate must answer in `-p`).
+const CASES: &[(&str, &str, &str)] = &[
+    // The command's own rule does not vouch for the program an option hands control to.
+    (
+        "sort --compress-program=gzip -S 1k data.txt",
+        "Bash(sort:*)",
+        "deny",
+    ),
+    ("sort --compress-prog gzip data.txt", "Bash(sort *)", "deny"),
+    (
+        "sort --compress-p=./run.sh data.txt",
+        "Bash(sort:*)",
+        "deny",
+    ),
+    ("rg --pre ./decode.sh needle", "Bash(rg:*)", "deny"),
+    (
+        "git grep --open-files-in-pager=./pager.sh -e needle",
+        "Bash(git:*)",
+        "deny",
+    ),
+    (
+        "git grep --open=./pager.sh -e needle",
+        "Bash(git grep:*)",
+        "deny",
+    ),
+    // A rule that names the option, as written, is the user's word for it.
+    (
+        "sort --compress-program=gzip -S 1k data.txt",
+        "Bash(sort --compress-program=gzip:*)",
+        "allow",
+    ),
+    // Without the option the command's rule holds, and plain reads need none.
+    ("sort -u data.txt", "Bash(sort:*)", "allow"),
+    ("sort -u data.txt", "Bash(echo:*)", "allow"),
+];
+
+#[test]
+fn program_options_are_lifted_only_by_a_rule_that_names_them() {
+    let world = World::new();
+    world.file("data.txt", "b\na\n");
+    let mut failures = Vec::new();
+    for (command, rule, expected) in CASES {
+        let verdict = world.check(&[rule], command);
+        if kind(&verdict) != *expected {
+            failures.push(format!("{command} with {rule}: {verdict:?}"));
+        }
+    }
+    assert_eq!(failures, Vec::<String>::new());
+}
+
+#[test]
+fn the_analysis_names_the_program_option_as_written_and_in_full() {
+    let world = World::new();
+    let analysis = world.analyze("sort --compress-prog=sh data.txt");
+    let options: Vec<(String, String, String)> = analysis
+        .program_options
+        .iter()
+        .map(|option| {
+            (
+                option.command.clone(),
+                option.written.clone(),
+                option.canonical.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        options,
+        [(
+            "sort".to_owned(),
+            "--compress-prog".to_owned(),
+            "--compress-program".to_owned()
+        )]
+    );
+}
