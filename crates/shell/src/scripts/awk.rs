@@ -1,0 +1,734 @@
+//! `awk` (gawk, mawk, nawk): the options read against a table of every option gawk and mawk
+//! have, and the program tokenized (strings, regular expression literals, comments) so that
+//! what can run or write is found wherever it is: `system()`, any `|` (`print | "cmd"`,
+//! `"cmd" | getline`, gawk's `|&`), `print >`/`>>` redirections (a literal file is judged as a
+//! write, anything else is not read-only), `getline < FILE` (judged as a read), gawk's `@`
+//! (`@load`, `@include`, indirect calls, which reach `system` by name), and changes to
+//! `ARGV`/`ARGC`/`SYMTAB`, which name the input files at run time. Every function called must
+//! be a builtin on the list below or one the program defines.
+
+use crate::classify::{Analyzer, Site};
+use crate::globs::quoted_path;
+use crate::options::{
+    Arity, Effect, Parsed, Table, flag, judge_options, option, optional, parse, runs, value,
+};
+use crate::word::Word;
+
+/// gawk 5's options and mawk's (`-W`), POSIX order: options end at the program.
+const AWK: Table = Table {
+    options: &[
+        // Code read from a file (or a library loaded) is not visible at the time of the check.
+        runs(&["-f", "--file"]),
+        runs(&["-E", "--exec"]),
+        runs(&["-i", "--include"]),
+        runs(&["-l", "--load"]),
+        // The debugger runs the commands it reads, from its input or a file.
+        option(&["-D", "--debug"], Arity::Optional, Effect::Runs),
+        value(&["-F", "--field-separator"]),
+        value(&["-v", "--assign"]),
+        value(&["-e", "--source"]),
+        value(&["-W"]),
+        // Write `awkvars.out` / `awkprof.out`, or the file given.
+        optional(&["-d", "--dump-variables"]),
+        optional(&["-o", "--pretty-print"]),
+        optional(&["-p", "--profile"]),
+        optional(&["-L", "--lint"]),
+        flag(&["-b", "--characters-as-bytes"]),
+        flag(&["-c", "--traditional"]),
+        flag(&["-C", "--copyright"]),
+        flag(&["-g", "--gen-pot"]),
+        flag(&["-h", "--help"]),
+        flag(&["-I", "--trace"]),
+        flag(&["-k", "--csv"]),
+        flag(&["-M", "--bignum"]),
+        flag(&["-N", "--use-lc-numeric"]),
+        flag(&["-n", "--non-decimal-data"]),
+        flag(&["-O", "--optimize"]),
+        flag(&["-P", "--posix"]),
+        flag(&["-r", "--re-interval"]),
+        flag(&["-s", "--no-optimize"]),
+        flag(&["-S", "--sandbox"]),
+        flag(&["-t", "--lint-old"]),
+        flag(&["-V", "--version"]),
+    ],
+    long: crate::options::LongMatch::Prefix,
+    stop_at_operand: true,
+    numeric: false,
+};
+
+/// The `-W` names: gawk reads `-W name` as `--name` (any unambiguous prefix), mawk as its own
+/// options (also abbreviated). Harmless only when harmless in both readings.
+const W_HARMLESS: &[&str] = &[
+    "version",
+    "help",
+    "usage",
+    "interactive",
+    "posix_space",
+    "random",
+    "sprintf",
+    "traditional",
+    "posix",
+    "lint",
+    "lint-old",
+    "sandbox",
+    "re-interval",
+    "characters-as-bytes",
+    "copyright",
+    "non-decimal-data",
+    "use-lc-numeric",
+    "optimize",
+    "no-optimize",
+    "bignum",
+    "csv",
+    "trace",
+    "gen-pot",
+];
+const W_DANGEROUS: &[&str] = &[
+    "exec",
+    "file",
+    "source",
+    "include",
+    "load",
+    "debug",
+    "dump",
+    "dump-variables",
+    "pretty-print",
+    "profile",
+    "assign",
+    "field-separator",
+];
+
+/// The builtin functions, POSIX's and gawk's, none of which runs a program or writes a file
+/// (`close` and `fflush` only finish what a redirection started, and those are judged).
+const BUILTINS: &[&str] = &[
+    "length",
+    "substr",
+    "index",
+    "split",
+    "sub",
+    "gsub",
+    "match",
+    "sprintf",
+    "sin",
+    "cos",
+    "atan2",
+    "exp",
+    "log",
+    "sqrt",
+    "int",
+    "rand",
+    "srand",
+    "tolower",
+    "toupper",
+    "close",
+    "fflush",
+    "gensub",
+    "strftime",
+    "systime",
+    "mktime",
+    "asort",
+    "asorti",
+    "patsplit",
+    "isarray",
+    "typeof",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
+    "compl",
+    "strtonum",
+    "bindtextdomain",
+    "dcgettext",
+    "dcngettext",
+    "mkbool",
+];
+
+const KEYWORDS: &[&str] = &[
+    "BEGIN",
+    "END",
+    "BEGINFILE",
+    "ENDFILE",
+    "if",
+    "else",
+    "while",
+    "for",
+    "do",
+    "break",
+    "continue",
+    "next",
+    "nextfile",
+    "exit",
+    "return",
+    "delete",
+    "in",
+    "getline",
+    "print",
+    "printf",
+    "function",
+    "func",
+    "switch",
+    "case",
+    "default",
+];
+
+/// Variables whose change makes awk read files named only at run time.
+const INPUT_VARIABLES: &[&str] = &["ARGV", "ARGC", "SYMTAB"];
+
+/// What a program does beyond reading its input and printing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AwkFinding {
+    Reads(String),
+    Writes(String),
+    /// Runs a command, loads code, or does what cairn cannot follow: never read-only.
+    Beyond(String),
+    /// Calls a function that is neither a builtin nor defined in the program.
+    Unknown(String),
+}
+
+pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
+    let parsed = parse(args, &AWK);
+    judge_options(an, name, &parsed, site);
+    judge_special_options(an, name, &parsed, site);
+    let from_file = parsed.has(&["-f", "-E"]);
+    let mut programs: Vec<&Word> = parsed.values(&["-e"]).collect();
+    let mut operands = parsed.operands.iter();
+    if !from_file && programs.is_empty() {
+        match operands.next() {
+            Some(program) => programs.push(program),
+            None => an.needs_approval(format!("`{name}` is given no program")),
+        }
+    }
+    let texts: Option<Vec<String>> = programs.iter().map(|word| word.literal()).collect();
+    match texts {
+        Some(texts) => judge_program(an, name, &texts.join("\n"), site),
+        None => an.unanalysable(format!("the {name} program is not known until run time")),
+    }
+    for operand in operands {
+        match assignment(operand) {
+            Some(variable) if INPUT_VARIABLES.contains(&variable.as_str()) => {
+                an.unanalysable(format!("`{name}` is told to set {variable}"));
+            }
+            Some(_) => {}
+            None => an.read_path(operand, site),
+        }
+    }
+}
+
+/// `var=value` operands are assignments, not files (POSIX: a name, then `=`).
+fn assignment(word: &Word) -> Option<String> {
+    let prefix = word.literal_prefix();
+    let (name, _) = prefix.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let is_name = (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    is_name.then(|| name.to_owned())
+}
+
+/// The options the table cannot judge alone: those that write a default file, `-W`, and
+/// `-v` assignments.
+fn judge_special_options(an: &mut Analyzer, name: &str, parsed: &Parsed, site: Site<'_>) {
+    for given in &parsed.options {
+        let default = match given.def.canonical() {
+            "--dump-variables" => "awkvars.out",
+            "--pretty-print" | "--profile" => "awkprof.out",
+            "--file" | "--exec" | "--include" => {
+                if let Some(file) = &given.value {
+                    an.read_path(file, site);
+                }
+                continue;
+            }
+            "--assign" => {
+                if let Some(variable) = given.value.as_ref().and_then(assignment)
+                    && INPUT_VARIABLES.contains(&variable.as_str())
+                {
+                    an.unanalysable(format!("`{name}` is told to set {variable}"));
+                }
+                continue;
+            }
+            "-W" => {
+                judge_w(an, name, given.value.as_ref());
+                continue;
+            }
+            _ => continue,
+        };
+        match &given.value {
+            Some(file) => an.write_path(file, site),
+            None => an.write_path(&quoted_path(default), site),
+        }
+    }
+}
+
+fn judge_w(an: &mut Analyzer, name: &str, value: Option<&Word>) {
+    let Some(text) = value.and_then(Word::literal) else {
+        an.unanalysable(format!(
+            "`{name} -W` is given an option not known until run time"
+        ));
+        return;
+    };
+    for part in text.split(',') {
+        let key = part.split('=').next().unwrap_or_default().trim();
+        let dangerous = W_DANGEROUS.iter().any(|full| full.starts_with(key));
+        let harmless = W_HARMLESS.iter().any(|full| full.starts_with(key));
+        if key.is_empty() || dangerous || !harmless {
+            an.runs_program(name, &format!("-W {key}"), &format!("-W {key}"));
+        }
+    }
+}
+
+fn judge_program(an: &mut Analyzer, name: &str, program: &str, site: Site<'_>) {
+    let findings = match scan_program(program) {
+        Ok(findings) => findings,
+        Err(error) => {
+            an.needs_approval(format!("cairn cannot read the {name} program: {error}"));
+            return;
+        }
+    };
+    for finding in findings {
+        match finding {
+            AwkFinding::Reads(file) => an.read_path(&quoted_path(&file), site),
+            AwkFinding::Writes(file) => {
+                let file = if file == "-" { "./-".to_owned() } else { file };
+                an.write_path(&quoted_path(&file), site);
+            }
+            AwkFinding::Beyond(what) => {
+                an.unanalysable(format!(
+                    "the {name} program {what}, which no rule vouches for"
+                ));
+            }
+            AwkFinding::Unknown(function) => an.needs_approval(format!(
+                "the {name} program calls {function}(), which cairn does not know"
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    Name(String),
+    Number,
+    Str(Option<String>),
+    Regex,
+    Punct(&'static str),
+    Newline,
+}
+
+/// Whether a `(` follows a name directly (a call of a user function must be written so).
+#[derive(Debug, Clone)]
+struct Lexed {
+    token: Token,
+    paren_follows: bool,
+}
+
+const PUNCTS: &[&str] = &[
+    "|&", "||", "&&", ">>", "<=", ">=", "==", "!=", "!~", "++", "--", "+=", "-=", "*=", "/=", "%=",
+    "^=", "**", "|", "<", ">", "(", ")", "[", "]", "{", "}", ";", ",", "+", "-", "*", "/", "%",
+    "^", "!", "~", "?", ":", "=", "$", "@",
+];
+
+/// Splits a program into tokens, telling a regular expression literal from a division by
+/// what comes before it.
+fn tokenize(program: &str) -> Result<Vec<Lexed>, String> {
+    let chars: Vec<char> = program.chars().collect();
+    let mut tokens: Vec<Lexed> = Vec::new();
+    let mut at = 0;
+    while let Some(&c) = chars.get(at) {
+        match c {
+            '\\' if chars.get(at + 1) == Some(&'\n') => at += 2,
+            '\\' if chars.get(at + 1) == Some(&'\r') && chars.get(at + 2) == Some(&'\n') => {
+                at += 3;
+            }
+            '\n' => {
+                tokens.push(lexed(Token::Newline));
+                at += 1;
+            }
+            c if c.is_whitespace() => at += 1,
+            '#' => {
+                while chars.get(at).is_some_and(|&c| c != '\n') {
+                    at += 1;
+                }
+            }
+            '"' => {
+                let (text, next) = string(&chars, at + 1)?;
+                tokens.push(lexed(Token::Str(text)));
+                at = next;
+            }
+            '/' if regex_may_start(tokens.last())? => {
+                at = regex(&chars, at + 1)?;
+                tokens.push(lexed(Token::Regex));
+            }
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let start = at;
+                while chars
+                    .get(at)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+                {
+                    at += 1;
+                }
+                let name: String = chars.get(start..at).unwrap_or_default().iter().collect();
+                tokens.push(Lexed {
+                    token: Token::Name(name),
+                    paren_follows: chars.get(at) == Some(&'('),
+                });
+            }
+            c if c.is_ascii_digit() || c == '.' => {
+                while chars
+                    .get(at)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
+                {
+                    at += 1;
+                }
+                tokens.push(lexed(Token::Number));
+            }
+            _ => {
+                let end = (at + 2).min(chars.len());
+                let rest: String = chars.get(at..end).unwrap_or_default().iter().collect();
+                let Some(punct) = PUNCTS
+                    .iter()
+                    .find(|punct| rest.starts_with(*punct) || rest == **punct)
+                else {
+                    return Err(format!("unexpected `{c}`"));
+                };
+                at += punct.chars().count();
+                tokens.push(lexed(Token::Punct(punct)));
+            }
+        }
+    }
+    Ok(tokens)
+}
+
+fn lexed(token: Token) -> Lexed {
+    Lexed {
+        token,
+        paren_follows: false,
+    }
+}
+
+/// A `/` starts a regular expression where an operand is expected: not after a value (a
+/// name, number, string, `)`, `]`, `$`, a postfix `++`/`--`). After `length` (a value, or a
+/// call without parentheses) awks disagree: that is refused.
+fn regex_may_start(previous: Option<&Lexed>) -> Result<bool, String> {
+    let Some(previous) = previous else {
+        return Ok(true);
+    };
+    Ok(match &previous.token {
+        Token::Name(name) if name == "length" => {
+            return Err("a `/` after `length` reads differently in different awks".into());
+        }
+        Token::Name(name) => KEYWORDS.contains(&name.as_str()) && name != "getline",
+        Token::Number | Token::Str(_) | Token::Regex => false,
+        Token::Punct(punct) => !matches!(*punct, ")" | "]" | "$" | "++" | "--"),
+        Token::Newline => true,
+    })
+}
+
+/// A string's value (`None` when it has escapes other than `\\`, `\"` and `\/`) and the
+/// index after its closing quote.
+fn string(chars: &[char], mut at: usize) -> Result<(Option<String>, usize), String> {
+    let mut text = Some(String::new());
+    loop {
+        match chars.get(at) {
+            None | Some('\n') => return Err("unterminated string".into()),
+            Some('"') => return Ok((text, at + 1)),
+            Some('\\') => {
+                match chars.get(at + 1) {
+                    Some(&c @ ('\\' | '"' | '/')) => {
+                        if let Some(text) = &mut text {
+                            text.push(c);
+                        }
+                    }
+                    Some(_) => text = None,
+                    None => return Err("unterminated string".into()),
+                }
+                at += 2;
+            }
+            Some(&c) => {
+                if let Some(text) = &mut text {
+                    text.push(c);
+                }
+                at += 1;
+            }
+        }
+    }
+}
+
+/// The index after a regular expression literal's closing `/`. A `/` inside a bracket
+/// expression is refused: awks differ on whether it ends the literal.
+fn regex(chars: &[char], mut at: usize) -> Result<usize, String> {
+    let mut in_bracket = false;
+    loop {
+        match chars.get(at) {
+            None | Some('\n') => return Err("unterminated regular expression".into()),
+            Some('\\') => at += 2,
+            Some('/') if in_bracket => {
+                return Err("a `/` inside `[…]` ends the expression in some awks only".into());
+            }
+            Some('/') => return Ok(at + 1),
+            Some('[') if !in_bracket => {
+                in_bracket = true;
+                at += 1;
+                if chars.get(at) == Some(&'^') {
+                    at += 1;
+                }
+                if chars.get(at) == Some(&']') {
+                    at += 1;
+                }
+            }
+            Some(']') => {
+                in_bracket = false;
+                at += 1;
+            }
+            Some(_) => at += 1,
+        }
+    }
+}
+
+/// Lists what a program reads, writes and runs; an error when it cannot be tokenized.
+pub(crate) fn scan_program(program: &str) -> Result<Vec<AwkFinding>, String> {
+    let tokens = tokenize(program)?;
+    let defined: Vec<&str> = tokens
+        .windows(2)
+        .filter_map(|pair| match (&pair[0].token, &pair[1].token) {
+            (Token::Name(keyword), Token::Name(name))
+                if keyword == "function" || keyword == "func" =>
+            {
+                Some(name.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let mut findings = Vec::new();
+    for (index, lexed) in tokens.iter().enumerate() {
+        match &lexed.token {
+            Token::Punct("|" | "|&") => findings.push(AwkFinding::Beyond(
+                "pipes to or from a command (`|`)".into(),
+            )),
+            Token::Punct("@") => findings.push(AwkFinding::Beyond(
+                "uses gawk's `@` (loading code, or calling a function by name)".into(),
+            )),
+            Token::Name(name) if name == "system" => {
+                findings.push(AwkFinding::Beyond("runs a command with system()".into()));
+            }
+            Token::Name(name) if INPUT_VARIABLES.contains(&name.as_str()) => {
+                findings.push(AwkFinding::Beyond(format!(
+                    "uses {name}, which can name the files it reads at run time"
+                )));
+            }
+            Token::Name(name) if name == "print" || name == "printf" => {
+                output_redirect(&tokens[index + 1..], &mut findings);
+            }
+            Token::Name(name) if name == "getline" => {
+                input_redirect(&tokens[index + 1..], &mut findings);
+            }
+            Token::Name(name) => {
+                let called = lexed.paren_follows
+                    || (BUILTINS.contains(&name.as_str())
+                        && matches!(
+                            tokens.get(index + 1).map(|next| &next.token),
+                            Some(Token::Punct("("))
+                        ));
+                let after_function = index > 0
+                    && matches!(&tokens[index - 1].token,
+                        Token::Name(keyword) if keyword == "function" || keyword == "func");
+                if called
+                    && !after_function
+                    && !KEYWORDS.contains(&name.as_str())
+                    && !BUILTINS.contains(&name.as_str())
+                    && !defined.contains(&name.as_str())
+                {
+                    findings.push(AwkFinding::Unknown(name.clone()));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(findings)
+}
+
+/// The `>`/`>>` of a `print` statement: outside parentheses, before the statement ends.
+fn output_redirect(rest: &[Lexed], findings: &mut Vec<AwkFinding>) {
+    let mut depth = 0usize;
+    let mut previous: Option<&Token> = None;
+    for (index, lexed) in rest.iter().enumerate() {
+        match &lexed.token {
+            Token::Punct("(" | "[") => depth += 1,
+            Token::Punct(")" | "]") => depth = depth.saturating_sub(1),
+            Token::Punct(";" | "}") if depth == 0 => return,
+            Token::Newline
+                if depth == 0 && !matches!(previous, Some(Token::Punct("," | "&&" | "||"))) =>
+            {
+                return;
+            }
+            Token::Punct(">" | ">>") if depth == 0 => {
+                let target = rest.get(index + 1).map(|next| &next.token);
+                let after = rest.get(index + 2).map(|next| &next.token);
+                let ends = matches!(after, None | Some(Token::Newline | Token::Punct(";" | "}")));
+                match (target, ends) {
+                    (Some(Token::Str(Some(file))), true) => {
+                        findings.push(AwkFinding::Writes(file.clone()));
+                    }
+                    _ => findings.push(AwkFinding::Beyond(
+                        "prints to a file named only at run time".into(),
+                    )),
+                }
+                return;
+            }
+            _ => {}
+        }
+        previous = Some(&lexed.token);
+    }
+}
+
+/// `getline [var] < FILE`.
+fn input_redirect(rest: &[Lexed], findings: &mut Vec<AwkFinding>) {
+    let mut at = 0;
+    match rest.first().map(|lexed| &lexed.token) {
+        Some(Token::Name(name)) if !KEYWORDS.contains(&name.as_str()) => {
+            at = 1;
+            at = skip_subscript(rest, at);
+        }
+        Some(Token::Punct("$")) => {
+            at = 1;
+            match rest.get(at).map(|lexed| &lexed.token) {
+                Some(Token::Number) => at += 1,
+                Some(Token::Name(_)) => at = skip_subscript(rest, at + 1),
+                Some(Token::Punct("(")) => at = skip_group(rest, at),
+                _ => {
+                    findings.push(AwkFinding::Beyond(
+                        "uses a `getline` cairn cannot read".into(),
+                    ));
+                    return;
+                }
+            }
+        }
+        _ => {}
+    }
+    if !matches!(
+        rest.get(at).map(|lexed| &lexed.token),
+        Some(Token::Punct("<"))
+    ) {
+        return;
+    }
+    let target = rest.get(at + 1).map(|lexed| &lexed.token);
+    let after = rest.get(at + 2).map(|lexed| &lexed.token);
+    let joined = matches!(
+        after,
+        Some(Token::Punct("+" | "-" | "*" | "/" | "%" | "^" | "**" | "$"))
+            | Some(Token::Str(_) | Token::Name(_) | Token::Number)
+    );
+    match (target, joined) {
+        (Some(Token::Str(Some(file))), false) => findings.push(AwkFinding::Reads(file.clone())),
+        _ => findings.push(AwkFinding::Beyond(
+            "reads a file named only at run time (`getline <`)".into(),
+        )),
+    }
+}
+
+fn skip_subscript(tokens: &[Lexed], at: usize) -> usize {
+    match tokens.get(at).map(|lexed| &lexed.token) {
+        Some(Token::Punct("[")) => skip_group(tokens, at),
+        _ => at,
+    }
+}
+
+/// The index after the bracket or parenthesis group that opens at `at`.
+fn skip_group(tokens: &[Lexed], mut at: usize) -> usize {
+    let mut depth = 0usize;
+    while let Some(lexed) = tokens.get(at) {
+        at += 1;
+        match lexed.token {
+            Token::Punct("(" | "[") => depth += 1,
+            Token::Punct(")" | "]") => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AwkFinding, scan_program};
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn programs_that_only_read_and_print_have_no_findings() {
+        for program in [
+            "{print $1}",
+            "NR>1 {s+=$3} END {print s}",
+            "BEGIN { FS=\":\" } $3 >= 1000 { print $1 }",
+            "{ n = length($0) / 2; print n }",
+            "/a|b/ { print (NF > 2) }",
+            "function f(x) { return x*2 } { print f($1) }",
+            "{ x = a / b / c }",
+            "# print | \"sh\"\n{ print }",
+            "{ print \"a|b\" }",
+            "{ while ((getline line) > 0) n++ } END { print n }",
+            "{ sub(/x/, \"y\"); gsub(/[0-9]+/, \"#\"); print toupper($0) }",
+            "{ print $1,\n $2 }",
+        ] {
+            assert_eq!(scan_program(program), Ok(vec![]), "{program}");
+        }
+    }
+
+    #[test]
+    fn what_runs_writes_or_reads_is_found() {
+        let cases: Vec<(&str, AwkFinding)> = vec![
+            (
+                "{ print > \"out.txt\" }",
+                AwkFinding::Writes("out.txt".into()),
+            ),
+            (
+                "{ printf(\"%s\", $1) >> \"log\" }",
+                AwkFinding::Writes("log".into()),
+            ),
+            (
+                "BEGIN { while ((getline l < \"/etc/passwd\") > 0) print l }",
+                AwkFinding::Reads("/etc/passwd".into()),
+            ),
+            ("{ print $1,\n $2 > \"x\" }", AwkFinding::Writes("x".into())),
+            (
+                "$3 >= 1000 { print $1 > \"/dev/stderr\" }",
+                AwkFinding::Writes("/dev/stderr".into()),
+            ),
+        ];
+        for (program, expected) in cases {
+            assert_eq!(scan_program(program), Ok(vec![expected]), "{program}");
+        }
+        for program in [
+            "BEGIN { system(\"id\") }",
+            "BEGIN { system (\"id\") }",
+            "{ print | \"sh\" }",
+            "BEGIN { \"date\" | getline d }",
+            "BEGIN { print \"x\" |& \"cat\" }",
+            "@load \"filefuncs\"",
+            "BEGIN { f = \"system\"; @f(\"id\") }",
+            "{ print > $2 }",
+            "{ print > \"a\" \"b\" }",
+            "{ getline x < FILENAME \".bak\" }",
+            "BEGIN { ARGV[1] = \"/etc/shadow\"; ARGC = 2 } { print }",
+        ] {
+            let findings = scan_program(program).unwrap_or_default();
+            assert!(
+                findings.iter().any(|f| matches!(f, AwkFinding::Beyond(_))),
+                "{program}: {findings:?}"
+            );
+        }
+        assert_eq!(
+            scan_program("{ spawn(\"x\") }"),
+            Ok(vec![AwkFinding::Unknown("spawn".into())])
+        );
+    }
+
+    #[test]
+    fn what_awks_read_differently_is_an_error() {
+        for program in ["{ print length / 2 }", "/[/]/", "{ print \"x }"] {
+            assert!(scan_program(program).is_err(), "{program}");
+        }
+    }
+}
