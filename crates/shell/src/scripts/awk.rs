@@ -229,16 +229,16 @@ fn assignment(word: &Word) -> Option<String> {
 /// The options the table cannot judge alone: those that write a default file, `-W`, and
 /// `-v` assignments.
 fn judge_special_options(an: &mut Analyzer, name: &str, parsed: &Parsed, site: Site<'_>) {
+    // The program files (`-f`, `-E`, `-i`) are read, besides being code.
+    for given in parsed.with_effect(Effect::Runs) {
+        if let (Some(file), false) = (&given.value, given.def.is("-l")) {
+            an.read_path(file, site);
+        }
+    }
     for given in &parsed.options {
         let default = match given.def.canonical() {
             "--dump-variables" => "awkvars.out",
             "--pretty-print" | "--profile" => "awkprof.out",
-            "--file" | "--exec" | "--include" => {
-                if let Some(file) = &given.value {
-                    an.read_path(file, site);
-                }
-                continue;
-            }
             "--assign" => {
                 if let Some(variable) = given.value.as_ref().and_then(assignment)
                     && INPUT_VARIABLES.contains(&variable.as_str())

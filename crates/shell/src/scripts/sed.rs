@@ -6,9 +6,7 @@
 
 use crate::classify::{Analyzer, Site};
 use crate::globs::quoted_path;
-use crate::options::{
-    Arity, Effect, Table, flag, judge_options, option, optional, parse, runs, value,
-};
+use crate::options::{Arity, Effect, Table, flag, judge_options, option, parse, runs, value};
 use crate::word::Word;
 
 /// GNU sed 4.9's options, the hidden ones included (`-b`, `--binary`, `--zero-terminated`).
@@ -20,7 +18,11 @@ const SED: Table = Table::gnu(&[
     // may be one the model wrote unasked (the memory directory) or changed since.
     runs(&["-f", "--file"]),
     flag(&["--follow-symlinks"]),
-    optional(&["-i", "--in-place"]),
+    option(
+        &["-i", "--in-place"],
+        Arity::Optional,
+        Effect::Changes("edits the files it is given in place"),
+    ),
     value(&["-l", "--line-length"]),
     flag(&["--posix"]),
     flag(&["-E", "-r", "--regexp-extended"]),
