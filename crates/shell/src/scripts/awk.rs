@@ -194,10 +194,8 @@ pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>
     let mut programs: Vec<&Word> = parsed.values(&["-e"]).collect();
     let mut operands = parsed.operands.iter();
     if !from_file && programs.is_empty() {
-        match operands.next() {
-            Some(program) => programs.push(program),
-            None => an.needs_approval(format!("`{name}` is given no program")),
-        }
+        // With no program at all, awk prints its usage (or, with `-W version`, its version).
+        programs.extend(operands.next());
     }
     let texts: Option<Vec<String>> = programs.iter().map(|word| word.literal()).collect();
     match texts {
