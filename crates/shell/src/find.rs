@@ -265,3 +265,37 @@ fn exec(an: &mut Analyzer, action: &str, args: &[Word], mut index: usize, site: 
     }
     index
 }
+
+#[cfg(all(test, feature = "interop"))]
+mod interop {
+    use super::primary;
+
+    /// Every `-word` in `find --help` (tests, actions, options, operators) is on the list.
+    #[test]
+    fn the_list_has_every_primary_gnu_find_lists() {
+        let output = std::process::Command::new("find")
+            .arg("--help")
+            .output()
+            .expect("run find --help");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let body = text
+            .split("Valid arguments for -D")
+            .next()
+            .unwrap_or_default();
+        let mut missing = Vec::new();
+        let mut listed = 0;
+        for token in body.split(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+            let is_primary = token.len() > 2
+                && token.starts_with('-')
+                && token[1..]
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c == '0');
+            listed += usize::from(is_primary);
+            if is_primary && primary(token).is_none() && !["-and", "-or"].contains(&token) {
+                missing.push(token.to_owned());
+            }
+        }
+        assert_eq!(missing, Vec::<String>::new());
+        assert!(listed > 50, "find --help listed only {listed} primaries");
+    }
+}

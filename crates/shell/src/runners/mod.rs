@@ -321,3 +321,53 @@ fn interpreter(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
         an.argument_path(name, arg, site);
     }
 }
+
+/// Reading a program's own `--help`, to check that a table has every option the program
+/// lists (the interop suite: it needs the programs installed).
+#[cfg(all(test, feature = "interop"))]
+pub(crate) mod help {
+    use crate::options::{Lookup, Table};
+
+    /// The options a `--help` text lists: on each line that starts (after blanks) with `-`,
+    /// every `--long` name and the leading `-x` letters.
+    pub(crate) fn options(program: &str, args: &[&str]) -> Vec<String> {
+        let output = std::process::Command::new(program)
+            .args(args)
+            .output()
+            .unwrap_or_else(|error| panic!("run {program}: {error}"));
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        let mut found = Vec::new();
+        for line in text.lines() {
+            let trimmed = line.trim_start();
+            if !trimmed.starts_with('-') {
+                continue;
+            }
+            for token in trimmed.split(|c: char| c.is_whitespace() || c == ',' || c == '[') {
+                let name: String = token
+                    .split('=')
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                    .collect();
+                let long = name.starts_with("--") && name.len() > 3;
+                let short = name.len() == 2 && name.starts_with('-') && name != "--";
+                if (long || short) && !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+        assert!(!found.is_empty(), "{program} listed no options: {text}");
+        found
+    }
+
+    /// The options `program` lists that `table` does not have.
+    pub(crate) fn missing(table: &Table, program: &str, args: &[&str]) -> Vec<String> {
+        options(program, args)
+            .into_iter()
+            .filter(|name| !table.options.iter().any(|def| def.is(name)))
+            .filter(|name| !matches!(table.lookup(name), Lookup::Found(def) if def.is(name)))
+            .collect()
+    }
+}

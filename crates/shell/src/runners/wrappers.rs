@@ -448,3 +448,35 @@ fn flock(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         _ => wrapped(an, args, Some(first + 1), site),
     }
 }
+
+#[cfg(all(test, feature = "interop"))]
+mod interop {
+    use super::*;
+    use crate::runners::help::missing;
+
+    #[test]
+    fn the_tables_have_every_option_the_wrappers_list() {
+        let cases: [(&Table, &str); 12] = [
+            (&ENV, "env"),
+            (&NOHUP, "nohup"),
+            (&NICE, "nice"),
+            (&TIME, "/usr/bin/time"),
+            (&TIMEOUT, "timeout"),
+            (&STDBUF, "stdbuf"),
+            (&IONICE, "ionice"),
+            (&CHRT, "chrt"),
+            (&TASKSET, "taskset"),
+            (&SETSID, "setsid"),
+            (&WATCH, "watch"),
+            (&FLOCK, "flock"),
+        ];
+        for (table, program) in cases {
+            let mut missing = missing(table, program, &["--help"]);
+            if program == "flock" {
+                // `flock FILE -c COMMAND`: read after the file, not as an option.
+                missing.retain(|name| name != "-c" && name != "--command");
+            }
+            assert_eq!(missing, Vec::<String>::new(), "{program}");
+        }
+    }
+}

@@ -159,3 +159,14 @@ fn literal_input(an: &Analyzer, site: Site<'_>) -> Option<Vec<Word>> {
     });
     (plain && !words.is_empty()).then_some(words)
 }
+
+#[cfg(all(test, feature = "interop"))]
+mod interop {
+    use super::XARGS;
+    use crate::runners::help::missing;
+
+    #[test]
+    fn the_table_has_every_option_xargs_lists() {
+        assert_eq!(missing(&XARGS, "xargs", &["--help"]), Vec::<String>::new());
+    }
+}

@@ -730,3 +730,40 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "interop"))]
+mod interop {
+    use super::AWK;
+    use crate::runners::help::missing;
+
+    /// Every `-W` option mawk lists is judged one way or the other.
+    #[test]
+    fn every_mawk_w_option_is_known() {
+        let output = std::process::Command::new("mawk")
+            .args(["-W", "usage"])
+            .output()
+            .expect("run mawk");
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        let names: Vec<String> = text
+            .lines()
+            .filter_map(|line| line.trim_start().strip_prefix("-W "))
+            .filter_map(|rest| rest.split([' ', '=']).next())
+            .map(str::to_owned)
+            .collect();
+        assert!(names.len() > 5, "{text}");
+        let unknown: Vec<&String> = names
+            .iter()
+            .filter(|name| {
+                !super::W_HARMLESS.contains(&name.as_str())
+                    && !super::W_DANGEROUS.contains(&name.as_str())
+            })
+            .collect();
+        assert_eq!(unknown, Vec::<&String>::new());
+    }
+
+    #[test]
+    fn the_table_has_every_option_gawk_lists() {
+        assert_eq!(missing(&AWK, "gawk", &["--help"]), Vec::<String>::new());
+    }
+}

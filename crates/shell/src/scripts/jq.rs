@@ -272,3 +272,26 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "interop"))]
+mod interop {
+    use super::JQ;
+    use crate::runners::help::options;
+
+    /// jq's `--help` lists only some of its options (the rest are in its manual, from which
+    /// the table was written); those it lists are all there, exactly as spelt.
+    #[test]
+    fn the_table_has_every_option_jq_lists() {
+        let missing: Vec<String> = options("jq", &["--help"])
+            .into_iter()
+            .filter(|name| !JQ.options.iter().any(|def| def.is(name)))
+            .filter(|name| {
+                !matches!(
+                    name.as_str(),
+                    "--arg" | "--argjson" | "--slurpfile" | "--rawfile" | "--args" | "--jsonargs"
+                )
+            })
+            .collect();
+        assert_eq!(missing, Vec::<String>::new());
+    }
+}

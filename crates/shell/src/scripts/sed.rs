@@ -542,3 +542,14 @@ mod tests {
         }
     }
 }
+
+#[cfg(all(test, feature = "interop"))]
+mod interop {
+    use super::SED;
+    use crate::runners::help::missing;
+
+    #[test]
+    fn the_table_has_every_option_gnu_sed_lists() {
+        assert_eq!(missing(&SED, "sed", &["--help"]), Vec::<String>::new());
+    }
+}
