@@ -167,6 +167,14 @@ const AWK_ATTACKS: &[(&str, BashVerdict)] = &[
     ("P='BEGIN { system(\"id\") }'; awk \"$P\"", Unanalysable),
     ("awk '{ print |& \"cat\" }' f", Unanalysable),
     ("awk 'BEGIN { spawn(\"x\") }'", NeedsApproval),
+    (
+        "gawk '{ if (NF) /\"/ ; system(\"id\") ; x = /\"/ }' f",
+        Unanalysable,
+    ),
+    (
+        "mawk '{ n++ /\"/ ; system(\"id\") ; /\"/ }' f",
+        NeedsApproval,
+    ),
 ];
 
 /// jq: modules and filters from files, files read through options.
@@ -466,6 +474,11 @@ fn gawk_extensions_refused_do_run_and_write() {
                 "by-gawk-indirect",
             ),
             ("gawk -d 'BEGIN { x = 1 }'", "awkvars.out"),
+            // gawk reads a `/` after a condition as a regular expression, mawk as a division.
+            (
+                "gawk '{ if (1) /\"/ ; system(\"touch by-gawk-condition\") ; x = /\"/ }' f",
+                "by-gawk-condition",
+            ),
             ("gawk --pretty=by-gawk-pretty 'BEGIN { }'", "by-gawk-pretty"),
             ("gawk --dump-v=by-gawk-dump 'BEGIN { }'", "by-gawk-dump"),
             (

@@ -312,11 +312,14 @@ enum Token {
     Newline,
 }
 
-/// Whether a `(` follows a name directly (a call of a user function must be written so).
 #[derive(Debug, Clone)]
 struct Lexed {
     token: Token,
+    /// Whether a `(` follows a name directly (a call of a user function must be written so).
     paren_follows: bool,
+    /// Whether this `)` closes the condition of `if`, `while`, `for` or `switch`: a statement
+    /// follows, which may start with a regular expression (gawk reads `if (x) /re/` so).
+    ends_condition: bool,
 }
 
 const PUNCTS: &[&str] = &[
@@ -330,6 +333,8 @@ const PUNCTS: &[&str] = &[
 fn tokenize(program: &str) -> Result<Vec<Lexed>, String> {
     let chars: Vec<char> = program.chars().collect();
     let mut tokens: Vec<Lexed> = Vec::new();
+    // For each open `(`, whether it opens a condition.
+    let mut parens: Vec<bool> = Vec::new();
     let mut at = 0;
     while let Some(&c) = chars.get(at) {
         match c {
@@ -368,6 +373,7 @@ fn tokenize(program: &str) -> Result<Vec<Lexed>, String> {
                 tokens.push(Lexed {
                     token: Token::Name(name),
                     paren_follows: chars.get(at) == Some(&'('),
+                    ends_condition: false,
                 });
             }
             c if c.is_ascii_digit() || c == '.' => {
@@ -389,7 +395,17 @@ fn tokenize(program: &str) -> Result<Vec<Lexed>, String> {
                     return Err(format!("unexpected `{c}`"));
                 };
                 at += punct.chars().count();
-                tokens.push(lexed(Token::Punct(punct)));
+                let mut token = lexed(Token::Punct(punct));
+                match *punct {
+                    "(" => parens.push(matches!(
+                        tokens.last().map(|last| &last.token),
+                        Some(Token::Name(name))
+                            if matches!(name.as_str(), "if" | "while" | "for" | "switch")
+                    )),
+                    ")" => token.ends_condition = parens.pop().unwrap_or(false),
+                    _ => {}
+                }
+                tokens.push(token);
             }
         }
     }
@@ -400,12 +416,14 @@ fn lexed(token: Token) -> Lexed {
     Lexed {
         token,
         paren_follows: false,
+        ends_condition: false,
     }
 }
 
 /// A `/` starts a regular expression where an operand is expected: not after a value (a
-/// name, number, string, `)`, `]`, `$`, a postfix `++`/`--`). After `length` (a value, or a
-/// call without parentheses) awks disagree: that is refused.
+/// name, number, string, `)`, `]`, `$`), but after the `)` of a condition. After `length`
+/// (a value, or a call without parentheses) and `++`/`--` (postfix or prefix) gawk and mawk
+/// disagree: that is refused.
 fn regex_may_start(previous: Option<&Lexed>) -> Result<bool, String> {
     let Some(previous) = previous else {
         return Ok(true);
@@ -416,7 +434,11 @@ fn regex_may_start(previous: Option<&Lexed>) -> Result<bool, String> {
         }
         Token::Name(name) => KEYWORDS.contains(&name.as_str()) && name != "getline",
         Token::Number | Token::Str(_) | Token::Regex => false,
-        Token::Punct(punct) => !matches!(*punct, ")" | "]" | "$" | "++" | "--"),
+        Token::Punct("++" | "--") => {
+            return Err("a `/` after `++` or `--` reads differently in different awks".into());
+        }
+        Token::Punct(")") => previous.ends_condition,
+        Token::Punct(punct) => !matches!(*punct, "]" | "$"),
         Token::Newline => true,
     })
 }
@@ -710,6 +732,8 @@ mod tests {
             "{ print > \"a\" \"b\" }",
             "{ getline x < FILENAME \".bak\" }",
             "BEGIN { ARGV[1] = \"/etc/shadow\"; ARGC = 2 } { print }",
+            "{ if (1) /\"/ ; system(\"id\") ; x = /\"/ }",
+            "{ while ((getline l) > 0) /\"/ ; system(\"id\") ; /\"/ }",
         ] {
             let findings = scan_program(program).unwrap_or_default();
             assert!(
@@ -725,7 +749,12 @@ mod tests {
 
     #[test]
     fn what_awks_read_differently_is_an_error() {
-        for program in ["{ print length / 2 }", "/[/]/", "{ print \"x }"] {
+        for program in [
+            "{ print length / 2 }",
+            "/[/]/",
+            "{ print \"x }",
+            "{ x++ /\"/ ; system(\"id\") ; /\"/ }",
+        ] {
             assert!(scan_program(program).is_err(), "{program}");
         }
     }
