@@ -374,6 +374,10 @@ fn the_refused_scripts_do_write_and_run_when_run() {
             ("awk '{ print | \"cat > by-awk-pipe\" }' f", "by-awk-pipe"),
             ("awk '{ print > \"by-awk-print\" }' f", "by-awk-print"),
             ("awk -f p.awk", "by-awk-file"),
+            (
+                "awk '{ x = $ /\"/ ; system(\"touch by-awk-field\") ; y = $ /\"/ }' f",
+                "by-awk-field",
+            ),
             ("find . -name f -fprint0 by-find-fprint0", "by-find-fprint0"),
             ("find . -name f -fls by-find-fls", "by-find-fls"),
             (
@@ -487,4 +491,61 @@ fn gawk_extensions_refused_do_run_and_write() {
             ),
         ],
     );
+}
+
+/// Programs that hide `system("touch M")` behind a `/` read one way or the other, escapes,
+/// comments and continuations: whatever the analysis calls read-only must not create `M`
+/// when `awk` (mawk here, or gawk) runs it.
+const AWK_DISGUISES: &[&str] = &[
+    "{ x = $ /\"/ ; system(\"touch M\") ; y = $ /\"/ }",
+    "{ if (1) /\"/ ; system(\"touch M\") ; x = /\"/ }",
+    "{ x++ /\"/ ; system(\"touch M\") ; /\"/ }",
+    "{ x = 1; x-- /\"/ ; system(\"touch M\") ; /\"/ }",
+    "{ print length /\"/ ; system(\"touch M\") ; /\"/ }",
+    "{ x = 1 /\"/ ; system(\"touch M\") ; y = 2 /\"/ }",
+    "{ a = \"\\\"\" ; system(\"touch M\") }",
+    "{ a = \"\\\\\" ; system(\"touch M\") ; b = \"\\\\\" }",
+    "# comment \"\n{ system(\"touch M\") }",
+    "{ print \"x\" } # '\nBEGIN { system(\"touch M\") }",
+    "{ x = \"/\" ; y = /\"/ ; system(\"touch M\") ; z = /\"/ }",
+    "{ getline x < \"f\" ; system (\"touch M\") }",
+    "{ print > \"/dev/stdout\" ; print | \"touch M\" }",
+    "function system2(x) { } { system2(\"x\"); system(\"touch M\") }",
+    "{ x = a[1]/\"/ ; system(\"touch M\") ; /\"/ }",
+    "BEGIN { while (0) /\"/ ; system(\"touch M\") ; /\"/ }",
+    "BEGIN { for (;;) { break } /\"/ ; system(\"touch M\") ; /\"/ }",
+    "BEGIN\n{ system(\"touch M\") }",
+    "BEGIN { x = \"a\\\n\"; system(\"touch M\") }",
+    "BEGIN { x = / \\// ; system(\"touch M\") ; y = / \\// }",
+    "BEGIN { x = /[\\/]/ ; system(\"touch M\") }",
+    "BEGIN { x = (1) /\"/ ; system(\"touch M\") ; y = (2) /\"/ }",
+    "BEGIN { n = split(\"a\", parts, /\"/) ; system(\"touch M\") }",
+    "{ print $1, $2 > \"/dev/stderr\" } END { \"touch M\" | getline }",
+];
+
+fn awk_disguises_hold(program_name: &str) {
+    let sandbox = sandbox();
+    let marker = sandbox.workspace.join("M");
+    for program in AWK_DISGUISES {
+        let quoted = program.replace('\'', "'\\''");
+        let command = format!("{program_name} '{quoted}' f");
+        let verdict = sandbox.analyze(&command).verdict;
+        let _ = fs::remove_file(&marker);
+        run(&sandbox, &command);
+        assert!(
+            verdict != ReadOnly || !marker.exists(),
+            "{command}: read-only to cairn, but it ran `touch M`"
+        );
+    }
+}
+
+#[test]
+fn awk_programs_read_only_to_cairn_run_nothing_under_awk() {
+    awk_disguises_hold("awk");
+}
+
+#[cfg(feature = "interop")]
+#[test]
+fn awk_programs_read_only_to_cairn_run_nothing_under_gawk() {
+    awk_disguises_hold("gawk");
 }

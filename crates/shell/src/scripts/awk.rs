@@ -421,7 +421,8 @@ fn lexed(token: Token) -> Lexed {
 }
 
 /// A `/` starts a regular expression where an operand is expected: not after a value (a
-/// name, number, string, `)`, `]`, `$`), but after the `)` of a condition. After `length`
+/// name, number, string, `)`, `]`), but after the `)` of a condition (and after `$`: `$/re/`
+/// is the field numbered by the match). After `length`
 /// (a value, or a call without parentheses) and `++`/`--` (postfix or prefix) gawk and mawk
 /// disagree: that is refused.
 fn regex_may_start(previous: Option<&Lexed>) -> Result<bool, String> {
@@ -438,7 +439,7 @@ fn regex_may_start(previous: Option<&Lexed>) -> Result<bool, String> {
             return Err("a `/` after `++` or `--` reads differently in different awks".into());
         }
         Token::Punct(")") => previous.ends_condition,
-        Token::Punct(punct) => !matches!(*punct, "]" | "$"),
+        Token::Punct(punct) => *punct != "]",
         Token::Newline => true,
     })
 }
@@ -734,6 +735,7 @@ mod tests {
             "BEGIN { ARGV[1] = \"/etc/shadow\"; ARGC = 2 } { print }",
             "{ if (1) /\"/ ; system(\"id\") ; x = /\"/ }",
             "{ while ((getline l) > 0) /\"/ ; system(\"id\") ; /\"/ }",
+            "{ x = $ /\"/ ; system(\"id\") ; y = $ /\"/ }",
         ] {
             let findings = scan_program(program).unwrap_or_default();
             assert!(
