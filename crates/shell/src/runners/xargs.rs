@@ -151,7 +151,7 @@ fn literal_input(an: &Analyzer, site: Site<'_>) -> Option<Vec<Word>> {
     let plain = words.iter().all(|word| {
         word.literal().is_some_and(|text| {
             !text.is_empty()
-                && !text.contains(['\'', '"', '\\'])
+                && !text.contains(['\'', '"', '\\', '$', '`'])
                 && !text.chars().any(char::is_whitespace)
                 // A glob or `~` may expand to names with blanks, which xargs splits.
                 && !text.contains(['*', '?', '[', '~'])
