@@ -104,6 +104,15 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         match text.as_str() {
             "-H" | "-L" | "-P" => follows = text == "-L",
             "-D" => index += 1,
+            // BSD find's (macOS): extended regexes, warnings, sorted, one file system.
+            "-E" | "-X" | "-s" | "-x" => {}
+            // BSD find's `-f PATH`: a start path.
+            "-f" => {
+                if let Some(start) = args.get(index + 1) {
+                    an.read_path(start, site);
+                }
+                index += 1;
+            }
             _ if text.starts_with("-O") && text[2..].chars().all(|c| c.is_ascii_digit()) => {}
             _ => break,
         }

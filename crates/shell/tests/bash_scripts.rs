@@ -87,6 +87,7 @@ const EVERYDAY: &[&str] = &[
     "find . -maxdepth 2 \\( -name '*.rs' -o -iname '*.toml' \\) -not -path './target/*' -print0",
     "find . -newermt '2024-01-01' -size +1k -printf '%p %s\\n'",
     "find -H . -mindepth 1 -empty -prune -o -ls",
+    "find -E . -regex '.*\\.(rs|toml)'",
     "echo a.txt b.txt | xargs grep -l foo",
     "printf '%s\\n' src/a.rs notes.txt | xargs wc -l",
     "timeout 5 git status",
@@ -128,7 +129,7 @@ const SED_ATTACKS: &[(&str, BashVerdict)] = &[
         "sed -n -e '/[/]/{;W ../outside.txt' -e '}' f",
         NeedsApproval,
     ),
-    ("sed '1!G;h;$!d;k' f", NeedsApproval),
+    ("sed '1!G;h;$!d;k' f", Unanalysable),
     ("sed --sandboxed 's/a/b/' f", NeedsApproval),
 ];
 
@@ -173,7 +174,7 @@ const AWK_ATTACKS: &[(&str, BashVerdict)] = &[
     ),
     (
         "mawk '{ n++ /\"/ ; system(\"id\") ; /\"/ }' f",
-        NeedsApproval,
+        Unanalysable,
     ),
 ];
 
