@@ -550,3 +550,97 @@ fn awk_programs_read_only_to_cairn_run_nothing_under_awk() {
 fn awk_programs_read_only_to_cairn_run_nothing_under_gawk() {
     awk_disguises_hold("gawk");
 }
+
+/// (wrapper command, the command it runs, the file that command creates): the analysis lists
+/// the wrapped command exactly where the wrapper finds it, and running the line for real
+/// runs that command.
+const WRAPPED: &[(&str, &str, &str)] = &[
+    (
+        "timeout --kill-a 5 10 touch by-w-timeout",
+        "touch by-w-timeout",
+        "by-w-timeout",
+    ),
+    (
+        "timeout -s KILL 9 touch by-w-signal",
+        "touch by-w-signal",
+        "by-w-signal",
+    ),
+    (
+        "nice --adj 5 touch by-w-nice",
+        "touch by-w-nice",
+        "by-w-nice",
+    ),
+    (
+        "nice -7 touch by-w-nice-num",
+        "touch by-w-nice-num",
+        "by-w-nice-num",
+    ),
+    (
+        "stdbuf --out L -e0 touch by-w-stdbuf",
+        "touch by-w-stdbuf",
+        "by-w-stdbuf",
+    ),
+    (
+        "env --chdir=src -u X touch by-w-env",
+        "touch by-w-env",
+        "src/by-w-env",
+    ),
+    (
+        "env - PATH_X=1 touch by-w-env-dash",
+        "touch by-w-env-dash",
+        "by-w-env-dash",
+    ),
+    ("chrt -o 0 touch by-w-chrt", "touch by-w-chrt", "by-w-chrt"),
+    (
+        "ionice -c3 -t touch by-w-ionice",
+        "touch by-w-ionice",
+        "by-w-ionice",
+    ),
+    (
+        "setsid -w touch by-w-setsid",
+        "touch by-w-setsid",
+        "by-w-setsid",
+    ),
+    (
+        "flock lock-file -c 'touch by-w-flock'",
+        "touch by-w-flock",
+        "by-w-flock",
+    ),
+    (
+        "flock -w 5 lock-file touch by-w-flock-argv",
+        "touch by-w-flock-argv",
+        "by-w-flock-argv",
+    ),
+    (
+        "time -o time.txt -f %e touch by-w-time",
+        "touch by-w-time",
+        "by-w-time",
+    ),
+    (
+        "command -p touch by-w-command",
+        "touch by-w-command",
+        "by-w-command",
+    ),
+    ("nohup touch by-w-nohup", "touch by-w-nohup", "by-w-nohup"),
+    (
+        "echo by-w-xargs | xargs -n 1 -P 2 --max-chars=999 touch",
+        "touch by-w-xargs",
+        "by-w-xargs",
+    ),
+];
+
+#[test]
+fn wrappers_run_the_command_the_analysis_found() {
+    let sandbox = sandbox();
+    for (command, inner, creates) in WRAPPED {
+        let analysis = sandbox.analyze(command);
+        let texts: Vec<&str> = analysis.commands.iter().map(|c| c.text.as_str()).collect();
+        assert!(texts.contains(inner), "{command}: {texts:?}");
+        assert_ne!(analysis.verdict, ReadOnly, "{command}");
+        run(&sandbox, command);
+        assert!(
+            sandbox.workspace.join(creates).exists(),
+            "{command} did not run `{inner}`"
+        );
+    }
+}
