@@ -155,6 +155,9 @@ fn scripts_read_only_to_cairn_have_no_e_r_or_w_for_gnu_sed() {
         "b x;:x",
         "l 3",
         "Q 2",
+        "/a/{p;b}",
+        "/a/{:x;w out\n}",
+        "/a/{s/a/b/;t}",
     ];
     for script in scripts {
         let quoted = script.replace('\'', "'\\''");

@@ -405,12 +405,13 @@ impl Parser {
         }
     }
 
-    /// A label (`:a`, `b end`): up to a blank, `;` or the end of the line.
+    /// A label (`:a`, `b end`): up to a blank, `;`, `}` or the end of the line, as GNU sed
+    /// 4.9 reads it (`/x/{p;b}`).
     fn label(&mut self) -> String {
         self.skip_blanks();
         let mut label = String::new();
         while let Some(c) = self.peek() {
-            if c.is_whitespace() || c == ';' {
+            if c.is_whitespace() || c == ';' || c == '}' {
                 break;
             }
             label.push(c);
@@ -504,6 +505,8 @@ mod tests {
             "$!N;P;D",
             "l 5;q3",
             "F;=;z",
+            "/a/{p;b}",
+            "/a/{:x}",
         ];
         for script in scripts {
             assert_eq!(parse_script(script), Ok(vec![]), "{script}");
