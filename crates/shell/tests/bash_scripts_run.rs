@@ -358,3 +358,130 @@ fn wrappers_run_the_command_the_analysis_found() {
         );
     }
 }
+
+/// A small deterministic generator (a linear congruential one): the same scripts every run.
+struct Pieces(u64);
+
+impl Pieces {
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        from[((self.0 >> 33) as usize) % from.len()]
+    }
+
+    fn script(&mut self, from: &[&str], parts: usize) -> String {
+        (0..parts).map(|_| self.pick(from)).collect()
+    }
+}
+
+/// Scripts stitched together from the pieces that make sed's parsing tricky; whatever is
+/// read-only to cairn GNU sed parses with no `e`, `r` or `w` (its `--sandbox` refuses those).
+#[test]
+fn stitched_sed_scripts_read_only_to_cairn_have_no_e_r_or_w() {
+    const PIECES: &[&str] = &[
+        "s/[/]/x/",
+        "s,a,b,",
+        "w out",
+        "e touch M",
+        "r /etc/hostname",
+        ";",
+        "\n",
+        "}",
+        "{",
+        "a\\",
+        "a x",
+        "\\",
+        "/",
+        "[",
+        "]",
+        "#",
+        "y/a/b/",
+        "1",
+        "$",
+        "!",
+        ",",
+        " ",
+        "p",
+        "s/a/b/w o",
+        "b",
+        ":l",
+        "/x/",
+        "\\,x,",
+        "[/]",
+        "s/x/[/",
+        "g",
+        "e",
+        "w",
+        "I",
+        "~2",
+        "+1",
+        "t",
+        "\\n",
+        "'",
+    ];
+    let sandbox = sandbox();
+    let mut pieces = Pieces(21);
+    let mut read_only = 0;
+    for _ in 0..400 {
+        let parts = 2 + pieces.pick(&["0", "1", "2", "3", "4"]).len() * 2;
+        let script = pieces.script(PIECES, parts);
+        let quoted = script.replace('\'', "'\\''");
+        if sandbox.analyze(&format!("sed -n '{quoted}' f")).verdict != ReadOnly {
+            continue;
+        }
+        read_only += 1;
+        let output = Command::new("sed")
+            .args(["--sandbox", "-n", "-e", &script, "f"])
+            .current_dir(&sandbox.workspace)
+            .output()
+            .expect("run sed");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stderr.contains("disabled in sandbox mode"),
+            "{script:?} is read-only to cairn, but GNU sed sees e, r or w in it: {stderr}"
+        );
+    }
+    assert!(
+        read_only > 20,
+        "only {read_only} stitched scripts were read-only"
+    );
+}
+
+/// Programs stitched from the pieces that make awk's tokens tricky, each ending in a hidden
+/// `system("touch M")`: whatever is read-only to cairn runs nothing under awk.
+#[test]
+fn stitched_awk_programs_read_only_to_cairn_run_nothing() {
+    const PIECES: &[&str] = &[
+        "/", "\"", "x", "$", "(", ")", "if (1) ", "++", "1", "]", "a[1]", " ", ";", "\n", "#",
+        "\\", "\"/\"", "/\"/", "{", "}", "print ", "getline ", "length ", ",", "!", "~", "[/]",
+        "y = ", "'",
+    ];
+    let sandbox = sandbox();
+    let marker = sandbox.workspace.join("M");
+    let mut pieces = Pieces(7);
+    let mut read_only = 0;
+    for _ in 0..300 {
+        let parts = 2 + pieces.pick(&["0", "1", "2", "3"]).len() * 2;
+        let program = format!(
+            "{{ {} system(\"touch M\") {} }}",
+            pieces.script(PIECES, parts),
+            pieces.script(PIECES, parts)
+        );
+        let quoted = program.replace('\'', "'\\''");
+        let command = format!("awk '{quoted}' f");
+        if sandbox.analyze(&command).verdict != ReadOnly {
+            continue;
+        }
+        read_only += 1;
+        let _ = fs::remove_file(&marker);
+        run(&sandbox, &command);
+        assert!(
+            !marker.exists(),
+            "{command}: read-only to cairn, but it ran `touch M`"
+        );
+    }
+    // Most hide nothing from cairn: system() is seen and refused.
+    assert!(read_only < 300);
+}

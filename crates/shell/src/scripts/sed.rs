@@ -448,10 +448,9 @@ impl Parser {
         match self.peek() {
             None => return Err("expected `\\` after `a`, `c` or `i`".into()),
             Some('\\') => {
-                self.at += 1;
-                if self.peek() == Some('\n') {
-                    self.at += 1;
-                }
+                // GNU sed takes the character after `a\` as text as it is, a backslash or a
+                // newline included: it escapes nothing.
+                self.at += 2;
             }
             Some(_) => {}
         }
@@ -524,6 +523,8 @@ mod tests {
             ("s/[/]/x/w out", vec![writes("out")]),
             ("y/a/b/;w o", vec![writes("o")]),
             ("a\\\ntext\nw second", vec![writes("second")]),
+            // The character after `a\` is text as it is: this backslash escapes nothing.
+            ("a\\\\\nw out", vec![writes("out")]),
         ];
         for (script, expected) in cases {
             assert_eq!(parse_script(script), Ok(expected), "{script}");
