@@ -23,8 +23,6 @@ const fn posix(options: &'static [crate::options::OptDef]) -> Table {
     }
 }
 
-const HELP: [crate::options::OptDef; 2] = [flag(&["--help"]), flag(&["--version"])];
-
 /// sudo 1.9 (`-h` alone is `--help`; `-hHOST` and `--host HOST` name a host).
 const SUDO: Table = posix(&[
     flag(&["-A", "--askpass"]),
@@ -82,8 +80,8 @@ const ENV: Table = posix(&[
     optional(&["--ignore-signal"]),
     flag(&["--list-signal-handling"]),
     flag(&["-v", "--debug"]),
-    HELP[0],
-    HELP[1],
+    flag(&["--help"]),
+    flag(&["--version"]),
 ]);
 
 /// Bash's `command` builtin.
@@ -98,11 +96,15 @@ const EXEC: Table = Table {
     ..posix(&[flag(&["-c"]), flag(&["-l"]), value(&["-a"])])
 };
 
-const NOHUP: Table = posix(&HELP);
+const NOHUP: Table = posix(&[flag(&["--help"]), flag(&["--version"])]);
 
 const NICE: Table = Table {
     numeric: true,
-    ..posix(&[value(&["-n", "--adjustment"]), HELP[0], HELP[1]])
+    ..posix(&[
+        value(&["-n", "--adjustment"]),
+        flag(&["--help"]),
+        flag(&["--version"]),
+    ])
 };
 
 /// GNU time.
@@ -123,16 +125,16 @@ const TIMEOUT: Table = posix(&[
     value(&["-k", "--kill-after"]),
     value(&["-s", "--signal"]),
     flag(&["-v", "--verbose"]),
-    HELP[0],
-    HELP[1],
+    flag(&["--help"]),
+    flag(&["--version"]),
 ]);
 
 const STDBUF: Table = posix(&[
     value(&["-i", "--input"]),
     value(&["-o", "--output"]),
     value(&["-e", "--error"]),
-    HELP[0],
-    HELP[1],
+    flag(&["--help"]),
+    flag(&["--version"]),
 ]);
 
 const IONICE: Table = posix(&[
