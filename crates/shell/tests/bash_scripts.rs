@@ -225,6 +225,11 @@ const WRAPPER_ATTACKS: &[(&str, BashVerdict)] = &[
     ("sudo -D / rm -rf etc", Destructive),
     ("timeout --frobnicate 5 ls", NeedsApproval),
     ("echo '*' | xargs cat", Unanalysable),
+    ("echo {/etc/shadow,x} | xargs cat", Unanalysable),
+    (
+        "printf '%s\\n' a.txt ../../home/.netrc | xargs cat",
+        NeedsApproval,
+    ),
 ];
 
 #[test]

@@ -120,6 +120,7 @@ fn the_refused_reads_do_read_when_run() {
         format!("jq -n --rawfile k {} '$k'", secret.display()),
         format!("xargs -a {} echo", sandbox.home.join("secret").display()),
         "xargs -a list cat".to_owned(),
+        format!("echo {{{},f}} | xargs cat", secret.display()),
     ];
     for command in &cases {
         let analysis = sandbox.analyze(command);

@@ -153,8 +153,8 @@ fn literal_input(an: &Analyzer, site: Site<'_>) -> Option<Vec<Word>> {
             !text.is_empty()
                 && !text.contains(['\'', '"', '\\', '$', '`'])
                 && !text.chars().any(char::is_whitespace)
-                // A glob or `~` may expand to names with blanks, which xargs splits.
-                && !text.contains(['*', '?', '[', '~'])
+                // A glob, `~` or braces expand (to names with blanks, which xargs splits).
+                && !text.contains(['*', '?', '[', '~', '{', '}'])
         })
     });
     (plain && !words.is_empty()).then_some(words)
