@@ -32,15 +32,15 @@ fn sandbox() -> Sandbox {
     sandbox
 }
 
-/// Runs `command` with `sh` in the workspace, with the sandbox's home.
+/// Runs `command` with `bash` (as cairn does) in the workspace, with the sandbox's home.
 fn run(sandbox: &Sandbox, command: &str) -> String {
-    let output = Command::new("sh")
+    let output = Command::new("bash")
         .arg("-c")
         .arg(command)
         .current_dir(&sandbox.workspace)
         .env("HOME", &sandbox.home)
         .output()
-        .expect("run sh");
+        .expect("run bash");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -327,7 +327,7 @@ const WRAPPED: &[(&str, &str, &str)] = &[
         "by-w-flock-argv",
     ),
     (
-        "time -o time.txt -f %e touch by-w-time",
+        "/usr/bin/time -o time.txt -f %e touch by-w-time",
         "touch by-w-time",
         "by-w-time",
     ),
