@@ -486,3 +486,62 @@ fn stitched_awk_programs_read_only_to_cairn_run_nothing() {
     // Most hide nothing from cairn: system() is seen and refused.
     assert!(read_only < 300);
 }
+
+/// Filters stitched from the pieces that hide jq's module system in strings, interpolations,
+/// comments, fields and keys: whatever is read-only to cairn makes jq load no module (jq
+/// says "module not found" when it tries, there being none).
+#[test]
+fn stitched_jq_filters_read_only_to_cairn_load_no_module() {
+    const PIECES: &[&str] = &[
+        "import \"m\" as m; ",
+        "include \"m\"; ",
+        "\"",
+        "\\(",
+        ")",
+        "(",
+        "#",
+        "\n",
+        ".import",
+        "{import: 1}",
+        "modulemeta",
+        " | ",
+        ".",
+        " ",
+        "$__loc__",
+        "\"import\"",
+        "\"m\"",
+        "include",
+        ",",
+        "\\",
+        "{include: 2}",
+        "$ENV",
+        "input_filename",
+    ];
+    let sandbox = sandbox();
+    let mut pieces = Pieces(3);
+    let mut read_only = 0;
+    for _ in 0..300 {
+        let parts = 2 + pieces.pick(&["0", "1", "2", "3"]).len() * 2;
+        let filter = pieces.script(PIECES, parts);
+        let quoted = filter.replace('\'', "'\\''");
+        if sandbox.analyze(&format!("jq -n '{quoted}'")).verdict != ReadOnly {
+            continue;
+        }
+        read_only += 1;
+        let output = Command::new("jq")
+            .args(["-n", &filter])
+            .current_dir(&sandbox.workspace)
+            .env("HOME", &sandbox.home)
+            .output()
+            .expect("run jq");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stderr.contains("module not found"),
+            "{filter:?} is read-only to cairn, but jq loads a module: {stderr}"
+        );
+    }
+    assert!(
+        read_only > 20,
+        "only {read_only} stitched filters were read-only"
+    );
+}
