@@ -1,7 +1,11 @@
-//! `find`: its start paths are read; `-exec` and friends run commands (a command that does
-//! more than read, run on every file found, is destructive), `-delete` removes what it finds
-//! and `-fprint` writes a file (both destructive), and `-L`/`-follow` walk through links, which
-//! are looked for at analysis time.
+//! `find`: every option, test, action and operator read against GNU find's full list, each
+//! with the number of arguments it takes, so that the expression is read as find reads it;
+//! anything not on the list is not read-only. Its start paths are read; `-exec` and friends
+//! run commands (a command that does more than read, run on every file found, is
+//! destructive), `-delete` removes what it finds and `-fprint` and friends write a file (both
+//! destructive), `-newer FILE` and friends read a file, `-files0-from` takes its start paths
+//! from a file (known only at run time), and `-L`/`-follow` walk through links, which are
+//! looked for at analysis time.
 
 use super::BashVerdict;
 use super::classify::{Analyzer, Site};
@@ -10,160 +14,184 @@ use super::paths::Resolved;
 use super::runners::NO_STDIN;
 use super::word::Word;
 
-/// `find`'s actions that run commands, delete, or write files; its start paths are reads.
+/// What one primary of the expression is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Primary {
+    /// An option or operator, always true: it filters nothing.
+    Option,
+    /// A test (it selects files), with how many arguments it takes.
+    Test(usize),
+    /// A test whose argument is a file it reads (`-newer FILE`).
+    ReadsFile,
+    /// An option that takes an argument and filters nothing (`-maxdepth 2`).
+    Setting,
+    /// Prints, with how many arguments (`-printf FORMAT`).
+    Prints(usize),
+    /// Writes its first argument (`-fprint FILE`), with how many arguments in all.
+    Writes(usize),
+    /// Runs a command up to `;` or `{} +`.
+    Runs,
+    Delete,
+    Follow,
+    /// `-files0-from FILE`: the start paths are read from the file.
+    StartsFrom,
+}
+
+/// GNU find 4.9's primaries (and `-d`, the BSD name of `-depth`).
+fn primary(name: &str) -> Option<Primary> {
+    use Primary::*;
+    Some(match name {
+        "(" | ")" | "!" | "," | "-not" | "-a" | "-and" | "-o" | "-or" => Option,
+        "-depth"
+        | "-d"
+        | "-xdev"
+        | "-mount"
+        | "-noleaf"
+        | "-ignore_readdir_race"
+        | "-noignore_readdir_race"
+        | "-daystart"
+        | "-warn"
+        | "-nowarn"
+        | "-help"
+        | "--help"
+        | "-version"
+        | "--version"
+        | "-prune"
+        | "-quit"
+        | "-true" => Option,
+        "-maxdepth" | "-mindepth" | "-regextype" => Setting,
+        "-follow" => Follow,
+        "-files0-from" => StartsFrom,
+        "-empty" | "-false" | "-nouser" | "-nogroup" | "-readable" | "-writable"
+        | "-executable" => Test(0),
+        "-amin" | "-atime" | "-cmin" | "-ctime" | "-mmin" | "-mtime" | "-used" | "-context"
+        | "-fstype" | "-gid" | "-uid" | "-group" | "-user" | "-ilname" | "-lname" | "-iname"
+        | "-name" | "-inum" | "-ipath" | "-path" | "-iwholename" | "-wholename" | "-iregex"
+        | "-regex" | "-links" | "-perm" | "-size" | "-type" | "-xtype" => Test(1),
+        "-newer" | "-anewer" | "-cnewer" | "-samefile" => ReadsFile,
+        "-print" | "-print0" | "-ls" => Prints(0),
+        "-printf" => Prints(1),
+        "-fprint" | "-fprint0" | "-fls" => Writes(1),
+        "-fprintf" => Writes(2),
+        "-exec" | "-execdir" | "-ok" | "-okdir" => Runs,
+        "-delete" => Delete,
+        _ => return newer_xy(name),
+    })
+}
+
+/// `-newerXY`: X and Y are `a`, `B`, `c`, `m` or `t` (X not `t`); the argument is a time
+/// when Y is `t`, else a file whose time is read.
+fn newer_xy(name: &str) -> Option<Primary> {
+    let rest = name.strip_prefix("-newer")?;
+    let mut letters = rest.chars();
+    let (x, y) = (letters.next()?, letters.next()?);
+    if letters.next().is_some() || !"aBcm".contains(x) || !"aBcmt".contains(y) {
+        return None;
+    }
+    Some(if y == 't' {
+        Primary::Test(1)
+    } else {
+        Primary::ReadsFile
+    })
+}
+
+/// `find [-H|-L|-P] [-D opts] [-Olevel] [start…] [expression]`.
 pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
-    const GLOBAL: &[&str] = &[
-        "-depth",
-        "-d",
-        "-xdev",
-        "-mount",
-        "-follow",
-        "-noleaf",
-        "-ignore_readdir_race",
-        "-noignore_readdir_race",
-        "-daystart",
-        "-warn",
-        "-nowarn",
-        "-print",
-        "-print0",
-        "-ls",
-        "-prune",
-        "-quit",
-    ];
-    const WITH_VALUE: &[&str] = &[
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-lname",
-        "-ilname",
-        "-type",
-        "-xtype",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-perm",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-used",
-        "-fstype",
-        "-context",
-        "-maxdepth",
-        "-mindepth",
-        "-regextype",
-        "-printf",
-        "-newermt",
-        "-newerct",
-        "-newerat",
-    ];
     let mut index = 0;
     // The last of `-H`, `-L` and `-P` wins; `-L` (or `-follow`) follows every link met.
     let mut follows = false;
     while let Some(text) = args.get(index).and_then(Word::literal) {
         match text.as_str() {
-            "-H" | "-L" | "-P" => {
-                follows = text == "-L";
+            "-H" | "-L" | "-P" => follows = text == "-L",
+            "-D" => index += 1,
+            // BSD find's (macOS): extended regexes, warnings, sorted, one file system.
+            "-E" | "-X" | "-s" | "-x" => {}
+            // BSD find's `-f PATH`: a start path.
+            "-f" => {
+                if let Some(start) = args.get(index + 1) {
+                    an.read_path(start, site);
+                }
                 index += 1;
             }
-            "-D" => index += 2,
-            _ if text.starts_with("-O") => index += 1,
+            _ if text.starts_with("-O") && text[2..].chars().all(|c| c.is_ascii_digit()) => {}
             _ => break,
         }
+        index += 1;
     }
     let mut starts = Vec::new();
     while let Some(word) = args.get(index) {
-        let text = word.literal().unwrap_or_default();
-        if text.starts_with('-') || text == "(" || text == "!" || text == "," {
+        let prefix = word.literal_prefix();
+        if prefix.starts_with('-') || matches!(prefix.as_str(), "(" | "!" | ",") {
             break;
         }
         starts.push(word.clone());
         index += 1;
     }
-    if starts.is_empty() {
-        starts.push(Word::unquoted("."));
-    }
     let mut filtered = false;
     let mut deletes = false;
+    let mut files0 = false;
     while let Some(word) = args.get(index) {
         index += 1;
-        let text = word.literal().unwrap_or_default();
-        match text.as_str() {
-            "-exec" | "-execdir" | "-ok" | "-okdir" => {
-                let mut inner = Vec::new();
-                while let Some(part) = args.get(index) {
-                    index += 1;
-                    match part.literal().as_deref() {
-                        Some(";" | "+") => break,
-                        _ => inner.push(part.clone()),
-                    }
-                }
-                let shown = inner.first().map(Word::display).unwrap_or_default();
-                an.needs_approval(format!("find {text} runs `{shown}` on each file found"));
-                an.record(&inner);
-                let part = an.judge_part(
-                    &inner,
-                    Site {
-                        stdin: &NO_STDIN,
-                        extra_args: true,
-                        ..site
-                    },
-                );
-                // Whatever is more than reading, done to every file found (or to files the
-                // names found point to), is beyond what a rule for `find` can vouch for.
-                if part > BashVerdict::ReadOnly {
-                    an.destructive(format!(
-                        "find {text} runs `{shown}`, which is not read-only, on every file found"
-                    ));
+        let Some(text) = word.literal() else {
+            an.unanalysable(format!(
+                "`find {}`: the expression is not known until run time",
+                word.display()
+            ));
+            continue;
+        };
+        let Some(kind) = primary(&text) else {
+            an.needs_approval(format!(
+                "`find {text}` is not a part of find's expression cairn knows to be harmless"
+            ));
+            continue;
+        };
+        let takes = match kind {
+            Primary::Option | Primary::Test(0) | Primary::Prints(0) => 0,
+            Primary::Test(count) | Primary::Prints(count) | Primary::Writes(count) => count,
+            Primary::Setting | Primary::ReadsFile | Primary::StartsFrom => 1,
+            Primary::Runs | Primary::Delete | Primary::Follow => 0,
+        };
+        let values = args.get(index..index + takes);
+        if takes > 0 && values.is_none() {
+            an.needs_approval(format!("`find {text}` is missing its argument"));
+            break;
+        }
+        let first = values.and_then(|values| values.first());
+        index += takes;
+        match kind {
+            Primary::Option | Primary::Setting | Primary::Prints(_) => {}
+            Primary::Test(_) => filtered = true,
+            Primary::ReadsFile => {
+                filtered = true;
+                if let Some(file) = first {
+                    an.read_path(file, site);
                 }
             }
-            "-delete" => deletes = true,
-            "-follow" => follows = true,
-            "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
-                if let Some(file) = args.get(index) {
+            Primary::Writes(_) => {
+                if let Some(file) = first {
                     an.destructive(format!(
                         "find {text} writes the list of files found to {}",
                         file.display()
                     ));
                     an.write_path(file, site);
                 }
-                index += if text == "-fprintf" { 2 } else { 1 };
             }
-            "-newer" | "-anewer" | "-cnewer" | "-samefile" => {
-                if let Some(file) = args.get(index) {
+            Primary::Runs => index = exec(an, &text, args, index, site),
+            Primary::Delete => deletes = true,
+            Primary::Follow => follows = true,
+            Primary::StartsFrom => {
+                files0 = true;
+                if let Some(file) = first {
                     an.read_path(file, site);
                 }
-                filtered = true;
-                index += 1;
+                an.unanalysable(
+                    "find -files0-from reads its start paths from a file, known only at run time",
+                );
             }
-            _ if WITH_VALUE.contains(&text.as_str()) || text.starts_with("-newer") => {
-                if text != "-maxdepth"
-                    && text != "-mindepth"
-                    && text != "-regextype"
-                    && text != "-printf"
-                {
-                    filtered = true;
-                }
-                index += 1;
-            }
-            _ if GLOBAL.contains(&text.as_str()) => {}
-            _ => filtered = true,
         }
+    }
+    if starts.is_empty() && !files0 {
+        starts.push(Word::unquoted("."));
     }
     for start in &starts {
         an.read_path(start, site);
@@ -186,6 +214,9 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
         }
         an.write_path_as(start, site, "deletes files in");
     }
+    if files0 && deletes {
+        an.destructive("find -delete removes files under start paths known only at run time");
+    }
     if follows {
         let access = if deletes {
             Access::Writes
@@ -193,5 +224,87 @@ pub(crate) fn judge(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
             Access::Reads
         };
         links::follow(an, "find -L", &starts, site, access);
+    }
+}
+
+/// `-exec COMMAND ;` or `-exec COMMAND {} +` (a `+` ends it only right after `{}`): judges
+/// the command and returns the index after the terminator.
+fn exec(an: &mut Analyzer, action: &str, args: &[Word], mut index: usize, site: Site<'_>) -> usize {
+    let mut inner: Vec<Word> = Vec::new();
+    let mut terminated = false;
+    while let Some(part) = args.get(index) {
+        index += 1;
+        let text = part.literal();
+        let after_braces = inner
+            .last()
+            .and_then(Word::literal)
+            .is_some_and(|last| last == "{}");
+        match text.as_deref() {
+            Some(";") => {
+                terminated = true;
+                break;
+            }
+            Some("+") if after_braces => {
+                terminated = true;
+                break;
+            }
+            _ => inner.push(part.clone()),
+        }
+    }
+    if !terminated {
+        an.needs_approval(format!("find {action} is missing its `;` or `{{}} +`"));
+    }
+    let shown = inner.first().map(Word::display).unwrap_or_default();
+    an.needs_approval(format!("find {action} runs `{shown}` on each file found"));
+    an.record(&inner);
+    let part = an.judge_part(
+        &inner,
+        Site {
+            stdin: &NO_STDIN,
+            extra_args: true,
+            ..site
+        },
+    );
+    // Whatever is more than reading, done to every file found (or to files the names found
+    // point to), is beyond what a rule for `find` can vouch for.
+    if part > BashVerdict::ReadOnly {
+        an.destructive(format!(
+            "find {action} runs `{shown}`, which is not read-only, on every file found"
+        ));
+    }
+    index
+}
+
+#[cfg(all(test, feature = "interop"))]
+mod interop {
+    use super::primary;
+
+    /// Every `-word` in `find --help` (tests, actions, options, operators) is on the list.
+    #[test]
+    fn the_list_has_every_primary_gnu_find_lists() {
+        let output = std::process::Command::new("find")
+            .arg("--help")
+            .output()
+            .expect("run find --help");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let body = text
+            .split("Valid arguments for -D")
+            .next()
+            .unwrap_or_default();
+        let mut missing = Vec::new();
+        let mut listed = 0;
+        for token in body.split(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+            let is_primary = token.len() > 2
+                && token.starts_with('-')
+                && token[1..]
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c == '0');
+            listed += usize::from(is_primary);
+            if is_primary && primary(token).is_none() && !["-and", "-or"].contains(&token) {
+                missing.push(token.to_owned());
+            }
+        }
+        assert_eq!(missing, Vec::<String>::new());
+        assert!(listed > 50, "find --help listed only {listed} primaries");
     }
 }

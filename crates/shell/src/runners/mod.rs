@@ -4,14 +4,13 @@
 //!
 //! The wrapped command is listed as a simple command of its own and judged like any other.
 
-use std::path::PathBuf;
-
-use super::BashVerdict;
-use super::classify::{Analyzer, Site, is_dangerous_variable};
+use super::classify::{Analyzer, Site};
 use super::links::{self, Access};
-use super::options::{OptionSpec, parse_args};
 use super::parse::Stdin;
 use super::word::Word;
+
+mod wrappers;
+mod xargs;
 
 /// The standard input of a command started by `xargs` or `find -exec`.
 pub(crate) static NO_STDIN: Stdin = Stdin::Inherited;
@@ -39,77 +38,14 @@ const INTERPRETERS: &[&str] = &[
 
 /// Judges `name` if it runs other commands; returns whether it did.
 pub(crate) fn judge(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) -> bool {
+    if wrappers::judge(an, name, args, site) {
+        return true;
+    }
     match name {
-        "sudo" | "doas" => privileged(an, name, args, site),
-        "env" => env(an, args, site),
-        "command" => {
-            let parsed = parse_args(args, stop_at_operand(&[]));
-            if !parsed.has(&["-v", "-V"]) {
-                wrapped(an, args, parsed.first_operand_index, site);
-            }
-        }
-        "builtin" | "nohup" => wrapped(an, args, Some(0), site),
-        "nice" => {
-            let parsed = parse_args(args, stop_at_operand(&["-n", "--adjustment"]));
-            wrapped(an, args, parsed.first_operand_index, site);
-        }
-        "time" => {
-            let parsed = parse_args(args, stop_at_operand(&["-f", "--format", "-o", "--output"]));
-            for output in parsed.values(&["-o", "--output"]) {
-                an.write_path(output, site);
-            }
-            wrapped(an, args, parsed.first_operand_index, site);
-        }
-        "timeout" => {
-            let parsed = parse_args(
-                args,
-                stop_at_operand(&["-s", "--signal", "-k", "--kill-after"]),
-            );
-            // The first operand is the duration.
-            wrapped(
-                an,
-                args,
-                parsed.first_operand_index.map(|index| index + 1),
-                site,
-            );
-        }
-        "stdbuf" => {
-            let parsed = parse_args(
-                args,
-                stop_at_operand(&["-i", "-o", "-e", "--input", "--output", "--error"]),
-            );
-            wrapped(an, args, parsed.first_operand_index, site);
-        }
-        "ionice" => {
-            let parsed = parse_args(
-                args,
-                stop_at_operand(&[
-                    "-c",
-                    "-n",
-                    "-p",
-                    "-P",
-                    "-u",
-                    "--class",
-                    "--classdata",
-                    "--pid",
-                    "--pgid",
-                    "--uid",
-                ]),
-            );
-            if parsed.has(&["-p", "-P", "-u", "--pid", "--pgid", "--uid"]) {
-                an.needs_approval("`ionice` changes the priority of other processes");
-            }
-            wrapped(an, args, parsed.first_operand_index, site);
-        }
-        "setsid" | "exec" => {
-            let parsed = parse_args(args, stop_at_operand(&["-a"]));
-            wrapped(an, args, parsed.first_operand_index, site);
-        }
-        "xargs" => xargs(an, args, site),
+        "xargs" => xargs::judge(an, args, site),
         "find" => super::find::judge(an, args, site),
         "eval" => eval(an, args, site),
         "source" | "." => source(an, name, args, site),
-        "watch" => watch(an, args, site),
         _ if SHELLS.contains(&name) => shell(an, name, args, site),
         _ if is_interpreter(name) => interpreter(an, name, args, site),
         // Judged further as commands this analysis does not know.
@@ -220,190 +156,11 @@ fn tar(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
     }
 }
 
-fn stop_at_operand<'a>(with_value: &'a [&'a str]) -> OptionSpec<'a> {
-    OptionSpec {
-        with_value,
-        stop_at_operand: true,
-    }
-}
-
 fn is_interpreter(name: &str) -> bool {
     INTERPRETERS.contains(&name)
         || name
             .strip_prefix("python")
             .is_some_and(|version| version.chars().all(|c| c.is_ascii_digit() || c == '.'))
-}
-
-/// Lists and judges the command that starts at `args[start]`, if there is one.
-fn wrapped(an: &mut Analyzer, args: &[Word], start: Option<usize>, site: Site<'_>) {
-    let Some(inner) = start.and_then(|start| args.get(start..)) else {
-        return;
-    };
-    if inner.is_empty() {
-        return;
-    }
-    an.record(inner);
-    an.judge_argv(inner, site);
-}
-
-fn privileged(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
-    let with_value: &[&str] = if name == "doas" {
-        &["-u", "-C"]
-    } else {
-        &[
-            "-u",
-            "-g",
-            "-h",
-            "-p",
-            "-C",
-            "-D",
-            "-r",
-            "-t",
-            "-T",
-            "-U",
-            "--user",
-            "--group",
-            "--host",
-            "--prompt",
-            "--close-from",
-            "--chdir",
-            "--role",
-            "--type",
-            "--command-timeout",
-            "--other-user",
-        ]
-    };
-    let parsed = parse_args(args, stop_at_operand(with_value));
-    match parsed.values(&["-u", "--user"]).next() {
-        Some(user) => an.needs_approval(format!("runs as user {} via {name}", user.display())),
-        None => an.needs_approval(format!("runs as root via {name}")),
-    }
-    if parsed.has(&["-e", "--edit"]) {
-        an.needs_approval(format!("edits files as root via {name}"));
-        return;
-    }
-    if parsed.first_operand_index.is_none() && parsed.has(&["-s", "-i", "--shell", "--login"]) {
-        an.needs_approval(format!("opens a root shell via {name}"));
-    }
-    wrapped(an, args, parsed.first_operand_index, site);
-}
-
-fn env(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
-    let parsed = parse_args(
-        args,
-        stop_at_operand(&["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]),
-    );
-    if let Some(split) = parsed.values(&["-S", "--split-string"]).next() {
-        let rest = parsed
-            .operands
-            .iter()
-            .map(Word::literal)
-            .collect::<Option<Vec<_>>>();
-        match (split.literal(), rest) {
-            (Some(text), Some(rest)) => {
-                let script = std::iter::once(text)
-                    .chain(rest)
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                an.analyze_nested(&script, site);
-            }
-            _ => an.needs_approval("`env -S` runs a command line not known until run time"),
-        }
-        return;
-    }
-    let mut start = parsed.first_operand_index;
-    while let Some(word) = start.and_then(|index| args.get(index)) {
-        let Some((variable, _)) = word
-            .literal_prefix()
-            .split_once('=')
-            .map(|(a, b)| (a.to_owned(), b.to_owned()))
-        else {
-            break;
-        };
-        // What runs under `env PATH=… ls` or `env GIT_CONFIG_KEY_0=core.pager …` cannot be
-        // judged from the command's name.
-        if is_dangerous_variable(&variable) {
-            an.unanalysable(format!(
-                "sets {variable}, which changes what the commands run"
-            ));
-        }
-        start = start.map(|index| index + 1);
-    }
-    let chdir = parsed.values(&["-C", "--chdir"]).next().cloned();
-    let dir: Option<PathBuf>;
-    let site = match chdir {
-        Some(target) => {
-            an.read_path(&target, site);
-            dir = an.places.change_dir(site.cwd, &target);
-            Site {
-                cwd: dir.as_deref(),
-                ..site
-            }
-        }
-        None => site,
-    };
-    wrapped(an, args, start, site);
-}
-
-fn xargs(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
-    let parsed = parse_args(
-        args,
-        stop_at_operand(&[
-            "-a",
-            "--arg-file",
-            "-E",
-            "--eof",
-            "-I",
-            "--replace",
-            "-L",
-            "--max-lines",
-            "-n",
-            "--max-args",
-            "-P",
-            "--max-procs",
-            "-s",
-            "--max-chars",
-            "-d",
-            "--delimiter",
-            "--process-slot-var",
-        ]),
-    );
-    for file in parsed.values(&["-a", "--arg-file"]) {
-        an.read_path(file, site);
-    }
-    let echo = [Word::unquoted("echo")];
-    let inner = match parsed
-        .first_operand_index
-        .and_then(|index| args.get(index..))
-    {
-        Some(inner) if !inner.is_empty() => inner,
-        _ => &echo[..],
-    };
-    let shown = inner.first().map(Word::display).unwrap_or_default();
-    an.needs_approval(format!(
-        "xargs runs `{shown}` with arguments read from its input"
-    ));
-    an.record(inner);
-    let part = an.judge_part(
-        inner,
-        Site {
-            stdin: &NO_STDIN,
-            extra_args: true,
-            ..site
-        },
-    );
-    // The files it reads or changes are named only by its input, which nothing here can see:
-    // they may be anywhere (`echo ~/.ssh/id_rsa | xargs cat`).
-    if part > BashVerdict::ReadOnly {
-        an.destructive(format!(
-            "xargs runs `{shown}`, which is not read-only, on whatever its input names"
-        ));
-    } else if !matches!(shown.as_str(), "echo" | "printf" | "true" | "false") {
-        an.unanalysable(format!(
-            "xargs gives `{shown}` arguments read from its input, which may name files outside \
-             the workspace"
-        ));
-    }
 }
 
 fn eval(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
@@ -434,31 +191,6 @@ fn source(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
     }
     an.needs_approval(format!("{name} runs the commands in {}", file.display()));
     an.read_path(file, site);
-}
-
-fn watch(an: &mut Analyzer, args: &[Word], site: Site<'_>) {
-    let parsed = parse_args(
-        args,
-        stop_at_operand(&["-n", "--interval", "-q", "--equexit", "--differences"]),
-    );
-    let inner = parsed.operands.as_slice();
-    an.needs_approval(format!(
-        "watch runs `{}` repeatedly",
-        inner
-            .iter()
-            .map(Word::display)
-            .collect::<Vec<_>>()
-            .join(" ")
-    ));
-    if parsed.has(&["-x", "--exec"]) {
-        an.record(inner);
-        an.judge_argv(inner, site);
-        return;
-    }
-    match inner.iter().map(Word::literal).collect::<Option<Vec<_>>>() {
-        Some(texts) => an.analyze_nested(&texts.join(" "), site),
-        None => an.needs_approval("watch runs a command line not known until run time"),
-    }
 }
 
 /// `sh -c '…'`, `bash script.sh`, `bash < file`, `curl … | sh`.
@@ -587,5 +319,55 @@ fn interpreter(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
     an.needs_approval(format!("`{name}` runs a program that can do anything"));
     for arg in args {
         an.argument_path(name, arg, site);
+    }
+}
+
+/// Reading a program's own `--help`, to check that a table has every option the program
+/// lists (the interop suite: it needs the programs installed).
+#[cfg(all(test, feature = "interop"))]
+pub(crate) mod help {
+    use crate::options::{Lookup, Table};
+
+    /// The options a `--help` text lists: on each line that starts (after blanks) with `-`,
+    /// every `--long` name and the leading `-x` letters.
+    pub(crate) fn options(program: &str, args: &[&str]) -> Vec<String> {
+        let output = std::process::Command::new(program)
+            .args(args)
+            .output()
+            .unwrap_or_else(|error| panic!("run {program}: {error}"));
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        let mut found = Vec::new();
+        for line in text.lines() {
+            let trimmed = line.trim_start();
+            if !trimmed.starts_with('-') {
+                continue;
+            }
+            for token in trimmed.split(|c: char| c.is_whitespace() || c == ',' || c == '[') {
+                let name: String = token
+                    .split('=')
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                    .collect();
+                let long = name.starts_with("--") && name.len() > 3;
+                let short = name.len() == 2 && name.starts_with('-') && name != "--";
+                if (long || short) && !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+        assert!(!found.is_empty(), "{program} listed no options: {text}");
+        found
+    }
+
+    /// The options `program` lists that `table` does not have.
+    pub(crate) fn missing(table: &Table, program: &str, args: &[&str]) -> Vec<String> {
+        options(program, args)
+            .into_iter()
+            .filter(|name| !table.options.iter().any(|def| def.is(name)))
+            .filter(|name| !matches!(table.lookup(name), Lookup::Found(def) if def.is(name)))
+            .collect()
     }
 }
