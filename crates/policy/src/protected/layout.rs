@@ -6,8 +6,10 @@
 //! come with the listing) and does not follow links. It skips `node_modules` and a Rust
 //! `target` directory (one holding `CACHEDIR.TAG`), where a tree of tens of thousands of
 //! directories is usual and nobody runs git, and stops after [`MAX_DIRECTORIES`]; it does not
-//! use `.gitignore`, which a command could rewrite to hide a directory from it. About 2 ms
-//! per thousand directories on a warm cache.
+//! use `.gitignore`, which a command could rewrite to hide a directory from it. Measured (debug
+//! build, warm cache, a busy 2-core machine): 0.7 ms for a 350-directory repository with seven
+//! worktrees, 16 µs a directory on a synthetic tree, so about 160 ms at the cap. It runs three
+//! times per sandboxed command (the wrapper's mounts, and cairn's check before and after).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,7 +17,7 @@ use std::path::{Path, PathBuf};
 use super::git::{ALTERNATES, CONTROL_DIRS, CONTROL_FILES, is_git_entry};
 
 /// Directories the walk reads at most, per root.
-pub const MAX_DIRECTORIES: usize = 20_000;
+pub const MAX_DIRECTORIES: usize = 10_000;
 
 /// Files listed at most inside one control directory (`hooks/`, `info/`).
 const MAX_FILES_PER_CONTROL_DIR: usize = 1_000;
