@@ -294,4 +294,15 @@ fn the_sandbox_undoes_what_a_script_did_to_git_files_and_git_still_commits() {
         let _ = user_git(&h.path(dir), &["status"]);
     }
     assert_user_git_runs_nothing(&h, &planted, "the script");
+    // An ordinary command afterwards, in a project with a linked worktree and a `.git` set
+    // aside, gets no note: only changes are reported.
+    let (_, quiet) = run_call(
+        &h,
+        "Bash",
+        json!({"command": "git status --short && echo listed"}),
+        &["--allowedTools", "Bash(git status:*)"],
+    );
+    let quiet = text_of(&quiet);
+    assert!(quiet.contains("listed"), "{quiet}");
+    assert!(!quiet.contains("The sandbox"), "{quiet}");
 }

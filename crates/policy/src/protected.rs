@@ -141,8 +141,31 @@ pub fn guarded_files(root: &Path) -> (Vec<PathBuf>, bool) {
 pub fn protection_of(path: &Path, roots: &[PathBuf]) -> Option<Protected> {
     roots.iter().find_map(|root| {
         let relative = path.strip_prefix(root).ok()?;
-        classify(relative).or_else(|| creates_git_dir(root, relative))
+        classify(relative)
+            .or_else(|| creates_git_dir(root, relative))
+            .or_else(|| hard_link_to_protected(path, root))
     })
+}
+
+/// Whether `path` is another name (a hard link) for a protected file of `root`: writing it
+/// writes that file. Looked for only when the file has more than one name.
+fn hard_link_to_protected(path: &Path, root: &Path) -> Option<Protected> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.nlink() < 2 {
+        return None;
+    }
+    let same_file = |candidate: &Path| {
+        std::fs::symlink_metadata(candidate)
+            .is_ok_and(|other| other.dev() == meta.dev() && other.ino() == meta.ino())
+    };
+    let (git_files, _) = guarded_files(root);
+    let claude = layout::files_below(&root.join(".claude"), 10_000);
+    git_files
+        .iter()
+        .chain(&claude)
+        .filter(|candidate| candidate.as_path() != path && same_file(candidate))
+        .find_map(|candidate| classify(candidate.strip_prefix(root).ok()?))
 }
 
 /// Whether writing `relative` creates the `.git` directory it lies in.

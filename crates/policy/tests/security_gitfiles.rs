@@ -215,6 +215,45 @@ fn nested_repositories_always_ask() {
     }
 }
 
+/// A hard link made earlier to a protected file (outside the sandbox, where a bind mount
+/// refuses it) is that file under another name: writing it asks.
+#[test]
+fn a_hard_link_to_a_control_file_is_the_control_file() {
+    let world = world();
+    world.file(".claude/settings.json", "{}");
+    std::fs::hard_link(
+        world.workspace.join(".git/config"),
+        world.workspace.join("src/cfg"),
+    )
+    .unwrap();
+    std::fs::hard_link(
+        world.workspace.join(".git/worktrees/w/commondir"),
+        world.workspace.join("src/common"),
+    )
+    .unwrap();
+    std::fs::hard_link(
+        world.workspace.join(".claude/settings.json"),
+        world.workspace.join("settings-copy.json"),
+    )
+    .unwrap();
+    for command in [
+        "echo '[core] fsmonitor = x' >> src/cfg",
+        "cp /dev/null src/common",
+        "echo '{}' | tee settings-copy.json",
+    ] {
+        assert_always_asks(command, &bash(&world, command));
+    }
+    assert_always_asks("Edit src/cfg", &file_tool(&world, "Edit", "src/cfg"));
+    // An ordinary file with two names is an ordinary file.
+    std::fs::hard_link(
+        world.workspace.join("src/lib.rs"),
+        world.workspace.join("src/lib2.rs"),
+    )
+    .unwrap();
+    let verdicts = file_tool(&world, "Edit", "src/lib2.rs");
+    assert_eq!(kind(&verdicts[0]), "allow", "{:?}", verdicts[0]);
+}
+
 /// git's data: writable under an allow rule that covers it.
 #[test]
 fn data_files_stay_allowed_under_an_allow_rule() {

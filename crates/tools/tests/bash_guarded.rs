@@ -113,6 +113,9 @@ async fn changes_to_git_control_files_are_undone_and_reported() {
             ".git/objects/info/alternates",
             "sub/.git",
             "lib/.git",
+            ".git/info",
+            ".git/hooks",
+            ".git/hooks/post-checkout",
         ],
     );
     let output = call(
@@ -120,7 +123,8 @@ async fn changes_to_git_control_files_are_undone_and_reported() {
         "Bash",
         json!({"command": "echo /tmp/x > .git/commondir; echo '[core] fsmonitor = x' >> .git/config; \
                            echo /tmp/o > .git/objects/info/alternates; mkdir -p sub/.git lib; \
-                           printf 'gitdir: /tmp/x' > lib/.git; echo data > .git/index"}),
+                           printf 'gitdir: /tmp/x' > lib/.git; echo data > .git/index; \
+                           mkdir .git/info .git/hooks; echo x > .git/hooks/post-checkout"}),
     )
     .await;
     let text = text(&output);
@@ -141,6 +145,11 @@ async fn changes_to_git_control_files_are_undone_and_reported() {
     assert!(!root.join("lib/.git").exists());
     assert!(!root.join("sub/.git").exists());
     assert!(root.join("sub/.git.removed-by-cairn").is_dir());
+    assert!(!root.join(".git/hooks/post-checkout").exists());
+    assert!(
+        !text.contains(".git/info"),
+        "an empty new directory is left alone: {text}"
+    );
     assert_eq!(
         std::fs::read_to_string(root.join(".git/config")).unwrap(),
         "[core]\n"

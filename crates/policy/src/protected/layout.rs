@@ -159,7 +159,7 @@ fn subdirectories(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Up to `limit` entries below `dir`, directories included, links not followed.
-fn files_below(dir: &Path, limit: usize) -> Vec<PathBuf> {
+pub(super) fn files_below(dir: &Path, limit: usize) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {

@@ -152,7 +152,10 @@ fn undo_changes_now(snapshot: &GuardSnapshot) -> Option<String> {
             None if snapshot.complete || changed_since(path, snapshot.started) => Entry::Absent,
             None => continue,
         };
-        if before.changed_to(&now) {
+        // A new directory other than a `.git` holds nothing by itself (the sandbox creates
+        // empty `hooks` and `info` to mount them); what was put in it is listed on its own.
+        let new_plain_dir = before == Entry::Absent && now == Entry::Dir && !is_git_entry(path);
+        if before.changed_to(&now) && !new_plain_dir {
             done.push(undo(path, &before, &now));
         }
     }
@@ -165,6 +168,12 @@ fn undo_changes_now(snapshot: &GuardSnapshot) -> Option<String> {
             done.join(", ")
         )
     })
+}
+
+fn is_git_entry(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.eq_ignore_ascii_case(".git"))
 }
 
 fn changed_since(path: &Path, started: SystemTime) -> bool {
