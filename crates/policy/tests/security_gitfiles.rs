@@ -129,6 +129,8 @@ const ROOT_CONTROL_FILES: &[&str] = &[
     "rm .git/config",
     "mv .git/objects/info .git/objects/info-old",
     "echo x > .gitmodules",
+    "echo 'exec sh -c x' >> .git/rebase-merge/git-rebase-todo",
+    "printf 'exec x\\n' | tee -a .git/sequencer/todo",
 ];
 
 #[test]

@@ -18,6 +18,10 @@
 //! - the same files of every submodule's git directory (`modules/<name>/`, names may contain
 //!   `/`) and of every linked worktree's administrative directory (`worktrees/<id>/`), whose
 //!   `config` becomes the repository's own if its `commondir` goes;
+//! - the todo list of a rebase or cherry-pick in progress (`rebase-merge/git-rebase-todo`,
+//!   `sequencer/todo`), whose `exec` lines `git rebase --continue` runs: asked about when
+//!   written directly, but not watched in the sandbox, because git itself rewrites them at
+//!   every step of a rebase;
 //! - `.gitmodules` in a work tree (where submodules are cloned from) and any `.git` below the
 //!   workspace root, directory or `gitdir:` file: git run in that directory uses it.
 //!
@@ -73,6 +77,7 @@ fn in_git_dir(rest: &[&str]) -> Option<Protected> {
         [name] if matches!(*name, "config" | "config.worktree") => Some(Protected::GitPrograms),
         [name] if matches!(*name, "commondir" | "gitdir") => Some(Protected::GitLocation),
         [dir, ..] if CONTROL_DIRS.contains(dir) => Some(Protected::GitPrograms),
+        ["rebase-merge", "git-rebase-todo"] | ["sequencer", "todo"] => Some(Protected::GitPrograms),
         ["objects", "info", name] if ALTERNATES.contains(name) => Some(Protected::GitLocation),
         ["worktrees", _, inner @ ..] => in_git_dir(inner),
         ["modules", inner @ ..] => in_modules(inner),
@@ -226,6 +231,13 @@ mod tests {
             (".git/modules/sub/commondir", Some(GitLocation)),
             (".git/modules/sub", Some(Container)),
             (".git/modules", Some(Container)),
+            (".git/rebase-merge/git-rebase-todo", Some(GitPrograms)),
+            (".git/sequencer/todo", Some(GitPrograms)),
+            (
+                ".git/worktrees/w/rebase-merge/git-rebase-todo",
+                Some(GitPrograms),
+            ),
+            (".git/rebase-merge/done", None),
             (".git/modules/sub/modules/inner/config", Some(GitPrograms)),
             (".GIT/config", Some(GitPrograms)),
             ("src/sub/.git", Some(NestedRepository)),
