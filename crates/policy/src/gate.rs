@@ -617,10 +617,10 @@ impl PermissionGate {
             .find_map(|command| crate::protected::git_command_writing_control_files(&command.argv))
         {
             return Some(format!(
-                "{} would change git's control files (`{command}` creates a repository or \
-                 rewrites {}).",
-                call.tool,
-                crate::protected::Protected::GitLocation.what_it_controls()
+                "{} would change git's control files: `{command}` creates a repository or \
+                 rewrites where git finds one, and with it the configuration and hooks git \
+                 uses there.",
+                call.tool
             ));
         }
         None
