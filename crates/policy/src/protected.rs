@@ -144,7 +144,45 @@ pub fn protection_of(path: &Path, roots: &[PathBuf]) -> Option<Protected> {
         classify(relative)
             .or_else(|| creates_git_dir(root, relative))
             .or_else(|| hard_link_to_protected(path, root))
+            .or_else(|| in_bare_repository(path, root))
     })
+}
+
+/// Whether writing `path` writes a control file of a bare repository below `root`, or
+/// completes one: git run in a directory holding `HEAD`, `objects/` and `refs/` takes that
+/// directory for a repository and uses its `config` (its pager, its fsmonitor), even without
+/// a `.git` (unless the user set `safe.bareRepository=explicit`).
+fn in_bare_repository(path: &Path, root: &Path) -> Option<Protected> {
+    let inside_a_git_entry = path
+        .strip_prefix(root)
+        .ok()?
+        .components()
+        .any(|part| part.as_os_str().to_str().is_some_and(git::is_git_entry));
+    if inside_a_git_entry {
+        return None;
+    }
+    let makes_it = ["HEAD", "objects", "refs"];
+    let name = path.file_name()?.to_str()?;
+    let dir = path.parent()?;
+    let completes = makes_it.contains(&name)
+        && dir != root
+        && dir.starts_with(root)
+        && makes_it
+            .iter()
+            .all(|part| *part == name || std::fs::symlink_metadata(dir.join(part)).is_ok());
+    if completes {
+        return Some(Protected::NestedRepository);
+    }
+    path.ancestors()
+        .skip(1)
+        .take_while(|dir| *dir != root && dir.starts_with(root))
+        .find(|dir| {
+            makes_it
+                .iter()
+                .all(|part| std::fs::symlink_metadata(dir.join(part)).is_ok())
+        })
+        .and_then(|dir| classify(&Path::new(".git").join(path.strip_prefix(dir).ok()?)))
+        .filter(|found| *found != Protected::Container)
 }
 
 /// Whether `path` is another name (a hard link) for a protected file of `root`: writing it

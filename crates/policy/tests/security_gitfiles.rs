@@ -256,6 +256,30 @@ fn a_hard_link_to_a_control_file_is_the_control_file() {
     assert_eq!(kind(&verdicts[0]), "allow", "{:?}", verdicts[0]);
 }
 
+/// A bare repository planted in a subdirectory: git run there uses its `config`.
+#[test]
+fn a_bare_repository_below_the_root_is_a_repository() {
+    let world = world();
+    world.file("docs/bare/HEAD", "ref: refs/heads/main\n");
+    world.file("docs/bare/objects/.keep", "");
+    world.file("docs/bare/refs/.keep", "");
+    world.file("docs/half/objects/.keep", "");
+    world.file("docs/half/refs/.keep", "");
+    for command in [
+        "printf '[core]\\n\\tpager = x\\n' > docs/bare/config",
+        "cp /dev/null docs/bare/hooks/post-update",
+        "echo ref: refs/heads/main > docs/half/HEAD",
+        "echo x | tee docs/bare/commondir",
+        "ln -s /tmp/evil docs/bare/objects/info/alternates",
+    ] {
+        assert_always_asks(command, &bash(&world, command));
+    }
+    assert_always_asks("Write", &file_tool(&world, "Write", "docs/bare/config"));
+    // An ordinary directory named like one of its parts is not a repository.
+    let verdicts = file_tool(&world, "Write", "docs/config");
+    assert_eq!(kind(&verdicts[0]), "allow", "{:?}", verdicts[0]);
+}
+
 /// git's data: writable under an allow rule that covers it.
 #[test]
 fn data_files_stay_allowed_under_an_allow_rule() {
@@ -289,8 +313,11 @@ fn data_files_stay_allowed_under_an_allow_rule() {
     }
     for path in [
         ".git/index",
+        ".git/HEAD",
         ".git/refs/heads/main",
         ".git/worktrees/w/HEAD",
+        ".git/modules/libs/json/HEAD",
+        "vendor/dep/.git/HEAD",
     ] {
         let verdicts = file_tool(&world, "Write", path);
         assert_eq!(

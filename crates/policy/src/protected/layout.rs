@@ -31,8 +31,9 @@ pub struct GitLayout {
     /// Every `.git` entry of the work tree, the root's included: directories, `gitdir:` files
     /// and links, as found (not followed).
     pub entries: Vec<PathBuf>,
-    /// Every git directory: the `.git` directories of `entries`, and the submodule
-    /// (`modules/…`) and linked worktree (`worktrees/<id>`) git directories inside them.
+    /// Every git directory: the `.git` directories of `entries`, bare repositories (a
+    /// directory with `HEAD`, `objects/` and `refs/`), and the submodule (`modules/…`) and
+    /// linked worktree (`worktrees/<id>`) git directories inside them.
     pub git_dirs: Vec<PathBuf>,
     /// Whether the walk saw the whole work tree (it stops after [`MAX_DIRECTORIES`]).
     pub complete: bool,
@@ -56,11 +57,18 @@ impl GitLayout {
             let Ok(listing) = fs::read_dir(&dir) else {
                 continue;
             };
+            let mut subdirectories = Vec::new();
+            let mut bare_parts = 0;
             for entry in listing.flatten() {
                 let name = entry.file_name();
                 let Ok(kind) = entry.file_type() else {
                     continue;
                 };
+                if (name == "HEAD" && kind.is_file())
+                    || ((name == "objects" || name == "refs") && kind.is_dir())
+                {
+                    bare_parts += 1;
+                }
                 let path = entry.path();
                 if name.to_str().is_some_and(is_git_entry) {
                     if kind.is_dir() {
@@ -68,8 +76,14 @@ impl GitLayout {
                     }
                     layout.entries.push(path);
                 } else if kind.is_dir() && !is_skipped(&name, &path) {
-                    pending.push(path);
+                    subdirectories.push(path);
                 }
+            }
+            // A bare repository below the root: git run inside it uses its configuration.
+            if bare_parts == 3 && dir != root {
+                layout.add_git_dir(&dir);
+            } else {
+                pending.extend(subdirectories);
             }
         }
         layout.entries.sort();
@@ -256,5 +270,27 @@ mod tests {
             assert!(guarded.contains(&root.join(path)), "{path}");
         }
         assert!(!guarded.contains(&root.join(".git/worktrees/w/HEAD")));
+    }
+
+    #[test]
+    fn a_bare_repository_below_the_root_is_a_git_directory_not_walked_into() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = &fs::canonicalize(dir.path()).unwrap();
+        make(
+            root,
+            &[
+                "docs/bare/objects/x/.git",
+                "docs/bare/refs",
+                "docs/half/objects",
+            ],
+            &["docs/bare/HEAD", "docs/bare/config", "docs/half/HEAD"],
+        );
+        let layout = GitLayout::of(root);
+        assert_eq!(layout.git_dirs, vec![root.join("docs/bare")]);
+        assert_eq!(layout.entries, Vec::<PathBuf>::new());
+        assert_eq!(
+            layout.existing_control_paths(),
+            vec![root.join("docs/bare/config")]
+        );
     }
 }
