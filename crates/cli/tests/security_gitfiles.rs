@@ -306,3 +306,32 @@ fn the_sandbox_undoes_what_a_script_did_to_git_files_and_git_still_commits() {
     assert!(quiet.contains("listed"), "{quiet}");
     assert!(!quiet.contains("The sandbox"), "{quiet}");
 }
+
+/// The issue's own attack: `git grep --open` (git's abbreviation of
+/// `--open-files-in-pager`) runs a shell command that writes `commondir`, with no rule at all.
+/// Whether the analysis refuses it or the sandbox runs it and undoes the write, the user's
+/// `git status` afterwards runs nothing.
+#[test]
+fn the_git_grep_pager_attack_leaves_no_commondir_behind_in_the_sandbox() {
+    let planted = Planted::new();
+    let h = project(&planted, true);
+    std::fs::write(h.path("src/x.txt"), "x\n").unwrap();
+    let (output, result) = run_call(
+        &h,
+        "Bash",
+        json!({"command": "git grep --no-index --open=\"sh -c 'cat notes.txt > .git/commondir'\" -e x"}),
+        &[],
+    );
+    if String::from_utf8_lossy(&output.stderr).contains("the sandbox is not available") {
+        eprintln!("skipped: this kernel has no Landlock");
+        return;
+    }
+    let text = text_of(&result);
+    let refused = result["is_error"] == json!(true) && text.contains("cairn -p");
+    assert!(
+        refused || text.contains("The sandbox removed"),
+        "refused, or run and undone: {text}"
+    );
+    assert!(!h.path(".git/commondir").exists(), "{text}");
+    assert_user_git_runs_nothing(&h, &planted, "git grep --open");
+}
