@@ -116,13 +116,16 @@ async fn changes_to_git_control_files_are_undone_and_reported() {
             ".git/info",
             ".git/hooks",
             ".git/hooks/post-checkout",
+            "sub/.git/config",
+            "sub/.git/hooks",
+            "sub/.git/hooks/pre-commit",
         ],
     );
     let output = call(
         &registry,
         "Bash",
         json!({"command": "echo /tmp/x > .git/commondir; echo '[core] fsmonitor = x' >> .git/config; \
-                           echo /tmp/o > .git/objects/info/alternates; mkdir -p sub/.git lib; \
+                           echo /tmp/o > .git/objects/info/alternates; mkdir -p sub/.git/hooks lib; echo x > sub/.git/config; echo x > sub/.git/hooks/pre-commit; \
                            printf 'gitdir: /tmp/x' > lib/.git; echo data > .git/index; \
                            mkdir .git/info .git/hooks; echo x > .git/hooks/post-checkout"}),
     )
@@ -145,6 +148,12 @@ async fn changes_to_git_control_files_are_undone_and_reported() {
     assert!(!root.join("lib/.git").exists());
     assert!(!root.join("sub/.git").exists());
     assert!(root.join("sub/.git.removed-by-cairn").is_dir());
+    assert!(
+        root.join("sub/.git.removed-by-cairn/hooks/pre-commit")
+            .is_file(),
+        "a new repository is moved aside whole"
+    );
+    assert!(!text.contains("sub/.git/config"), "{text}");
     assert!(!root.join(".git/hooks/post-checkout").exists());
     assert!(
         !text.contains(".git/info"),

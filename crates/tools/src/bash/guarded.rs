@@ -141,22 +141,40 @@ fn undo_changes_now(snapshot: &GuardSnapshot) -> Option<String> {
     paths.extend(snapshot.entries.keys().cloned());
     paths.sort();
     paths.dedup();
+    let before_of = |path: &Path| match snapshot.entries.get(path) {
+        Some(before) => Some(before.clone()),
+        // Found only now: created by the command, unless the first listing stopped before
+        // reaching it, in which case only what changed since the command started counts.
+        None if snapshot.complete || changed_since(path, snapshot.started) => Some(Entry::Absent),
+        None => None,
+    };
+    let changes: Vec<(&PathBuf, Entry, Entry)> = paths
+        .iter()
+        .filter_map(|path| {
+            let before = before_of(path)?;
+            let now = Entry::of(path);
+            before.changed_to(&now).then_some((path, before, now))
+        })
+        .collect();
+    // A new `.git` directory is moved aside whole, with what is in it.
+    let new_repositories: Vec<&PathBuf> = changes
+        .iter()
+        .filter(|(path, before, now)| {
+            is_git_entry(path) && *before == Entry::Absent && *now == Entry::Dir
+        })
+        .map(|(path, _, _)| *path)
+        .collect();
     let mut done = Vec::new();
     // Deepest first: the files a command put in a new directory go before the directory.
-    for path in paths.iter().rev() {
-        let now = Entry::of(path);
-        let before = match snapshot.entries.get(path) {
-            Some(before) => before.clone(),
-            // Found only now: created by the command, unless the first listing stopped before
-            // reaching it, in which case only what changed since the command started counts.
-            None if snapshot.complete || changed_since(path, snapshot.started) => Entry::Absent,
-            None => continue,
-        };
+    for (path, before, now) in changes.iter().rev() {
+        let in_new_repository = new_repositories
+            .iter()
+            .any(|repository| path.starts_with(repository) && path != repository);
         // A new directory other than a `.git` holds nothing by itself (the sandbox creates
         // empty `hooks` and `info` to mount them); what was put in it is listed on its own.
-        let new_plain_dir = before == Entry::Absent && now == Entry::Dir && !is_git_entry(path);
-        if before.changed_to(&now) && !new_plain_dir {
-            done.push(undo(path, &before, &now));
+        let new_plain_dir = *before == Entry::Absent && *now == Entry::Dir && !is_git_entry(path);
+        if !in_new_repository && !new_plain_dir {
+            done.push(undo(path, before, now));
         }
     }
     (!done.is_empty()).then(|| {
