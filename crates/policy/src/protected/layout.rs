@@ -175,6 +175,9 @@ fn subdirectories(dir: &Path) -> Vec<PathBuf> {
 /// Up to `limit` entries below `dir`, directories included, links not followed.
 pub(super) fn files_below(dir: &Path, limit: usize) -> Vec<PathBuf> {
     let mut found = Vec::new();
+    if !fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir()) {
+        return found;
+    }
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
         let Ok(listing) = fs::read_dir(&dir) else {
