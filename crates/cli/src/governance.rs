@@ -15,7 +15,7 @@ use cairn_policy::sandbox::{
 };
 use cairn_policy::{Asking, PermissionGate};
 use cairn_protocol::PermissionMode;
-use cairn_tools::CommandSandbox;
+use cairn_tools::{CommandSandbox, GuardedFiles, GuardedList};
 use serde_json::Value;
 
 use crate::args::Args;
@@ -227,10 +227,22 @@ fn sandbox(
     // every shell command is started with.
     let (program, mut prefix) = wrap_command(&exe, &policy, OsString::new().as_os_str(), &[]);
     prefix.pop();
-    let guarded_files = workspace_roots
+    let roots: Vec<PathBuf> = workspace_roots
         .iter()
-        .flat_map(|root| cairn_policy::protected::root_files(root))
+        .map(|root| root.canonicalize().unwrap_or_else(|_| root.clone()))
         .collect();
+    let guarded_files = GuardedFiles::listed_by(move || {
+        let mut list = GuardedList {
+            paths: Vec::new(),
+            complete: true,
+        };
+        for root in &roots {
+            let (paths, complete) = cairn_policy::protected::guarded_files(root);
+            list.paths.extend(paths);
+            list.complete &= complete;
+        }
+        list
+    });
     Ok(Some(Arc::new(CommandSandbox {
         program,
         prefix,

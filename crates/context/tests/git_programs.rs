@@ -375,3 +375,65 @@ fn a_submodule_is_not_looked_into_so_its_own_filters_do_not_run() {
         "add the library"
     );
 }
+
+/// The configuration need not be the repository's own: a `.git/commondir` naming a directory
+/// whose `config` sets `core.fsmonitor` and a pager makes plain git run them (issue 21). cairn's
+/// overrides are command-line configuration, which outranks that file too.
+#[test]
+fn a_commondir_pointing_at_a_planted_configuration_runs_nothing() {
+    let trap = Trap::new();
+    let planted = tempfile::tempdir().unwrap();
+    git(planted.path(), &["init", "-q", "--bare", "common"]);
+    let common = planted.path().join("common");
+    let config = common.join("config");
+    let config = config.to_str().unwrap();
+    git(
+        planted.path(),
+        &["config", "-f", config, "core.bare", "false"],
+    );
+    let fsmonitor = trap.script("fsmonitor");
+    git(
+        planted.path(),
+        &[
+            "config",
+            "-f",
+            config,
+            "core.fsmonitor",
+            fsmonitor.to_str().unwrap(),
+        ],
+    );
+    let pager = trap.script("pager");
+    git(
+        planted.path(),
+        &[
+            "config",
+            "-f",
+            config,
+            "core.pager",
+            pager.to_str().unwrap(),
+        ],
+    );
+    let repo = tempfile::tempdir().unwrap();
+    let dir = repo.path();
+    git(dir, &["init", "-q"]);
+    std::fs::write(dir.join("a.txt"), "one\n").unwrap();
+    std::fs::write(
+        dir.join(".git/commondir"),
+        format!("{}\n", common.display()),
+    )
+    .unwrap();
+    git(dir, &["add", "a.txt"]);
+    trap.clear();
+    // Armed: plain git runs the planted fsmonitor.
+    plain_git(dir, &["status", "--short"]);
+    assert!(trap.markers().contains("fsmonitor"), "{:?}", trap.markers());
+    trap.clear();
+    let read = GitContext::read(dir).unwrap();
+    assert_eq!(read.status, "A  a.txt");
+    let branch = git_command(dir)
+        .args(["branch", "--show-current"])
+        .output()
+        .unwrap();
+    assert!(branch.status.success(), "{branch:?}");
+    assert_eq!(trap.markers(), BTreeSet::new());
+}

@@ -611,6 +611,18 @@ impl PermissionGate {
                 protection.what_it_controls()
             ));
         }
+        if let Some(command) = analysis
+            .into_iter()
+            .flat_map(|analysis| &analysis.commands)
+            .find_map(|command| crate::protected::git_command_writing_control_files(&command.argv))
+        {
+            return Some(format!(
+                "{} would change git's control files: `{command}` creates a repository or \
+                 rewrites where git finds one, and with it the configuration and hooks git \
+                 uses there.",
+                call.tool
+            ));
+        }
         None
     }
 

@@ -467,3 +467,167 @@ fn missing_protected_directories_are_created_and_protected() {
     );
     assert!(!root.join(".git/hooks/post-checkout").exists());
 }
+
+/// Runs git in `dir` (outside the sandbox, to build a fixture), with an identity of its own.
+fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(["-c", "protocol.file.allow=always"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+}
+
+/// A repository with a commit, a linked worktree inside the workspace (`wt`, a `gitdir:`
+/// file), a submodule whose name has a `/` (`libs/json`) and a nested repository
+/// (`vendor/dep`).
+fn repository_with_everything() -> (tempfile::TempDir, PathBuf) {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(workspace.path()).unwrap();
+    let upstream = root.join("upstream");
+    std::fs::create_dir_all(&upstream).unwrap();
+    git(&upstream, &["init", "-q"]);
+    std::fs::write(upstream.join("u.txt"), "u").unwrap();
+    git(&upstream, &["add", "u.txt"]);
+    git(&upstream, &["commit", "-qm", "u"]);
+    git(&root, &["init", "-q"]);
+    std::fs::write(root.join("a.txt"), "a").unwrap();
+    git(&root, &["add", "a.txt"]);
+    git(&root, &["commit", "-qm", "a"]);
+    git(&root, &["worktree", "add", "-q", "wt"]);
+    git(
+        &root,
+        &[
+            "submodule",
+            "add",
+            "-q",
+            "--name",
+            "libs/json",
+            "./upstream",
+            "libs/json",
+        ],
+    );
+    git(&root, &["commit", "-qm", "submodule"]);
+    std::fs::create_dir_all(root.join("vendor/dep")).unwrap();
+    git(&root.join("vendor/dep"), &["init", "-q"]);
+    (workspace, root)
+}
+
+#[test]
+fn git_control_files_everywhere_are_read_only_and_git_still_commits() {
+    if landlock_abi().is_none() || !can_test_mounts() {
+        return;
+    }
+    let (_workspace, root) = repository_with_everything();
+    let control = [
+        ".git/config",
+        ".git/worktrees/wt/commondir",
+        ".git/worktrees/wt/gitdir",
+        ".git/modules/libs/json/config",
+        "vendor/dep/.git/config",
+        "wt/.git",
+        "libs/json/.git",
+    ];
+    let before: Vec<Vec<u8>> = control
+        .iter()
+        .map(|path| std::fs::read(root.join(path)).unwrap())
+        .collect();
+    let policy = SandboxPolicy {
+        protected_roots: vec![root.clone()],
+        ..writable_only(&root, NetworkAccess::Allowed)
+    };
+    let attempts = [
+        (
+            "worktree commondir",
+            "echo /tmp/x > .git/worktrees/wt/commondir",
+        ),
+        ("worktree gitdir", "echo /tmp/x > .git/worktrees/wt/gitdir"),
+        (
+            "module config",
+            "echo '[core] fsmonitor = x' >> .git/modules/libs/json/config",
+        ),
+        (
+            "module hook",
+            "echo x > .git/modules/libs/json/hooks/post-checkout",
+        ),
+        (
+            "nested config",
+            "echo '[core] fsmonitor = x' >> vendor/dep/.git/config",
+        ),
+        ("nested hook", "echo x > vendor/dep/.git/hooks/pre-commit"),
+        ("move nested .git", "mv vendor/dep/.git vendor/dep/old"),
+        ("move module", "mv .git/modules/libs/json .git/modules/old"),
+        ("move worktree", "mv .git/worktrees/wt .git/worktrees/old"),
+        (
+            "remove worktree commondir",
+            "rm -f .git/worktrees/wt/commondir",
+        ),
+    ];
+    let script: String = attempts
+        .iter()
+        .map(|(name, command)| format!("( {command} ) 2>/dev/null && echo 'ESCAPED: {name}'\n"))
+        .collect();
+    let commit = "git -c user.name=t -c user.email=t@t commit -qm";
+    let output = run_sh(
+        &policy,
+        &format!(
+            "cd \"$1\" || exit 9\nexport HOME=\"$1\" GIT_CONFIG_NOSYSTEM=1\n{script}\
+             echo b > b.txt && git add b.txt && {commit} b || echo 'FAILED: commit'\n\
+             (cd wt && echo w > w.txt && git add w.txt && {commit} w) || echo 'FAILED: worktree'\n\
+             (cd libs/json && echo j > j.txt && git add j.txt && {commit} j) || echo 'FAILED: module'\n\
+             (cd vendor/dep && echo d > d.txt && git add d.txt && {commit} d) || echo 'FAILED: nested'\n\
+             echo /tmp/planted > .git/commondir && echo 'CREATED: commondir'\n"
+        ),
+        &[&root],
+    );
+    let out = stdout(&output);
+    assert!(!out.contains("ESCAPED"), "{out}\n{}", stderr(&output));
+    assert!(!out.contains("FAILED"), "{out}\n{}", stderr(&output));
+    let after: Vec<Vec<u8>> = control
+        .iter()
+        .map(|path| std::fs::read(root.join(path)).unwrap())
+        .collect();
+    assert_eq!(after, before);
+    // A control file that did not exist cannot be mounted: the command creates it, and the
+    // guarded list (checked by cairn after every command) names it.
+    assert!(out.contains("CREATED: commondir"), "{out}");
+    let (guarded, complete) = cairn_policy::protected::guarded_files(&root);
+    assert!(complete);
+    for path in [
+        ".git/commondir",
+        "wt/.git",
+        "vendor/dep/.git/commondir",
+        ".git/worktrees/wt/config",
+    ] {
+        assert!(guarded.contains(&root.join(path)), "{path}: {guarded:?}");
+    }
+    std::fs::remove_file(root.join(".git/commondir")).unwrap();
+    for (dir, count) in [
+        (".", "3"),
+        ("wt", "2"),
+        ("libs/json", "2"),
+        ("vendor/dep", "1"),
+    ] {
+        let log = Command::new("git")
+            .args(["rev-list", "--count", "HEAD"])
+            .current_dir(root.join(dir))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&log.stdout).trim(),
+            count,
+            "{dir}: {log:?}"
+        );
+    }
+}

@@ -143,10 +143,51 @@ pub struct CommandSandbox {
     /// Given a failed command's exit code and stderr, a sentence saying the sandbox caused it,
     /// when it probably did.
     pub explain: SandboxExplainer,
-    /// Files commands may not create although they lie in a writable directory (a project's
-    /// `.mcp.json`): the sandbox cannot mount what does not exist, so one a command created is
-    /// removed when it ends, and the result says so.
-    pub guarded_files: Vec<PathBuf>,
+    /// Files commands may not create or change although they lie in a writable directory (a
+    /// project's `.mcp.json`, git's `commondir`, a new `.git`): the sandbox cannot mount what
+    /// does not exist, so their state is recorded before each command and what it changed is
+    /// undone when it ends, and the result says so.
+    pub guarded_files: GuardedFiles,
+}
+
+/// Lists the guarded files of a [`CommandSandbox`] as they are now, existing or not. Asked
+/// before and after every sandboxed command: a path listed only after it was created by it.
+#[derive(Clone)]
+pub struct GuardedFiles {
+    list: Arc<dyn Fn() -> GuardedList + Send + Sync>,
+}
+
+/// One listing of the guarded files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GuardedList {
+    /// Every guarded path, whether it exists or not.
+    pub paths: Vec<PathBuf>,
+    /// False when the listing stopped early (a huge tree): a path missing from the listing
+    /// before a command then counts as created only if it changed while the command ran.
+    pub complete: bool,
+}
+
+impl GuardedFiles {
+    /// The same paths every time.
+    pub fn fixed(paths: Vec<PathBuf>) -> GuardedFiles {
+        GuardedFiles::listed_by(move || GuardedList {
+            paths: paths.clone(),
+            complete: true,
+        })
+    }
+
+    /// Paths found anew by `list` each time (nested `.git` directories come and go).
+    pub fn listed_by(list: impl Fn() -> GuardedList + Send + Sync + 'static) -> GuardedFiles {
+        GuardedFiles {
+            list: Arc::new(list),
+        }
+    }
+}
+
+impl std::fmt::Debug for GuardedFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardedFiles").finish_non_exhaustive()
+    }
 }
 
 /// See [`CommandSandbox::explain`].

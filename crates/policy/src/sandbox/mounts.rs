@@ -5,19 +5,25 @@
 //! path is bind-mounted onto itself and the bind made read-only. The mounts exist only for the
 //! wrapper and what it starts; cairn and the user see the files as always.
 //!
+//! What is mounted is [`mount_plan`]: `.claude`, `.claude.json`, `.mcp.json`, and the control
+//! files of every git directory below the root (the root's `.git`, any nested `.git`
+//! directory, their submodules' and linked worktrees' git directories) — not git's data, so
+//! `git add` and `git commit` work.
+//!
 //! What makes it hold:
-//! - `.git` is bound onto itself first (writable) and `.claude` is a mount point, so neither
-//!   can be renamed away, with its read-only mounts, and replaced by a fresh copy (`rename`
-//!   refuses to move a mount point);
-//! - a protected directory that does not exist yet (`.claude`, `.git/hooks`, `.git/info`) is
-//!   created empty first, so that it can be mounted; an empty directory shows in no
+//! - every git directory is bound onto itself first (writable) and `.claude` is a mount point,
+//!   so none can be renamed away, with its read-only mounts, and replaced by a fresh copy
+//!   (`rename` refuses to move a mount point);
+//! - a protected directory that does not exist yet (`.claude`, a git directory's `hooks` and
+//!   `info`) is created empty first, so that it can be mounted; an empty directory shows in no
 //!   `git status`;
 //! - a non-root user gets the namespace inside a user namespace that maps only their own ids,
 //!   and loses the namespace's capabilities when the wrapper executes the command.
 //!
-//! What it does not cover: a protected *file* that does not exist at the root (`.mcp.json`,
-//! `.claude.json`) cannot be mounted, so creating it is left to the gate, which asks about
-//! every write it can see there; and a kernel that refuses user namespaces (some distributions
+//! What it does not cover: a protected *file* that does not exist yet (`.mcp.json`,
+//! `.claude.json`, `commondir`, `objects/info/alternates`, a new `.git`) cannot be mounted, so
+//! creating it is left to the gate, which asks about every write it can see there, and to the
+//! check after each command (`guarded_files`), which undoes it; and a kernel that refuses user namespaces (some distributions
 //! restrict them) leaves the files writable, with a warning.
 
 use std::path::{Path, PathBuf};
@@ -27,7 +33,7 @@ use rustix::mount::{MountFlags, MountPropagationFlags, mount_bind, mount_change,
 use rustix::process::{geteuid, getgid, getuid};
 use rustix::thread::UnshareFlags;
 
-use crate::protected::protected_targets;
+use crate::protected::{GitLayout, MountPlan, mount_plan_of};
 
 /// Mounts the protected files of every root read-only for this process and its children.
 /// `Err` says why they stay writable; the caller warns and runs the command anyway (the gate
@@ -37,14 +43,15 @@ pub(crate) fn mount_protected_read_only(roots: &[PathBuf]) -> Result<(), String>
         .iter()
         .filter_map(|root| std::fs::canonicalize(root).ok())
         .collect();
-    for root in &roots {
-        create_mount_points(root);
-    }
-    let targets: Vec<PathBuf> = roots
+    let plans: Vec<MountPlan> = roots
         .iter()
-        .flat_map(|root| protected_targets(root))
+        .map(|root| {
+            let layout = GitLayout::of(root);
+            create_mount_points(root, &layout);
+            mount_plan_of(root, &layout)
+        })
         .collect();
-    if targets.is_empty() {
+    if plans.iter().all(|plan| plan.read_only.is_empty()) {
         return Ok(());
     }
     enter_mount_namespace()
@@ -54,28 +61,31 @@ pub(crate) fn mount_protected_read_only(roots: &[PathBuf]) -> Result<(), String>
         MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
     )
     .map_err(|error| format!("could not make the mounts private ({error})"))?;
-    for root in &roots {
-        let git = root.join(".git");
-        if git.is_dir() {
-            mount_bind(&git, &git)
-                .map_err(|error| format!("could not pin {} ({error})", git.display()))?;
-        }
+    for git_dir in plans.iter().flat_map(|plan| &plan.pinned) {
+        mount_bind(git_dir, git_dir)
+            .map_err(|error| format!("could not pin {} ({error})", git_dir.display()))?;
     }
-    for target in &targets {
+    for target in plans.iter().flat_map(|plan| &plan.read_only) {
         bind_read_only(target)
             .map_err(|error| format!("could not mount {} read-only ({error})", target.display()))?;
     }
     Ok(())
 }
 
-/// Creates the protected directories that do not exist yet, so that they can be mounted.
-/// Failures are left to [`protected_targets`], which lists only what exists.
-fn create_mount_points(root: &Path) {
+/// Creates the protected directories that do not exist yet, so that they can be mounted:
+/// `.claude`, and `hooks` and `info` in each git directory but a linked worktree's (git reads
+/// those of the repository it belongs to). Failures are left to [`mount_plan_of`], which
+/// lists only what exists.
+fn create_mount_points(root: &Path, layout: &GitLayout) {
     let _ = std::fs::create_dir(root.join(".claude"));
-    let git = root.join(".git");
-    if git.is_dir() {
-        for dir in ["hooks", "info"] {
-            let _ = std::fs::create_dir(git.join(dir));
+    for git_dir in &layout.git_dirs {
+        let in_worktrees = git_dir
+            .parent()
+            .is_some_and(|parent| parent.ends_with("worktrees"));
+        if git_dir.is_dir() && !in_worktrees {
+            for dir in ["hooks", "info"] {
+                let _ = std::fs::create_dir(git_dir.join(dir));
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ use tokio::process::Child;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::{CappedBuffer, Captured, cut_middle, incomplete_utf8_suffix, join_streams};
-use super::guarded::{absent_guarded_files, remove_created};
+use super::guarded::{GuardSnapshot, snapshot, undo_changes};
 use super::process::{ProcessGroup, pump, spawn_shell};
 use crate::{Access, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput};
 
@@ -76,7 +76,7 @@ impl BackgroundShell {
         env: &[(String, String)],
         sandbox: Option<&crate::CommandSandbox>,
     ) -> io::Result<Arc<Self>> {
-        let absent = absent_guarded_files(sandbox);
+        let guarded = snapshot(sandbox);
         let child = spawn_shell(command, &[], cwd, env, sandbox)?;
         let shell = Arc::new(BackgroundShell {
             id,
@@ -84,7 +84,7 @@ impl BackgroundShell {
             group: ProcessGroup::led_by(&child),
             state: Mutex::default(),
         });
-        tokio::spawn(collect(Arc::clone(&shell), child, absent));
+        tokio::spawn(collect(Arc::clone(&shell), child, guarded));
         Ok(shell)
     }
 
@@ -166,14 +166,14 @@ fn keep_matching(text: &str, filter: &Regex) -> String {
 }
 
 /// Collects the command's output into the shell until both streams close and it has exited.
-async fn collect(shell: Arc<BackgroundShell>, mut child: Child, absent: Vec<PathBuf>) {
+async fn collect(shell: Arc<BackgroundShell>, mut child: Child, guarded: Option<GuardSnapshot>) {
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let (_, _, waited) = tokio::join!(
         pump(stdout, |bytes| shell.state().stdout.push(bytes)),
         pump(stderr, |bytes| shell.state().stderr.push(bytes)),
         child.wait(),
     );
-    let removed = remove_created(&absent);
+    let removed = undo_changes(guarded).await;
     let mut state = shell.state();
     if let Some(note) = removed {
         state.stderr.push(format!("\n{note}\n").as_bytes());

@@ -17,7 +17,7 @@ use super::ShellRegistry;
 use super::background::BackgroundShell;
 use super::capture::{CappedBuffer, Captured, MAX_OUTPUT_CHARS, cut_middle, join_streams};
 use super::exit_dir::ExitDir;
-use super::guarded::{absent_guarded_files, remove_created};
+use super::guarded::{snapshot, undo_changes};
 use super::process::{KillOnDrop, ProcessGroup, describe_failure, pump, spawn_shell};
 use crate::{
     Access, CommandSandbox, Concurrency, Destructiveness, Safety, Tool, ToolContext, ToolOutput,
@@ -147,7 +147,7 @@ impl Tool for BashTool {
         }
         let timeout_ms = effective_timeout(input.timeout, &mut notes);
 
-        let absent = absent_guarded_files(sandbox);
+        let guarded = snapshot(sandbox);
         let exit_dir = ExitDir::prepare();
         let child = match spawn_shell(
             WRAPPER_SCRIPT,
@@ -171,7 +171,7 @@ impl Tool for BashTool {
             }
             _ => None,
         };
-        let guard_note = remove_created(&absent);
+        let guard_note = undo_changes(guarded).await;
         let mut output = report(run, timeout_ms, notes);
         if let ToolResultContent::Text(text) = &mut output.content {
             for note in [sandbox_note, guard_note, cwd_note].into_iter().flatten() {
