@@ -376,7 +376,7 @@ impl PermissionGate {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone();
         let allowing = self.allow_rules_in_force(&rules);
-        let suggested_rule = suggestion(&allowing, &facts);
+        let suggested_rule = suggestion(&allowing, &facts, analysis.as_ref());
         if let Some(rule) = self.denying_rule(&rules, call, &facts, analysis.as_ref()) {
             return Verdict::Deny {
                 source: DecisionSource::Rule,
@@ -813,7 +813,11 @@ impl PermissionGate {
 /// command of a compound command) that no allow rule in force covers yet, so a rule already
 /// there is never offered again; `None` when every part is covered, as when the question comes
 /// from something no rule lifts.
-fn suggestion(allowing: &RuleSet, facts: &CallFacts<'_>) -> Option<String> {
+fn suggestion(
+    allowing: &RuleSet,
+    facts: &CallFacts<'_>,
+    analysis: Option<&BashAnalysis>,
+) -> Option<String> {
     let parts: Vec<CallFacts<'_>> = match facts.bash_commands {
         Some(commands) if !commands.is_empty() => commands
             .iter()
@@ -829,7 +833,17 @@ fn suggestion(allowing: &RuleSet, facts: &CallFacts<'_>) -> Option<String> {
         if allowing.evaluate(&part).is_some() {
             continue;
         }
-        for rule in RuleSet::suggest_allow_rules(&part) {
+        let mut suggested = RuleSet::suggest_allow_rules(&part);
+        // A rule that would not lift a program option is no way to allow the call: offer the
+        // command as written, which names the option.
+        if let (Some([command]), Some(analysis)) = (part.bash_commands, analysis)
+            && suggested.iter().any(|rule| {
+                names_a_program_option(command, analysis) && !names_all(rule, command, analysis)
+            })
+        {
+            suggested = vec![format!("Bash({command})")];
+        }
+        for rule in suggested {
             if !rules.contains(&rule) {
                 rules.push(rule);
             }
@@ -838,7 +852,23 @@ fn suggestion(allowing: &RuleSet, facts: &CallFacts<'_>) -> Option<String> {
     (!rules.is_empty()).then(|| rules.join(", "))
 }
 
-/// `path` with its longest existing prefix resolved (symlinks followed), the rest appended.
+/// Whether the simple command `command` is given one of the analysis's program options.
+fn names_a_program_option(command: &str, analysis: &BashAnalysis) -> bool {
+    analysis
+        .program_options
+        .iter()
+        .any(|option| command.contains(option.written.as_str()))
+}
+
+/// Whether `rule` names every program option `command` is given.
+fn names_all(rule: &str, command: &str, analysis: &BashAnalysis) -> bool {
+    analysis
+        .program_options
+        .iter()
+        .filter(|option| command.contains(option.written.as_str()))
+        .all(|option| rule.contains(option.written.as_str()))
+}
+
 /// An option that makes a command run another program (`sort --compress-program`), when the
 /// allow rule that matched does not name it: a rule for the command alone (`Bash(sort:*)`)
 /// vouches for the command, not for whatever program an option hands control to.
@@ -857,6 +887,7 @@ fn program_option_finding(rule: &str, analysis: Option<&BashAnalysis>) -> Option
     })
 }
 
+/// `path` with its longest existing prefix resolved (symlinks followed), the rest appended.
 fn resolve_existing_prefix(path: &Path) -> PathBuf {
     let mut existing = path.to_path_buf();
     let mut rest = Vec::new();

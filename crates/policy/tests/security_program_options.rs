@@ -89,3 +89,38 @@ fn the_analysis_names_the_program_option_as_written_and_in_full() {
         )]
     );
 }
+
+/// The rule the refusal offers is one that would let the call run: for a program option, the
+/// command as written (which names the option), never the command's prefix rule, which would
+/// not lift it.
+#[test]
+fn the_rule_a_refusal_offers_lifts_the_program_option() {
+    let world = World::new();
+    world.file("data.txt", "b\na\n");
+    let commands = [
+        "git grep --open=./pager.sh -e needle",
+        "sort --compress-prog=sh -S 1k data.txt",
+        "rg --pre ./decode.sh needle",
+    ];
+    let mut failures = Vec::new();
+    for command in commands {
+        let verdict = world.check(&[], command);
+        let reason = match &verdict {
+            cairn_policy::Verdict::Deny { reason, .. } => reason.clone(),
+            other => panic!("{command}: {other:?}"),
+        };
+        let Some(rule) = reason
+            .split("add the rule `")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+        else {
+            failures.push(format!("{command}: no rule offered in {reason:?}"));
+            continue;
+        };
+        let with_rule = world.check(&[rule], command);
+        if kind(&with_rule) != "allow" {
+            failures.push(format!("{command}: the offered {rule} gives {with_rule:?}"));
+        }
+    }
+    assert_eq!(failures, Vec::<String>::new());
+}
