@@ -40,6 +40,28 @@ const CASES: &[(&str, &str, &str)] = &[
         "Bash(git grep:*)",
         "deny",
     ),
+    // tar and npm run the program whichever prefix of the option names it (their own parsers
+    // expand abbreviations): a destructive command, which no rule lifts.
+    ("tar --to-comm='sh -c id' -xf a.tar", "Bash(tar:*)", "deny"),
+    (
+        "tar --use-compress-prog=./unpack.sh -xf a.tar",
+        "Bash(tar:*)",
+        "deny",
+    ),
+    (
+        "tar --checkpoint=1 --checkpoint-act=exec=./run.sh -cf a.tar src",
+        "Bash(tar:*)",
+        "deny",
+    ),
+    ("npm test --script-sh=./evil.sh", "Bash(npm test:*)", "deny"),
+    (
+        "npm test --node-opt='--require ./x.js'",
+        "Bash(npm test:*)",
+        "deny",
+    ),
+    ("npm run build --userc ./npmrc", "Bash(npm run:*)", "deny"),
+    // Options that only share a beginning are not the dangerous ones.
+    ("tar --to-stdout -xf a.tar", "Bash(tar:*)", "allow"),
     // A rule that names the option, as written, is the user's word for it.
     (
         "sort --compress-program=gzip -S 1k data.txt",
@@ -63,6 +85,28 @@ fn program_options_are_lifted_only_by_a_rule_that_names_them() {
         }
     }
     assert_eq!(failures, Vec::<String>::new());
+}
+
+/// GNU tar really takes the abbreviation: the program runs.
+#[test]
+fn tar_runs_the_program_an_abbreviated_option_names() {
+    let world = World::new();
+    world.file("src/a.txt", "a");
+    let marker = world.workspace.join("ran");
+    let status = std::process::Command::new("tar")
+        .current_dir(&world.workspace)
+        .args(["-cf", "a.tar", "src"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = std::process::Command::new("tar")
+        .current_dir(&world.workspace)
+        .arg(format!("--to-comm=touch {}", marker.display()))
+        .args(["-xf", "a.tar"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(marker.exists(), "tar --to-comm ran no program");
 }
 
 #[test]

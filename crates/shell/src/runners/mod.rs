@@ -92,9 +92,16 @@ fn package_scripts(an: &mut Analyzer, name: &str, args: &[Word]) {
             continue;
         };
         let key = setting.split('=').next().unwrap_or_default();
-        if RUNS.contains(&key) {
+        // npm's option parser expands any unambiguous abbreviation (`--script-sh`); an
+        // ambiguous one it leaves alone, so taking every prefix errs only toward asking.
+        if let Some(full) = RUNS.iter().find(|full| abbreviates(key, full, 2)) {
+            let shown = if key == *full {
+                format!("--{key}")
+            } else {
+                format!("--{key} (that is, --{full})")
+            };
             an.destructive(format!(
-                "{name} --{key} makes {name} run a program of the command's choosing"
+                "{name} {shown} makes {name} run a program of the command's choosing"
             ));
         }
     }
@@ -127,10 +134,19 @@ fn tar(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
     for (index, arg) in args.iter().enumerate() {
         let text = arg.literal_prefix();
         let option = text.split('=').next().unwrap_or_default();
-        if RUNS.contains(&option) || matches!(option, "-I" | "-F") {
+        // GNU tar takes any unambiguous prefix of a long option (`--to-comm`); an ambiguous one
+        // it refuses, so taking every prefix errs only toward asking.
+        let long_runs = option.strip_prefix("--").is_some_and(|long| {
+            RUNS.iter()
+                .any(|full| abbreviates(long, full.trim_start_matches('-'), 3))
+        });
+        if long_runs || matches!(option, "-I" | "-F") {
             an.destructive(format!("{name} {option} runs another program"));
         }
-        if option == "--checkpoint-action" && text.contains("exec") {
+        let checkpoint_action = option
+            .strip_prefix("--")
+            .is_some_and(|long| abbreviates(long, "checkpoint-action", 11));
+        if checkpoint_action && text.contains("exec") {
             an.destructive(format!(
                 "{name} --checkpoint-action=exec runs another program"
             ));
@@ -154,6 +170,12 @@ fn tar(an: &mut Analyzer, name: &str, args: &[Word], site: Site<'_>) {
             .collect();
         links::follow(an, &format!("{name} -h"), &starts, site, Access::Reads);
     }
+}
+
+/// Whether `written` (an option name without its dashes) is `full` or a prefix of it at least
+/// `shortest` characters long.
+fn abbreviates(written: &str, full: &str, shortest: usize) -> bool {
+    written.len() >= shortest.min(full.len()) && full.starts_with(written)
 }
 
 fn is_interpreter(name: &str) -> bool {
