@@ -22,7 +22,7 @@ mod plumbing;
 mod revisions;
 
 use self::changing::{changes, checkout, push, reset, restore, switch};
-use self::diff_options::{DIFF, RANGE_DIFF};
+use self::diff_options::{DIFF, RANGE_DIFF, RANGE_DIFF_DIFF};
 use self::history::{BLAME_OWN, DIFFTOOL_OWN, GREP, LOG_OWN, SHORTLOG_OWN, STASH_SHOW_OWN, STATUS};
 use self::listing::{BRANCH, CONFIG_GET, CONFIG_LEGACY, CONFIG_LIST, TAG};
 use self::plumbing::{
@@ -66,7 +66,7 @@ pub(crate) const READ_FORMS: &[(&str, &[&Table])] = &[
     ("diff-tree", &[&DIFF_TREE, &DIFF, &REVISION]),
     ("diff-index", &[&DIFF_INDEX, &DIFF, &REVISION]),
     ("diff-files", &[&DIFF_FILES, &DIFF, &REVISION]),
-    ("range-diff", &[&RANGE_DIFF]),
+    ("range-diff", &[&RANGE_DIFF, &RANGE_DIFF_DIFF]),
     ("shortlog", &[&SHORTLOG_OWN, &REVISION, &DIFF]),
     ("blame", BLAME),
     ("annotate", BLAME),
@@ -114,7 +114,7 @@ pub(crate) const CHECKED: &[(&str, &[&Table])] = &[
     ("status", &[&STATUS]),
     ("log", &[&LOG_OWN]),
     ("diff", &[&DIFF, &DIFF_CMD]),
-    ("range-diff", &[&RANGE_DIFF]),
+    ("range-diff", &[&RANGE_DIFF, &RANGE_DIFF_DIFF]),
     ("shortlog", &[&SHORTLOG_OWN]),
     ("blame", &[&BLAME_OWN]),
     ("ls-files", &[&LS_FILES]),
