@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
 use cairn_protocol::{DecisionSource, PermissionMode};
-use cairn_shell::{BashAnalysis, BashContext, BashVerdict, analyze};
+use cairn_shell::{BashAnalysis, BashContext, BashVerdict, analyze, resolve_existing_prefix};
 use serde_json::Value;
 
 use crate::rules::{CallFacts, EDIT_TOOLS, RuleError, RuleKind, RuleOrigin, RuleSet, Specifier};
@@ -885,27 +885,6 @@ fn program_option_finding(rule: &str, analysis: Option<&BashAnalysis>) -> Option
             unnamed.join(", ")
         )
     })
-}
-
-/// `path` with its longest existing prefix resolved (symlinks followed), the rest appended.
-fn resolve_existing_prefix(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(canonical) = existing.canonicalize() {
-            return rest
-                .into_iter()
-                .rev()
-                .fold(canonical, |acc, part| acc.join(part));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
 }
 
 /// A resolved path spelled from the workspace root as the session names it (`/home/me/app/x`

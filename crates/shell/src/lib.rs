@@ -154,3 +154,27 @@ pub enum BashVerdict {
 pub fn analyze(command: &str, ctx: &BashContext<'_>) -> BashAnalysis {
     classify::analyze(command, ctx)
 }
+
+/// `path` with its longest existing prefix resolved (symbolic links followed) and the rest
+/// appended as written: where a path really leads, as far as the disk can tell today. The
+/// permission gate judges a file tool's path by it, and the file tools write the same
+/// resolved path, so both must use this one function.
+pub fn resolve_existing_prefix(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            return rest
+                .into_iter()
+                .rev()
+                .fold(canonical, |acc, part| acc.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}

@@ -23,6 +23,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+/// Where a path really leads: the one resolution the gate judges and the file tools write.
+pub use cairn_shell::resolve_existing_prefix;
+
 /// A path as the permission layer judged it: the root it lies under (a workspace root when
 /// one holds it, else `/`) and the rest, every symbolic link that existed at the check
 /// resolved.
@@ -104,28 +107,6 @@ impl JudgedPath {
     /// The root the path is opened beneath.
     pub fn root(&self) -> &Path {
         &self.root
-    }
-}
-
-/// `path` with its longest existing prefix resolved (symbolic links followed) and the rest
-/// appended: what the permission gate judges of a file tool's path.
-pub fn resolve_existing_prefix(path: &Path) -> PathBuf {
-    let mut existing = path.to_path_buf();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(canonical) = existing.canonicalize() {
-            return rest
-                .into_iter()
-                .rev()
-                .fold(canonical, |acc, part| acc.join(part));
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
     }
 }
 

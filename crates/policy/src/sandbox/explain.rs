@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use cairn_shell::resolve_existing_prefix;
+
 use super::{NetworkAccess, SandboxPolicy};
 
 /// How many lines above a pathless "Permission denied" to look for the path (cargo puts a blank
@@ -157,19 +159,6 @@ fn find_enclosing<'a>(path: &Path, dirs: &'a [PathBuf]) -> Option<&'a PathBuf> {
     dirs.iter().find(|dir| {
         path.starts_with(dir) || resolved.starts_with(resolve_existing_prefix(dir.as_path()))
     })
-}
-
-/// `path` with its longest existing ancestor made canonical: the failed path may not exist.
-fn resolve_existing_prefix(path: &Path) -> PathBuf {
-    for ancestor in path.ancestors() {
-        if let Ok(canonical) = std::fs::canonicalize(ancestor) {
-            return match path.strip_prefix(ancestor) {
-                Ok(rest) if !rest.as_os_str().is_empty() => canonical.join(rest),
-                _ => canonical,
-            };
-        }
-    }
-    path.to_path_buf()
 }
 
 /// Quote pairs that tools put around paths: GNU's `‘…’` and `` `…' ``, `“…”`, `'…'`, `"…"`.
