@@ -12,11 +12,11 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use cairn_test_support::{RecordedRequest, Reply};
+use cairn_test_support::Reply;
 use serde_json::{Value, json};
 
 mod support;
-use support::{Harness, WAIT};
+use support::{Harness, WAIT, tool_result};
 
 /// The attacks: each would create the file named beside it if it ran.
 const ATTACKS: &[(&str, &str)] = &[
@@ -32,17 +32,6 @@ const ATTACKS: &[(&str, &str)] = &[
         "ran-compressor",
     ),
 ];
-
-fn tool_result(requests: &[RecordedRequest], n: usize) -> (bool, String) {
-    let messages = requests[n].body["messages"].as_array().unwrap();
-    let result = &messages.last().unwrap()["content"][0];
-    assert_eq!(result["type"], json!("tool_result"), "{result}");
-    let text = match &result["content"] {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    (result["is_error"] == json!(true), text)
-}
 
 fn files(h: &Harness) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(h.work.path())

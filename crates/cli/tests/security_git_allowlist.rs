@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use cairn_test_support::{RecordedRequest, Reply};
-use serde_json::{Value, json};
+use serde_json::json;
 
 mod support;
-use support::{Harness, WAIT};
+use support::{Harness, WAIT, tool_result};
 
 fn git(dir: &Path, args: &[&str]) {
     let output = Command::new("git")
@@ -113,18 +113,6 @@ fn run(h: &Harness, args: &[&str], commands: &[String]) -> Vec<RecordedRequest> 
         .unwrap();
     assert!(output.status.success(), "{output:?}");
     h.server.wait_for_requests(commands.len() + 1, WAIT)
-}
-
-/// The tool result the model received in request `n`: whether it is an error, and its text.
-fn tool_result(requests: &[RecordedRequest], n: usize) -> (bool, String) {
-    let messages = requests[n].body["messages"].as_array().unwrap();
-    let result = &messages.last().unwrap()["content"][0];
-    assert_eq!(result["type"], json!("tool_result"), "{result}");
-    let text = match &result["content"] {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    (result["is_error"] == json!(true), text)
 }
 
 fn refused_everywhere(args: &[&str], sandbox: bool) {

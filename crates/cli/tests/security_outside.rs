@@ -14,10 +14,10 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 
 use cairn_test_support::{RecordedRequest, Reply};
-use serde_json::{Value, json};
+use serde_json::json;
 
 mod support;
-use support::{Harness, WAIT};
+use support::{Harness, WAIT, tool_result};
 
 /// A harness whose user turns the sandbox off (a project's file may not, in -p), and a
 /// directory outside the project holding `secret.txt`, linked from the project as `out` (a
@@ -53,19 +53,6 @@ fn run(h: &Harness, rule: &str, commands: &[String]) -> Vec<RecordedRequest> {
         .unwrap();
     assert!(output.status.success(), "{output:?}");
     h.server.wait_for_requests(commands.len() + 1, WAIT)
-}
-
-/// The tool result the model received in request `n` (0-based): whether it is an error,
-/// and its text.
-fn tool_result(requests: &[RecordedRequest], n: usize) -> (bool, String) {
-    let messages = requests[n].body["messages"].as_array().unwrap();
-    let result = &messages.last().unwrap()["content"][0];
-    assert_eq!(result["type"], json!("tool_result"), "{result}");
-    let text = match &result["content"] {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    (result["is_error"] == json!(true), text)
 }
 
 fn assert_refused(requests: &[RecordedRequest], n: usize, command: &str) {

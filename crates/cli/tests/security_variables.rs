@@ -14,10 +14,10 @@
 )]
 
 use cairn_test_support::{RecordedRequest, Reply};
-use serde_json::{Value, json};
+use serde_json::json;
 
 mod support;
-use support::{Harness, WAIT};
+use support::{Harness, WAIT, tool_result};
 
 /// The two configurations every scenario runs under.
 #[derive(Debug, Clone, Copy)]
@@ -61,19 +61,6 @@ fn run(h: &Harness, rules: &str, commands: &[String]) -> Vec<RecordedRequest> {
     let output = command.output().unwrap();
     assert!(output.status.success(), "{output:?}");
     h.server.wait_for_requests(commands.len() + 1, WAIT)
-}
-
-/// The tool result the model received in request `n` (0-based): whether it is an error,
-/// and its text.
-fn tool_result(requests: &[RecordedRequest], n: usize) -> (bool, String) {
-    let messages = requests[n].body["messages"].as_array().unwrap();
-    let result = &messages.last().unwrap()["content"][0];
-    assert_eq!(result["type"], json!("tool_result"), "{result}");
-    let text = match &result["content"] {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    };
-    (result["is_error"] == json!(true), text)
 }
 
 fn assert_refused(requests: &[RecordedRequest], n: usize, command: &str, sandbox: Sandbox) {

@@ -86,3 +86,18 @@ impl Harness {
         std::fs::write(dir.join("settings.json"), json.to_string()).unwrap();
     }
 }
+
+/// The tool result the model received in request `n` (0-based): whether it is an error, and
+/// its text.
+pub fn tool_result(requests: &[cairn_test_support::RecordedRequest], n: usize) -> (bool, String) {
+    let messages = requests[n].body["messages"]
+        .as_array()
+        .expect("the request has messages");
+    let result = &messages.last().expect("a last message")["content"][0];
+    assert_eq!(result["type"], "tool_result", "{result}");
+    let text = match &result["content"] {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    (result["is_error"] == true, text)
+}
