@@ -66,22 +66,11 @@ fn three_reads_run_in_parallel_then_the_edit_and_results_keep_the_models_order()
         json!({"file_path": "target.txt"}),
     ));
     server.push(Reply::blocks(vec![
-        // Grep, not Read: Read refuses a FIFO at once rather than wait on it.
-        tool_use(
-            "r1",
-            "Grep",
-            json!({"pattern": ".", "path": "one", "output_mode": "content"}),
-        ),
-        tool_use(
-            "r2",
-            "Grep",
-            json!({"pattern": ".", "path": "two", "output_mode": "content"}),
-        ),
-        tool_use(
-            "r3",
-            "Grep",
-            json!({"pattern": ".", "path": "three", "output_mode": "content"}),
-        ),
+        // Read-only Bash commands, which run beside each other like any read; Read and Grep
+        // refuse a FIFO at once rather than wait on it.
+        tool_use("r1", "Bash", json!({"command": "cat one"})),
+        tool_use("r2", "Bash", json!({"command": "cat two"})),
+        tool_use("r3", "Bash", json!({"command": "cat three"})),
         tool_use(
             "e1",
             "Edit",
@@ -134,8 +123,8 @@ fn three_reads_run_in_parallel_then_the_edit_and_results_keep_the_models_order()
             ("e1".to_string(), false),
         ]
     );
-    assert_eq!(results[0]["content"], json!("1:1"));
-    assert_eq!(results[2]["content"], json!("1:3"));
+    assert_eq!(results[0]["content"], json!("1"));
+    assert_eq!(results[2]["content"], json!("3"));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "goodbye world\n");
 }
 

@@ -5,6 +5,7 @@
 //! file's output at a time; unlike `rg`, the buffers are kept and put in a stable order at the
 //! end (path order, or newest first for file lists) instead of being printed as they finish.
 
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -16,6 +17,7 @@ use grep_searcher::{BinaryDetection, Searcher, Sink, SinkMatch};
 use ignore::overrides::Override;
 use ignore::types::Types;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkState};
+use rustix::fs::{FileType, Mode, OFlags};
 use tokio_util::sync::CancellationToken;
 
 /// Lines longer than this many bytes are shown cut, with a note of how many matches were left
@@ -124,10 +126,11 @@ fn file_searcher(query: &GrepQuery) -> SearchFile<'_> {
                 .build_no_color(Vec::new());
             Box::new(move |searcher, entry| {
                 let path = entry.path();
+                let file = open_regular(path)?;
                 let _ = if shown {
-                    searcher.search_path(matcher, path, printer.sink_with_path(matcher, path))
+                    searcher.search_file(matcher, &file, printer.sink_with_path(matcher, path))
                 } else {
-                    searcher.search_path(matcher, path, printer.sink(matcher))
+                    searcher.search_file(matcher, &file, printer.sink(matcher))
                 };
                 let output = std::mem::take(printer.get_mut().get_mut());
                 hit(path, output)
@@ -141,10 +144,11 @@ fn file_searcher(query: &GrepQuery) -> SearchFile<'_> {
                 .build_no_color(Vec::new());
             Box::new(move |searcher, entry| {
                 let path = entry.path();
+                let file = open_regular(path)?;
                 let _ = if shown {
-                    searcher.search_path(matcher, path, printer.sink_with_path(matcher, path))
+                    searcher.search_file(matcher, &file, printer.sink_with_path(matcher, path))
                 } else {
-                    searcher.search_path(matcher, path, printer.sink(matcher))
+                    searcher.search_file(matcher, &file, printer.sink(matcher))
                 };
                 let output = std::mem::take(printer.get_mut().get_mut());
                 hit(path, output)
@@ -152,7 +156,8 @@ fn file_searcher(query: &GrepQuery) -> SearchFile<'_> {
         }
         Report::FilesWithMatches => Box::new(move |searcher, entry| {
             let mut first = FirstMatch { found: false };
-            let _ = searcher.search_path(matcher, entry.path(), &mut first);
+            let file = open_regular(entry.path())?;
+            let _ = searcher.search_file(matcher, &file, &mut first);
             if !first.found {
                 return None;
             }
@@ -164,6 +169,21 @@ fn file_searcher(query: &GrepQuery) -> SearchFile<'_> {
             })
         }),
     }
+}
+
+/// Opens `path` to search it, or `None` for what is not a regular file. The open does not
+/// wait (`O_NONBLOCK`: a FIFO with no writer would block it for ever, even one swapped in
+/// after the walk saw a regular file), and the kind is the opened file's own (`fstat`), so
+/// a FIFO, socket or device is skipped as a file that cannot be read.
+fn open_regular(path: &Path) -> Option<File> {
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let stat = rustix::fs::fstat(&fd).ok()?;
+    (FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile).then(|| File::from(fd))
 }
 
 /// A file with printed output; a file that printed nothing did not match.
