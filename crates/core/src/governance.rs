@@ -10,17 +10,22 @@ use cairn_protocol::{
     AgentEvent, DecisionSource, EventSender, PermissionAnswer, PermissionBroker,
     PermissionDecision, PermissionQuestion, ToolResultBlock, ToolResultContent,
 };
-use cairn_tools::{Access, Destructiveness, PreparedCall, ToolCall, ToolExecutor, ToolOutput};
+use cairn_tools::{
+    Access, Assurance, Destructiveness, PreparedCall, ToolCall, ToolExecutor, ToolOutput,
+};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 /// What the gate judges of a prepared call.
-fn call_info(call: &PreparedCall) -> CallInfo<'_> {
+/// Attributes the tool's provider only claims (an MCP server's `readOnlyHint`) never make a
+/// call read-only here: such a call asks unless a rule allows it.
+fn call_info<'a>(call: &'a PreparedCall, tools: &dyn ToolExecutor) -> CallInfo<'a> {
     CallInfo {
         tool: &call.name,
         input: &call.input,
         paths: &call.paths,
-        read_only: call.safety.access == Access::ReadOnly,
+        read_only: call.safety.access == Access::ReadOnly
+            && tools.assurance(call) == Assurance::Checked,
         destructive: call.safety.destructive == Destructiveness::Destructive,
     }
 }
@@ -118,7 +123,7 @@ impl Governance {
         }
 
         let verdict = match &self.gate {
-            Some(gate) => gate.check(&call_info(&call)),
+            Some(gate) => gate.check(&call_info(&call, tools.as_ref())),
             None => Verdict::Allow {
                 source: DecisionSource::Mode,
                 rule: None,
@@ -204,7 +209,7 @@ impl Governance {
     ) -> Result<(), ToolOutput> {
         let denied_by_rule = self.gate.as_ref().is_some_and(|gate| {
             matches!(
-                gate.check(&call_info(call)),
+                gate.check(&call_info(call, tools.as_ref())),
                 Verdict::Deny {
                     source: DecisionSource::Rule,
                     ..
