@@ -1,0 +1,579 @@
+//! Which MCP servers a run has, read as Claude Code reads them: `mcpServers` in `~/.claude.json`
+//! (user scope, and per project under `projects[<path>]`, local scope), the project's
+//! `.mcp.json` (project scope, run only once approved), and `--mcp-config` (trusted).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::expand::expand_server;
+
+/// One server as a configuration file writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ServerConfig {
+    /// A program cairn starts and talks to over its standard input and output.
+    Stdio(StdioConfig),
+    /// A streamable-HTTP endpoint.
+    Http(HttpConfig),
+    /// The legacy HTTP+SSE transport (not supported: rmcp ships no client for it).
+    Sse(HttpConfig),
+    /// An Agent SDK host's in-process server (not supported in this face yet).
+    Sdk {
+        #[serde(default)]
+        name: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct StdioConfig {
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// How long one tool call may take, in milliseconds (`MCP_TOOL_TIMEOUT` otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+    /// How long the server may take to start, in milliseconds (`MCP_TIMEOUT` otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_timeout: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HttpConfig {
+    pub url: String,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_timeout: Option<u64>,
+}
+
+impl ServerConfig {
+    /// The per-call timeout the server's configuration sets, in milliseconds.
+    pub fn timeout_ms(&self) -> Option<u64> {
+        match self {
+            ServerConfig::Stdio(stdio) => stdio.timeout,
+            ServerConfig::Http(http) | ServerConfig::Sse(http) => http.timeout,
+            ServerConfig::Sdk { .. } => None,
+        }
+    }
+
+    /// The start-up timeout the server's configuration sets, in milliseconds.
+    pub fn startup_timeout_ms(&self) -> Option<u64> {
+        match self {
+            ServerConfig::Stdio(stdio) => stdio.startup_timeout,
+            ServerConfig::Http(http) | ServerConfig::Sse(http) => http.startup_timeout,
+            ServerConfig::Sdk { .. } => None,
+        }
+    }
+}
+
+/// Where a server's configuration came from; a later scope replaces an earlier server of the
+/// same name (local over project over user; `--mcp-config` over all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    User,
+    Project,
+    Local,
+    /// `--mcp-config` on the command line.
+    Flag,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+            Scope::Local => "local",
+            Scope::Flag => "command line",
+        }
+    }
+}
+
+/// One configured server, its `${VAR}`s expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfiguredServer {
+    pub name: String,
+    pub scope: Scope,
+    /// The file it was read from (or `--mcp-config` for inline JSON).
+    pub origin: String,
+    pub config: ServerConfig,
+}
+
+/// A configuration file that does not read, naming the file and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {source}", file.display())]
+    Unreadable {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{origin}: {field}: {message}")]
+    Invalid {
+        origin: String,
+        /// The JSON path of the bad value (`mcpServers.github.args[0]`).
+        field: String,
+        message: String,
+    },
+}
+
+/// Whether the user approved the project's `.mcp.json` servers, from the settings
+/// `enableAllProjectMcpServers`, `enabledMcpjsonServers` and `disabledMcpjsonServers`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectApproval {
+    pub enable_all: bool,
+    pub enabled: Vec<String>,
+    pub disabled: Vec<String>,
+}
+
+impl ProjectApproval {
+    /// Read from the merged settings' raw JSON.
+    pub fn from_settings(raw: &serde_json::Map<String, Value>) -> Self {
+        let names = |key: &str| -> Vec<String> {
+            raw.get(key)
+                .and_then(Value::as_array)
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        ProjectApproval {
+            enable_all: raw
+                .get("enableAllProjectMcpServers")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            enabled: names("enabledMcpjsonServers"),
+            disabled: names("disabledMcpjsonServers"),
+        }
+    }
+
+    fn decide(&self, name: &str) -> Approval {
+        if self.disabled.iter().any(|disabled| disabled == name) {
+            Approval::Disabled
+        } else if self.enable_all || self.enabled.iter().any(|enabled| enabled == name) {
+            Approval::Approved
+        } else {
+            Approval::Pending
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Approval {
+    Approved,
+    Pending,
+    Disabled,
+}
+
+/// Where to look, and what the command line says.
+#[derive(Debug, Clone)]
+pub struct ConfigSources<'a> {
+    pub home: &'a Path,
+    /// cairn's own state (`~/.cairn`), which holds the servers `cairn mcp add` wrote.
+    pub cairn_home: &'a Path,
+    pub project: &'a Path,
+    /// `--mcp-config` values: each a file or a JSON object.
+    pub flags: &'a [String],
+    /// `--strict-mcp-config`: only the `--mcp-config` servers.
+    pub strict: bool,
+    pub approval: ProjectApproval,
+}
+
+/// The servers of a run, and what the user should hear about the ones left out.
+#[derive(Debug, Default)]
+pub struct Configured {
+    pub servers: Vec<ConfiguredServer>,
+    /// Project servers that wait for approval, and servers whose `${VAR}` has no value.
+    pub warnings: Vec<String>,
+    /// Project servers not approved yet (for `cairn mcp list`).
+    pub unapproved: Vec<ConfiguredServer>,
+}
+
+/// A file of servers: `{"mcpServers": {name: server}}`.
+#[derive(Debug, Default, Deserialize)]
+struct ServersFile {
+    #[serde(default, rename = "mcpServers")]
+    mcp_servers: BTreeMap<String, Value>,
+}
+
+/// Reads every source. A file that is missing has no servers; one that does not parse is an
+/// error naming it and the field.
+pub fn load(sources: &ConfigSources<'_>) -> Result<Configured, ConfigError> {
+    let mut found: Vec<ConfiguredServer> = Vec::new();
+    let mut configured = Configured::default();
+    if !sources.strict {
+        let claude_json = sources.home.join(".claude.json");
+        if let Some(user) = read_json(&claude_json)? {
+            let origin = claude_json.display().to_string();
+            found.extend(servers_in(&user, "", &origin, Scope::User)?);
+            let project_key = sources.project.display().to_string();
+            if let Some(local) = user
+                .get("projects")
+                .and_then(|projects| projects.get(&project_key))
+            {
+                let field = format!("projects[{project_key:?}].");
+                found.extend(servers_in(local, &field, &origin, Scope::Local)?);
+            }
+        }
+        let cairn_file = own_servers_file(sources.cairn_home);
+        if let Some(own) = read_json(&cairn_file)? {
+            let origin = cairn_file.display().to_string();
+            found.extend(servers_in(&own, "", &origin, Scope::User)?);
+            let project_key = sources.project.display().to_string();
+            if let Some(local) = own
+                .get("projects")
+                .and_then(|projects| projects.get(&project_key))
+            {
+                let field = format!("projects[{project_key:?}].");
+                found.extend(servers_in(local, &field, &origin, Scope::Local)?);
+            }
+        }
+        let mcp_json = sources.project.join(".mcp.json");
+        if let Some(project) = read_json(&mcp_json)? {
+            for server in servers_in(&project, "", ".mcp.json", Scope::Project)? {
+                match sources.approval.decide(&server.name) {
+                    Approval::Approved => found.push(server),
+                    Approval::Disabled => {}
+                    Approval::Pending => {
+                        configured.warnings.push(format!(
+                            "MCP server \"{}\" from .mcp.json is not approved and does not \
+                             start: add it to enabledMcpjsonServers (or set \
+                             enableAllProjectMcpServers) in .claude/settings.local.json",
+                            server.name
+                        ));
+                        configured.unapproved.push(server);
+                    }
+                }
+            }
+        }
+    }
+    for flag in sources.flags {
+        let (value, origin) = match serde_json::from_str::<Value>(flag) {
+            Ok(value) if value.is_object() => (value, "--mcp-config".to_string()),
+            _ => {
+                let file = PathBuf::from(flag);
+                let value = read_json(&file)?.ok_or_else(|| ConfigError::Unreadable {
+                    file: file.clone(),
+                    source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                })?;
+                (value, file.display().to_string())
+            }
+        };
+        found.extend(servers_in(&value, "", &origin, Scope::Flag)?);
+    }
+    // A later scope wins; the order among names stays the first appearance.
+    found.sort_by_key(|server| server.scope);
+    for server in found {
+        match expand_server(&server.config) {
+            Ok(config) => {
+                let server = ConfiguredServer { config, ..server };
+                match configured
+                    .servers
+                    .iter_mut()
+                    .find(|seen| seen.name == server.name)
+                {
+                    Some(seen) => *seen = server,
+                    None => configured.servers.push(server),
+                }
+            }
+            Err(missing) => configured.warnings.push(format!(
+                "MCP server \"{}\" ({}) does not start: {missing}",
+                server.name, server.origin
+            )),
+        }
+    }
+    Ok(configured)
+}
+
+/// cairn's own file of servers added with `cairn mcp add --scope user|local`.
+pub fn own_servers_file(cairn_home: &Path) -> PathBuf {
+    cairn_home.join("mcp.json")
+}
+
+fn read_json(file: &Path) -> Result<Option<Value>, ConfigError> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(ConfigError::Unreadable {
+                file: file.to_path_buf(),
+                source,
+            });
+        }
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|err| ConfigError::Invalid {
+            origin: file.display().to_string(),
+            field: format!("line {}, column {}", err.line(), err.column()),
+            message: err.to_string(),
+        })
+}
+
+/// The servers under `mcpServers` of `value`, each checked field by field.
+fn servers_in(
+    value: &Value,
+    prefix: &str,
+    origin: &str,
+    scope: Scope,
+) -> Result<Vec<ConfiguredServer>, ConfigError> {
+    let file: ServersFile = decode(value, "", origin)?;
+    let mut servers = Vec::new();
+    for (name, raw) in file.mcp_servers {
+        let field = format!("{prefix}mcpServers.{name}");
+        let mut raw = raw;
+        // Claude Code's files leave out `"type": "stdio"`. The kind is read first so that a
+        // bad value's path stays known (serde forgets it inside a tagged enum).
+        let kind = match &mut raw {
+            Value::Object(object) => match object.remove("type") {
+                None => "stdio".to_string(),
+                Some(Value::String(kind)) => kind,
+                Some(other) => {
+                    return Err(ConfigError::Invalid {
+                        origin: origin.to_string(),
+                        field: format!("{field}.type"),
+                        message: format!("expected a string, found {other}"),
+                    });
+                }
+            },
+            _ => String::new(),
+        };
+        let config = match kind.as_str() {
+            "stdio" => ServerConfig::Stdio(decode(&raw, &field, origin)?),
+            "http" => ServerConfig::Http(decode(&raw, &field, origin)?),
+            "sse" => ServerConfig::Sse(decode(&raw, &field, origin)?),
+            "sdk" => ServerConfig::Sdk {
+                name: raw.get("name").and_then(Value::as_str).map(String::from),
+            },
+            other => {
+                return Err(ConfigError::Invalid {
+                    origin: origin.to_string(),
+                    field: format!("{field}.type"),
+                    message: format!(
+                        "unknown kind {other:?}: expected \"stdio\", \"http\", \"sse\" or \"sdk\""
+                    ),
+                });
+            }
+        };
+        servers.push(ConfiguredServer {
+            name,
+            scope,
+            origin: origin.to_string(),
+            config,
+        });
+    }
+    Ok(servers)
+}
+
+fn decode<T: serde::de::DeserializeOwned>(
+    value: &Value,
+    prefix: &str,
+    origin: &str,
+) -> Result<T, ConfigError> {
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = err.path().to_string();
+        let field = match (prefix.is_empty(), path.as_str()) {
+            (true, _) => path.clone(),
+            (false, ".") => prefix.to_string(),
+            (false, _) => format!("{prefix}.{path}"),
+        };
+        ConfigError::Invalid {
+            origin: origin.to_string(),
+            field,
+            message: err.into_inner().to_string(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    struct Dirs {
+        home: tempfile::TempDir,
+        project: tempfile::TempDir,
+    }
+
+    impl Dirs {
+        fn new() -> Self {
+            Dirs {
+                home: tempfile::tempdir().unwrap(),
+                project: tempfile::tempdir().unwrap(),
+            }
+        }
+
+        fn load(&self, approval: ProjectApproval, flags: &[String]) -> Configured {
+            self.try_load(approval, flags).unwrap()
+        }
+
+        fn try_load(
+            &self,
+            approval: ProjectApproval,
+            flags: &[String],
+        ) -> Result<Configured, ConfigError> {
+            load(&ConfigSources {
+                home: self.home.path(),
+                cairn_home: &self.home.path().join(".cairn"),
+                project: self.project.path(),
+                flags,
+                strict: false,
+                approval,
+            })
+        }
+    }
+
+    fn stdio(command: &str) -> ServerConfig {
+        ServerConfig::Stdio(StdioConfig {
+            command: command.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            timeout: None,
+            startup_timeout: None,
+        })
+    }
+
+    #[test]
+    fn scopes_replace_each_other_local_over_project_over_user_and_flags_over_all() {
+        let dirs = Dirs::new();
+        let project_key = dirs.project.path().display().to_string();
+        std::fs::write(
+            dirs.home.path().join(".claude.json"),
+            json!({
+                "mcpServers": {"a": {"command": "user-a"}, "b": {"command": "user-b"}},
+                "projects": {project_key: {"mcpServers": {"b": {"command": "local-b"}}}}
+            })
+            .to_string(),
+        )
+        .unwrap();
+        std::fs::write(
+            dirs.project.path().join(".mcp.json"),
+            json!({"mcpServers": {"a": {"command": "project-a"}, "c": {"command": "project-c"}}})
+                .to_string(),
+        )
+        .unwrap();
+        let approval = ProjectApproval {
+            enable_all: true,
+            ..ProjectApproval::default()
+        };
+        let flags = [json!({"mcpServers": {"c": {"command": "flag-c"}}}).to_string()];
+        let configured = dirs.load(approval, &flags);
+        let got: Vec<(&str, Scope, &ServerConfig)> = configured
+            .servers
+            .iter()
+            .map(|server| (server.name.as_str(), server.scope, &server.config))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a", Scope::Project, &stdio("project-a")),
+                ("b", Scope::Local, &stdio("local-b")),
+                ("c", Scope::Flag, &stdio("flag-c")),
+            ]
+        );
+    }
+
+    #[test]
+    fn project_servers_start_only_once_approved() {
+        let dirs = Dirs::new();
+        std::fs::write(
+            dirs.project.path().join(".mcp.json"),
+            json!({"mcpServers": {"one": {"command": "x"}, "two": {"command": "y"}}}).to_string(),
+        )
+        .unwrap();
+        let cases = [
+            (ProjectApproval::default(), vec![], 2),
+            (
+                ProjectApproval {
+                    enabled: vec!["two".into()],
+                    ..ProjectApproval::default()
+                },
+                vec!["two"],
+                1,
+            ),
+            (
+                ProjectApproval {
+                    enable_all: true,
+                    disabled: vec!["one".into()],
+                    ..ProjectApproval::default()
+                },
+                vec!["two"],
+                0,
+            ),
+        ];
+        for (approval, started, warned) in cases {
+            let configured = dirs.load(approval.clone(), &[]);
+            let names: Vec<&str> = configured.servers.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(names, started, "{approval:?}");
+            assert_eq!(configured.warnings.len(), warned, "{approval:?}");
+            for warning in &configured.warnings {
+                assert!(warning.contains("enabledMcpjsonServers"), "{warning}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_value_names_the_file_and_the_field() {
+        let dirs = Dirs::new();
+        std::fs::write(
+            dirs.project.path().join(".mcp.json"),
+            json!({"mcpServers": {"gh": {"command": "x", "args": ["ok", 7]}}}).to_string(),
+        )
+        .unwrap();
+        let approval = ProjectApproval {
+            enable_all: true,
+            ..ProjectApproval::default()
+        };
+        let error = dirs.try_load(approval, &[]).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            ".mcp.json: mcpServers.gh.args[1]: invalid type: integer `7`, expected a string"
+        );
+        std::fs::remove_file(dirs.project.path().join(".mcp.json")).unwrap();
+        let flags = [r#"{"mcpServers": {"h": {"type": "http"}}}"#.to_string()];
+        let error = dirs
+            .try_load(ProjectApproval::default(), &flags)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error, "--mcp-config: mcpServers.h: missing field `url`",
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn strict_reads_only_the_flags() {
+        let dirs = Dirs::new();
+        std::fs::write(
+            dirs.home.path().join(".claude.json"),
+            json!({"mcpServers": {"a": {"command": "user-a"}}}).to_string(),
+        )
+        .unwrap();
+        let flags = [json!({"mcpServers": {"f": {"command": "f"}}}).to_string()];
+        let configured = load(&ConfigSources {
+            home: dirs.home.path(),
+            cairn_home: &dirs.home.path().join(".cairn"),
+            project: dirs.project.path(),
+            flags: &flags,
+            strict: true,
+            approval: ProjectApproval::default(),
+        })
+        .unwrap();
+        let names: Vec<&str> = configured.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["f"]);
+    }
+}

@@ -1,0 +1,325 @@
+//! One configured server: started in the background, its state watched, its tools listed
+//! (live, or from the manifest cache until it connects), and the tail of its stderr kept for
+//! the error a failure turns into.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::watch;
+
+use crate::cache::ManifestCache;
+use crate::config::{ConfiguredServer, HttpConfig, ServerConfig, StdioConfig};
+use crate::tool::McpTool;
+
+/// How many lines of a server's stderr its failure quotes.
+const STDERR_LINES: usize = 20;
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// What a server is doing.
+#[derive(Clone)]
+pub(crate) enum State {
+    Starting,
+    Connected(rmcp::Peer<RoleClient>),
+    Failed(String),
+}
+
+/// A server's state as a face shows it (`cairn mcp list`, the stream-json `init` line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Still starting: its tools, if any, come from the manifest cache.
+    Pending,
+    Connected,
+    /// It did not start, or stopped; the reason says why.
+    Failed(String),
+}
+
+impl Status {
+    /// The word Claude Code's `init` line uses.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Connected => "connected",
+            Status::Failed(_) => "failed",
+        }
+    }
+}
+
+/// Limits that come from the environment (`MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`,
+/// `MAX_MCP_OUTPUT_TOKENS`) and the server's own configuration.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub startup: Duration,
+    pub call: Duration,
+    pub max_output_tokens: usize,
+}
+
+impl Limits {
+    /// Claude Code's defaults, overridden by the variables `lookup` finds (milliseconds).
+    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let number = |name: &str| lookup(name).and_then(|value| value.trim().parse::<u64>().ok());
+        Limits {
+            startup: Duration::from_millis(number("MCP_TIMEOUT").unwrap_or(30_000)),
+            call: Duration::from_millis(number("MCP_TOOL_TIMEOUT").unwrap_or(600_000)),
+            max_output_tokens: number("MAX_MCP_OUTPUT_TOKENS")
+                .and_then(|tokens| usize::try_from(tokens).ok())
+                .unwrap_or(crate::result::DEFAULT_MAX_OUTPUT_TOKENS),
+        }
+    }
+}
+
+pub(crate) struct Server {
+    pub(crate) configured: ConfiguredServer,
+    key: String,
+    state: watch::Sender<State>,
+    /// The live list once connected; the cached one before.
+    pub(crate) tools: RwLock<Vec<Arc<McpTool>>>,
+    /// The running client, kept so the connection lives as long as the server does.
+    client: tokio::sync::Mutex<Option<Client>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    pub(crate) limits: Limits,
+    cache: ManifestCache,
+    /// The directory stdio servers start in.
+    project: PathBuf,
+    /// Variables stdio servers inherit (cairn's environment without its credentials).
+    inherited_env: Vec<(String, String)>,
+    /// Bumped on every change of any server's tool list.
+    version: Arc<AtomicU64>,
+    /// Whether the cache had a tool list when the run started.
+    pub(crate) had_manifest: bool,
+}
+
+impl Server {
+    pub(crate) fn new(
+        configured: ConfiguredServer,
+        limits: Limits,
+        cache: ManifestCache,
+        project: PathBuf,
+        inherited_env: Vec<(String, String)>,
+        version: Arc<AtomicU64>,
+    ) -> Self {
+        let key = ManifestCache::key(&configured.name, &configured.config);
+        let cached: Vec<Arc<McpTool>> = cache
+            .load(&key)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|tool| McpTool::from_listing(&configured.name, tool))
+            .map(Arc::new)
+            .collect();
+        let limits = Limits {
+            startup: configured
+                .config
+                .startup_timeout_ms()
+                .map_or(limits.startup, Duration::from_millis),
+            call: configured
+                .config
+                .timeout_ms()
+                .map_or(limits.call, Duration::from_millis),
+            ..limits
+        };
+        Server {
+            had_manifest: !cached.is_empty(),
+            configured,
+            key,
+            state: watch::channel(State::Starting).0,
+            tools: RwLock::new(cached),
+            client: tokio::sync::Mutex::new(None),
+            stderr: Arc::default(),
+            limits,
+            cache,
+            project,
+            inherited_env,
+            version,
+        }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.configured.name
+    }
+
+    pub(crate) fn state(&self) -> State {
+        self.state.borrow().clone()
+    }
+
+    pub(crate) fn status(&self) -> Status {
+        match self.state() {
+            State::Starting => Status::Pending,
+            State::Connected(_) => Status::Connected,
+            State::Failed(reason) => Status::Failed(reason),
+        }
+    }
+
+    /// Waits until the server has connected or failed.
+    pub(crate) async fn started(&self) -> State {
+        let mut receiver = self.state.subscribe();
+        match receiver
+            .wait_for(|state| !matches!(state, State::Starting))
+            .await
+        {
+            Ok(state) => state.clone(),
+            // The sender lives in `self`: it cannot be gone while we borrow it.
+            Err(_) => State::Failed("the server's state is gone".into()),
+        }
+    }
+
+    /// Starts (or restarts) the server: connects, lists its tools, keeps them in the cache.
+    /// Never fails: a failure becomes the server's state, with the reason.
+    pub(crate) async fn connect(self: Arc<Self>) {
+        self.state.send_replace(State::Starting);
+        let attempt = tokio::time::timeout(self.limits.startup, self.open());
+        let state = match attempt.await {
+            Ok(Ok((client, listing))) => {
+                let tools: Vec<Arc<McpTool>> = listing
+                    .iter()
+                    .filter_map(|tool| McpTool::from_listing(self.name(), tool))
+                    .map(Arc::new)
+                    .collect();
+                // A cache that cannot be written costs the next run its head start, nothing
+                // more.
+                let _ = self.cache.store(&self.key, self.name(), &listing);
+                if let Ok(mut live) = self.tools.write() {
+                    *live = tools;
+                }
+                let peer = client.peer().clone();
+                *self.client.lock().await = Some(client);
+                State::Connected(peer)
+            }
+            Ok(Err(reason)) => State::Failed(self.with_stderr(reason)),
+            Err(_) => State::Failed(self.with_stderr(format!(
+                "it did not start within {} s (MCP_TIMEOUT, or the server's startupTimeout)",
+                self.limits.startup.as_secs_f32()
+            ))),
+        };
+        self.state.send_replace(state);
+        self.version.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Marks a connected server as failed (it stopped answering or exited mid-call).
+    pub(crate) fn fail(&self, reason: String) -> String {
+        let reason = self.with_stderr(reason);
+        self.state.send_replace(State::Failed(reason.clone()));
+        self.version.fetch_add(1, Ordering::SeqCst);
+        reason
+    }
+
+    /// `reason`, and the last lines the server wrote on stderr, if any.
+    pub(crate) fn with_stderr(&self, reason: String) -> String {
+        let tail: Vec<String> = self
+            .stderr
+            .lock()
+            .map(|lines| lines.iter().cloned().collect())
+            .unwrap_or_default();
+        if tail.is_empty() {
+            reason
+        } else {
+            format!("{reason}. Its stderr ended with:\n{}", tail.join("\n"))
+        }
+    }
+
+    async fn open(&self) -> Result<(Client, Vec<Value>), String> {
+        let client = match &self.configured.config {
+            ServerConfig::Stdio(stdio) => self.open_stdio(stdio).await?,
+            ServerConfig::Http(http) => open_http(http).await?,
+            ServerConfig::Sse(_) => {
+                return Err(
+                    "the legacy SSE transport is not supported (rmcp has no client \
+                            for it); use \"type\": \"http\" if the server speaks streamable \
+                            HTTP"
+                        .into(),
+                );
+            }
+            ServerConfig::Sdk { .. } => {
+                return Err(
+                    "SDK servers run inside an Agent SDK host, which this run has not".into(),
+                );
+            }
+        };
+        let tools = client
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|err| format!("it failed to list its tools: {err}"))?;
+        let listing = tools
+            .iter()
+            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .collect();
+        Ok((client, listing))
+    }
+
+    async fn open_stdio(&self, stdio: &StdioConfig) -> Result<Client, String> {
+        let mut command = tokio::process::Command::new(&stdio.command);
+        command
+            .args(&stdio.args)
+            .env_clear()
+            .envs(self.inherited_env.iter().map(|(k, v)| (k, v)))
+            .envs(&stdio.env)
+            .current_dir(&self.project)
+            .kill_on_drop(true);
+        let (transport, stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| format!("cannot run `{}`: {err}", stdio.command))?;
+        if let Some(stderr) = stderr {
+            let tail = self.stderr.clone();
+            tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if let Ok(mut tail) = tail.lock() {
+                        if tail.len() == STDERR_LINES {
+                            tail.pop_front();
+                        }
+                        tail.push_back(line);
+                    }
+                }
+            });
+        }
+        client_config()
+            .serve(transport)
+            .await
+            .map_err(|err| format!("it did not complete the MCP handshake: {err}"))
+    }
+}
+
+async fn open_http(http: &HttpConfig) -> Result<Client, String> {
+    let mut headers = std::collections::HashMap::new();
+    for (name, value) in &http.headers {
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|err| format!("its header {name:?} is not a valid name: {err}"))?;
+        let value = reqwest::header::HeaderValue::from_str(value)
+            .map_err(|err| format!("its header {name} has a value HTTP cannot carry: {err}"))?;
+        headers.insert(name, value);
+    }
+    // reqwest is built without a default crypto provider; installing it twice is harmless.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder()
+        .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|err| format!("cannot build an HTTP client: {err}"))?;
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(http.url.as_str()).custom_headers(headers);
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    client_config().serve(transport).await.map_err(|err| {
+        format!(
+            "it did not complete the MCP handshake at {}: {err}",
+            http.url
+        )
+    })
+}
+
+fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("cairn", env!("CARGO_PKG_VERSION")),
+    )
+}
