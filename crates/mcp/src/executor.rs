@@ -205,10 +205,12 @@ impl McpTools {
             },
             Ok(Err(err)) => {
                 let reason = if peer.is_transport_closed() {
-                    server.fail(format!(
-                        "it stopped during a call to {} ({err})",
-                        tool.remote
-                    ))
+                    server
+                        .fail(format!(
+                            "it stopped during a call to {} ({err})",
+                            tool.remote
+                        ))
+                        .await
                 } else {
                     server.with_stderr(format!("the call to {} failed: {err}", tool.remote))
                 };

@@ -25,6 +25,9 @@ use crate::tool::McpTool;
 /// How many lines of a server's stderr its failure quotes.
 const STDERR_LINES: usize = 20;
 
+/// How long a failure waits for the rest of a server's stderr.
+const STDERR_GRACE: Duration = Duration::from_millis(500);
+
 type Client = RunningService<RoleClient, ClientConfig>;
 
 /// What a server is doing.
@@ -88,6 +91,8 @@ pub(crate) struct Server {
     /// The running client, kept so the connection lives as long as the server does.
     client: tokio::sync::Mutex<Option<Client>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The task reading stderr; it ends when the server exits.
+    stderr_reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
     pub(crate) limits: Limits,
     cache: ManifestCache,
     /// The directory stdio servers start in.
@@ -136,6 +141,7 @@ impl Server {
             tools: RwLock::new(cached),
             client: tokio::sync::Mutex::new(None),
             stderr: Arc::default(),
+            stderr_reader: Mutex::new(None),
             limits,
             cache,
             project,
@@ -195,7 +201,7 @@ impl Server {
                 *self.client.lock().await = Some(client);
                 State::Connected(peer)
             }
-            Ok(Err(reason)) => State::Failed(self.with_stderr(reason)),
+            Ok(Err(reason)) => State::Failed(self.with_stderr_after_exit(reason).await),
             Err(_) => State::Failed(self.with_stderr(format!(
                 "it did not start within {} s (MCP_TIMEOUT, or the server's startupTimeout)",
                 self.limits.startup.as_secs_f32()
@@ -206,11 +212,25 @@ impl Server {
     }
 
     /// Marks a connected server as failed (it stopped answering or exited mid-call).
-    pub(crate) fn fail(&self, reason: String) -> String {
-        let reason = self.with_stderr(reason);
+    pub(crate) async fn fail(&self, reason: String) -> String {
+        let reason = self.with_stderr_after_exit(reason).await;
         self.state.send_replace(State::Failed(reason.clone()));
         self.version.fetch_add(1, Ordering::SeqCst);
         reason
+    }
+
+    /// [`Server::with_stderr`] once the server's stderr has ended (it exited), so its last
+    /// words are in; waiting at most a moment for a server that is still alive.
+    pub(crate) async fn with_stderr_after_exit(&self, reason: String) -> String {
+        let reader = self
+            .stderr_reader
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take());
+        if let Some(reader) = reader {
+            let _ = tokio::time::timeout(STDERR_GRACE, reader).await;
+        }
+        self.with_stderr(reason)
     }
 
     /// `reason`, and the last lines the server wrote on stderr, if any.
@@ -272,7 +292,7 @@ impl Server {
             .map_err(|err| format!("cannot run `{}`: {err}", stdio.command))?;
         if let Some(stderr) = stderr {
             let tail = self.stderr.clone();
-            tokio::spawn(async move {
+            let reader = tokio::spawn(async move {
                 let mut lines = tokio::io::BufReader::new(stderr).lines();
                 while let Ok(Some(line)) = lines.next_line().await {
                     if let Ok(mut tail) = tail.lock() {
@@ -283,6 +303,9 @@ impl Server {
                     }
                 }
             });
+            if let Ok(mut slot) = self.stderr_reader.lock() {
+                *slot = Some(reader);
+            }
         }
         client_config()
             .serve(transport)
