@@ -88,6 +88,14 @@ pub struct Args {
     /// Extra settings, above every settings file: a JSON file or an inline JSON object.
     #[arg(long, value_name = "FILE_OR_JSON")]
     pub settings: Option<String>,
+
+    /// MCP servers to start: a JSON file or an inline JSON object of `mcpServers` (repeatable).
+    #[arg(long = "mcp-config", value_name = "FILE_OR_JSON", num_args = 1..)]
+    pub mcp_config: Vec<String>,
+
+    /// Start only the --mcp-config servers, none from the configuration files.
+    #[arg(long = "strict-mcp-config")]
+    pub strict_mcp_config: bool,
 }
 
 /// The exit status of a usage error, clap's own included (README: "2 for usage errors").
@@ -136,11 +144,24 @@ pub enum Command {
     },
     /// List this directory's sessions, newest first.
     Sessions,
+    /// The MCP servers: list them (connecting to each) or show one.
+    Mcp {
+        #[command(subcommand)]
+        what: McpCommand,
+    },
     /// Look inside cairn.
     Debug {
         #[command(subcommand)]
         what: DebugCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Every configured server, its state (connecting to it) and its tool count.
+    List,
+    /// One server: where it is configured, how it starts, its state and its tools.
+    Get { name: String },
 }
 
 #[derive(Debug, Subcommand)]
