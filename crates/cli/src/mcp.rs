@@ -9,11 +9,15 @@ use std::time::Duration;
 
 use anyhow::Context;
 use cairn_config::LoadedSettings;
-use cairn_mcp::config::{self, ConfigSources, Configured, ConfiguredServer, ProjectApproval};
+use cairn_mcp::config::{
+    self, ConfigSources, Configured, ConfiguredServer, ProjectApproval, Scope,
+};
+use cairn_mcp::edit::Target;
 use cairn_mcp::{Limits, McpTools, StartOptions, Status};
 use cairn_tools::ToolExecutor;
+use serde_json::json;
 
-use crate::args::{Args, McpCommand};
+use crate::args::{Args, McpCommand, McpScope};
 use crate::output::SessionInfo;
 
 /// The longest the first request waits for servers whose tools nobody knows yet (no cached
@@ -106,12 +110,18 @@ pub fn run_mcp_command(args: &Args, what: &McpCommand) -> ExitCode {
 
 fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if let Some(code) = edit(what, &cwd)? {
+        return Ok(code);
+    }
     let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
     let settings = crate::settings::load_settings(args, &cwd)?;
     let configured = configured(args, &settings, &cwd, &home)?;
     let wanted = |server: &ConfiguredServer| match what {
-        McpCommand::List => true,
         McpCommand::Get { name } => &server.name == name,
+        McpCommand::List
+        | McpCommand::Add { .. }
+        | McpCommand::AddJson { .. }
+        | McpCommand::Remove { .. } => true,
     };
     let servers: Vec<ConfiguredServer> = configured
         .servers
@@ -214,4 +224,93 @@ fn describe(server: &ConfiguredServer) -> String {
         config::ServerConfig::Sse(http) => format!("{} (SSE)", http.url),
         config::ServerConfig::Sdk { .. } => "an Agent SDK server".to_string(),
     }
+}
+
+fn scope_of(scope: McpScope) -> Scope {
+    match scope {
+        McpScope::Local => Scope::Local,
+        McpScope::Project => Scope::Project,
+        McpScope::User => Scope::User,
+    }
+}
+
+/// `add`, `add-json` and `remove`; `None` for the commands that read.
+fn edit(what: &McpCommand, cwd: &Path) -> anyhow::Result<Option<ExitCode>> {
+    let cairn_home = crate::session::cairn_home()?;
+    let target = |scope: McpScope| Target {
+        scope: scope_of(scope),
+        cairn_home: &cairn_home,
+        project: cwd,
+    };
+    let (verb, name, file) = match what {
+        McpCommand::List | McpCommand::Get { .. } => return Ok(None),
+        McpCommand::Add {
+            scope,
+            transport,
+            env,
+            header,
+            name,
+            command_or_url,
+            args,
+        } => {
+            let server = match transport.as_str() {
+                "stdio" => {
+                    let mut variables = serde_json::Map::new();
+                    for pair in env {
+                        let (key, value) = pair
+                            .split_once('=')
+                            .with_context(|| format!("-e {pair}: write a variable as KEY=VALUE"))?;
+                        variables.insert(key.to_string(), value.into());
+                    }
+                    json!({"type": "stdio", "command": command_or_url, "args": args, "env": variables})
+                }
+                "http" | "sse" => {
+                    let mut headers = serde_json::Map::new();
+                    for line in header {
+                        let (key, value) = line.split_once(':').with_context(|| {
+                            format!("-H {line}: write a header as \"Name: value\"")
+                        })?;
+                        headers.insert(key.trim().to_string(), value.trim().into());
+                    }
+                    json!({"type": transport, "url": command_or_url, "headers": headers})
+                }
+                other => anyhow::bail!("--transport {other}: expected stdio, http or sse"),
+            };
+            ("Added", name, target(*scope).add(name, server)?)
+        }
+        McpCommand::AddJson { scope, name, json } => {
+            let server: serde_json::Value = serde_json::from_str(json)
+                .with_context(|| format!("the server's JSON does not parse: {json}"))?;
+            ("Added", name, target(*scope).add(name, server)?)
+        }
+        McpCommand::Remove { scope, name } => {
+            let scopes = match scope {
+                Some(scope) => vec![*scope],
+                None => vec![McpScope::Local, McpScope::Project, McpScope::User],
+            };
+            let mut removed = None;
+            let mut last_error = None;
+            for scope in scopes {
+                match target(scope).remove(name) {
+                    Ok(file) => {
+                        removed = Some(file);
+                        break;
+                    }
+                    Err(err) => last_error = Some(err),
+                }
+            }
+            match (removed, last_error, scope) {
+                (Some(file), _, _) => ("Removed", name, file),
+                (None, Some(err), Some(_)) => return Err(err.into()),
+                (None, _, None) => anyhow::bail!(
+                    "no MCP server named \"{name}\" in the local, project or user scope \
+                     (cairn removes what `cairn mcp add` wrote and .mcp.json's servers, never \
+                     ~/.claude.json's)"
+                ),
+                (None, None, Some(_)) => return Ok(Some(ExitCode::FAILURE)),
+            }
+        }
+    };
+    println!("{verb} MCP server \"{name}\" ({})", file.display());
+    Ok(Some(ExitCode::SUCCESS))
 }

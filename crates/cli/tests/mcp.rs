@@ -333,3 +333,57 @@ fn mcp_list_and_get_show_each_servers_state() {
         "{unknown:?}"
     );
 }
+
+#[test]
+fn mcp_add_and_remove_write_each_scopes_file_and_list_reads_them_back() {
+    let h = Harness::new();
+    let binary = server_binary().display().to_string();
+    let mcp = |args: &[&str]| {
+        let output = h.command().arg("mcp").args(args).output().unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (ok, stdout, stderr) = mcp(&["add", "mine", &binary, "--", "--tools", "1"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.starts_with("Added MCP server \"mine\""), "{stdout}");
+    let project_server = json!({"command": binary}).to_string();
+    let (ok, _, stderr) = mcp(&["add-json", "--scope", "project", "shared", &project_server]);
+    assert!(ok, "{stderr}");
+    // Claude Code's own file is never written.
+    assert!(!h.home.path().join(".claude.json").exists());
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(h.path(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(
+        written,
+        json!({"mcpServers": {"shared": {"command": binary}}})
+    );
+
+    let (_, stdout, _) = mcp(&["list"]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!(
+        lines[0],
+        format!("mine: {binary} --tools 1 - connected, 6 tools")
+    );
+    assert!(
+        lines[1].starts_with("shared: ") && lines[1].contains("needs approval"),
+        "{stdout}"
+    );
+
+    let (ok, _, _) = mcp(&["remove", "mine"]);
+    assert!(ok);
+    let (_, stdout, _) = mcp(&["list"]);
+    assert!(!stdout.contains("mine"), "{stdout}");
+    let (ok, _, stderr) = mcp(&["remove", "mine"]);
+    assert!(!ok);
+    assert!(stderr.contains("no MCP server named \"mine\""), "{stderr}");
+    let (ok, _, stderr) = mcp(&["add-json", "bad", r#"{"type": "http"}"#]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("mcpServers.bad: missing field `url`"),
+        "{stderr}"
+    );
+}

@@ -322,6 +322,11 @@ fn read_json(file: &Path) -> Result<Option<Value>, ConfigError> {
         })
 }
 
+/// Checks that every server under `mcpServers` of `value` reads, naming the bad field.
+pub(crate) fn check_servers(value: &Value, origin: &str) -> Result<(), ConfigError> {
+    servers_in(value, "", origin, Scope::User).map(|_| ())
+}
+
 /// The servers under `mcpServers` of `value`, each checked field by field.
 fn servers_in(
     value: &Value,

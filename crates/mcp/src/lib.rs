@@ -37,6 +37,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod edit;
 mod executor;
 mod expand;
 pub mod names;
