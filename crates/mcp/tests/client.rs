@@ -283,3 +283,76 @@ async fn a_cached_manifest_offers_a_slow_servers_tools_at_once_and_a_call_waits_
     // Connected now: the live list replaced the cached one.
     assert_eq!(tools.specs().len(), 5);
 }
+
+/// The test server on streamable HTTP: its URL, and the process (killed on drop).
+struct HttpServer {
+    url: String,
+    child: std::process::Child,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_server() -> HttpServer {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(server_binary())
+        .arg("--http")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    HttpServer {
+        url: url.trim().to_string(),
+        child,
+    }
+}
+
+fn http(name: &str, url: &str, token: &str) -> ConfiguredServer {
+    ConfiguredServer {
+        name: name.into(),
+        scope: Scope::Flag,
+        origin: "test".into(),
+        config: serde_json::from_value(json!({
+            "type": "http",
+            "url": url,
+            "headers": {"x-test-token": token}
+        }))
+        .unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_is_called_with_its_headers() {
+    let home = tempfile::tempdir().unwrap();
+    let server = http_server();
+    let tools = start(
+        home.path(),
+        vec![
+            http("web", &server.url, "secret"),
+            http("refused", &server.url, "wrong"),
+        ],
+        Duration::from_secs(20),
+    );
+    tools.wait_all().await;
+    let reports = tools.reports();
+    assert_eq!(reports[0].status, Status::Connected, "{reports:?}");
+    let Status::Failed(reason) = &reports[1].status else {
+        panic!("{reports:?}");
+    };
+    assert!(
+        reason.contains("did not complete the MCP handshake"),
+        "{reason}"
+    );
+    assert_eq!(
+        call(&tools, "mcp__web__echo", json!({"text": "over http"})).await,
+        ToolOutput::text("echo: over http")
+    );
+    assert!(call(&tools, "mcp__web__fail", json!({})).await.is_error);
+}

@@ -23,6 +23,8 @@ pub struct McpServerOptions {
     pub sleep_before_initialize: u64,
     /// How many extra tools (`tool_0`, `tool_1`, …) it lists beside its own.
     pub extra_tools: usize,
+    /// Serve streamable HTTP on 127.0.0.1 instead of stdio (the URL is printed first).
+    pub http: bool,
 }
 
 impl McpServerOptions {
@@ -39,6 +41,7 @@ impl McpServerOptions {
                 "--sleep-before-initialize" => {
                     options.sleep_before_initialize = number("--sleep-before-initialize")?;
                 }
+                "--http" => options.http = true,
                 "--tools" => {
                     options.extra_tools = usize::try_from(number("--tools")?)
                         .map_err(|_| "--tools is too large".to_string())?;
@@ -69,6 +72,58 @@ impl TestMcpServer {
             .map_err(|err| err.to_string())?;
         running.waiting().await.map_err(|err| err.to_string())?;
         Ok(())
+    }
+
+    /// Serves streamable HTTP at `http://127.0.0.1:<port>/mcp`, handing the URL to
+    /// `ready` once it listens, until the process ends. Requests that carry an
+    /// `x-test-token` header must carry `secret`, so header passing can be checked.
+    pub async fn serve_http(self, ready: impl FnOnce(String)) -> Result<(), String> {
+        use rmcp::transport::StreamableHttpService;
+        use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .map_err(|err| err.to_string())?;
+        let address = listener.local_addr().map_err(|err| err.to_string())?;
+        let handler = self.clone();
+        let service = std::sync::Arc::new(StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            std::sync::Arc::new(LocalSessionManager::default()),
+            Default::default(),
+        ));
+        ready(format!("http://{address}/mcp"));
+        loop {
+            let (stream, _) = listener.accept().await.map_err(|err| err.to_string())?;
+            let service = service.clone();
+            tokio::spawn(async move {
+                let serve = hyper::service::service_fn(
+                    move |request: hyper::Request<hyper::body::Incoming>| {
+                        let service = service.clone();
+                        async move {
+                            if request
+                                .headers()
+                                .get("x-test-token")
+                                .is_some_and(|token| token != "secret")
+                            {
+                                let refused = hyper::Response::builder()
+                                    .status(401)
+                                    .body(http_body_util::BodyExt::boxed(
+                                        http_body_util::Full::new(bytes::Bytes::from_static(
+                                            b"wrong token",
+                                        )),
+                                    ))
+                                    .unwrap_or_default();
+                                return Ok::<_, std::convert::Infallible>(refused);
+                            }
+                            Ok(service.handle(request).await)
+                        }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), serve)
+                    .await;
+            });
+        }
     }
 
     fn tools(&self) -> Vec<Value> {
@@ -176,8 +231,9 @@ impl ServerHandler for TestMcpServer {
 }
 
 /// The `cairn-test-mcp-server` binary, for tests in other crates: it lies beside the test's
-/// own executable's `deps/` directory once `cargo test --workspace` built it; a test run of
-/// one crate builds it first (once per test process).
+/// own executable's `deps/` directory. `cargo test --workspace` built it already; a test run
+/// of one crate has cargo bring it up to date first (once per test process), so a stale
+/// binary never answers for new code.
 pub fn server_binary() -> std::path::PathBuf {
     static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     BUILT
@@ -189,20 +245,17 @@ pub fn server_binary() -> std::path::PathBuf {
                 .and_then(std::path::Path::parent)
                 .map(std::path::Path::to_path_buf)
                 .unwrap_or_default();
-            let binary = profile_dir.join("cairn-test-mcp-server");
-            if !binary.exists() {
-                let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            if let (Some(cargo), Some(target_dir)) =
+                (std::env::var_os("CARGO"), profile_dir.parent())
+                && profile_dir.ends_with("debug")
+            {
                 let _ = std::process::Command::new(cargo)
-                    .args([
-                        "build",
-                        "-p",
-                        "cairn-test-support",
-                        "--bin",
-                        "cairn-test-mcp-server",
-                    ])
+                    .args(["build", "--quiet", "-p", "cairn-test-support"])
+                    .args(["--bin", "cairn-test-mcp-server", "--target-dir"])
+                    .arg(target_dir)
                     .status();
             }
-            binary
+            profile_dir.join("cairn-test-mcp-server")
         })
         .clone()
 }

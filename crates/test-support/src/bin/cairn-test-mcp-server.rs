@@ -1,7 +1,7 @@
 //! `cairn-test-mcp-server`: the test MCP server on stdio (see `cairn_test_support::mcp`).
 //!
 //! ```text
-//! cairn-test-mcp-server [--sleep-before-initialize SECONDS] [--tools N]
+//! cairn-test-mcp-server [--sleep-before-initialize SECONDS] [--tools N] [--http]
 //! ```
 
 use std::io::Write;
@@ -27,7 +27,17 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(TestMcpServer::new(options).serve_stdio()) {
+    let server = TestMcpServer::new(options.clone());
+    let served = if options.http {
+        runtime.block_on(server.serve_http(|url| {
+            let mut out = std::io::stdout();
+            let _ = writeln!(out, "{url}");
+            let _ = out.flush();
+        }))
+    } else {
+        runtime.block_on(server.serve_stdio())
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             let _ = writeln!(std::io::stderr(), "cairn-test-mcp-server: {message}");
