@@ -123,24 +123,32 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
         | McpCommand::AddJson { .. }
         | McpCommand::Remove { .. } => true,
     };
-    let servers: Vec<ConfiguredServer> = configured
+    // Listing connects, which runs each server's command: a project's own servers run only
+    // in a folder the user trusted (the interactive UI asks), whatever its settings approve.
+    let trusted = {
+        let (folders, _) =
+            cairn_config::trust::TrustedFolders::load(&crate::session::cairn_home()?, &home);
+        folders.trust_of(&cwd).is_trusted()
+    };
+    let (servers, untrusted): (Vec<ConfiguredServer>, Vec<ConfiguredServer>) = configured
         .servers
         .iter()
         .filter(|s| wanted(s))
         .cloned()
-        .collect();
+        .partition(|server| trusted || server.scope != Scope::Project);
     let unapproved: Vec<&ConfiguredServer> =
         configured.unapproved.iter().filter(|s| wanted(s)).collect();
     if let McpCommand::Get { name } = what
         && servers.is_empty()
         && unapproved.is_empty()
+        && untrusted.is_empty()
     {
         eprintln!(
             "error: no MCP server named \"{name}\" is configured here (`cairn mcp list` shows them)"
         );
         return Ok(ExitCode::FAILURE);
     }
-    if servers.is_empty() && unapproved.is_empty() {
+    if servers.is_empty() && unapproved.is_empty() && untrusted.is_empty() {
         println!("No MCP servers are configured here.");
         return Ok(ExitCode::SUCCESS);
     }
@@ -192,6 +200,15 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
+        }
+        for server in &untrusted {
+            writeln!(
+                out,
+                "{}: {} - not started: this folder is not trusted yet (start cairn here to \
+                 answer)",
+                server.name,
+                describe(server)
+            )?;
         }
         for server in unapproved {
             writeln!(

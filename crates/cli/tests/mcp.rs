@@ -387,3 +387,23 @@ fn mcp_add_and_remove_write_each_scopes_file_and_list_reads_them_back() {
         "{stderr}"
     );
 }
+
+#[test]
+fn mcp_list_runs_a_projects_own_servers_only_in_a_trusted_folder() {
+    let h = Harness::new();
+    std::fs::write(h.path(".mcp.json"), servers(&[("proj", server(&[]))])).unwrap();
+    // The repository approves its own server: that alone must not run it from `mcp list`.
+    h.settings(json!({"enableAllProjectMcpServers": true}));
+    let list = || {
+        let output = h.command().args(["mcp", "list"]).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let stdout = list();
+    assert!(
+        stdout.contains("proj: ") && stdout.contains("not started: this folder is not trusted"),
+        "{stdout}"
+    );
+    h.trust_folder(h.work.path());
+    let stdout = list();
+    assert!(stdout.contains("connected, 5 tools"), "{stdout}");
+}
