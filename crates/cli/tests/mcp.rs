@@ -122,7 +122,14 @@ fn an_mcp_tool_runs_only_when_a_rule_allows_it_whatever_its_hints_say() {
         let (text, is_error) = tool_result(&h.server.wait_for_requests(2, WAIT)[1].body, "t1");
         assert_eq!(is_error, refused, "{rules:?}: {text}");
         if refused {
-            assert!(text.contains("nobody can be asked"), "{text}");
+            // The reason comes from the tool's claimed attributes, not from its name.
+            assert!(
+                text.starts_with(
+                    "mcp__test__echo comes from an MCP server, which says it only reads; cairn \
+                     cannot check that. This call needs approval, and nobody can be asked"
+                ),
+                "{text}"
+            );
         } else {
             assert_eq!(text, "echo: x");
         }
