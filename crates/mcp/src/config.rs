@@ -111,10 +111,11 @@ pub struct ConfiguredServer {
 /// A configuration file that does not read, naming the file and the field.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {}: {source}", file.display())]
+    #[error("cannot read {}: {error}", file.display())]
     Unreadable {
         file: PathBuf,
-        source: std::io::Error,
+        /// Kept in the message, not as a source, so a chain prints it once.
+        error: std::io::Error,
     },
     #[error("{origin}: {field}: {message}")]
     Invalid {
@@ -208,53 +209,67 @@ struct ServersFile {
     mcp_servers: BTreeMap<String, Value>,
 }
 
-/// Reads every source. A file that is missing has no servers; one that does not parse is an
-/// error naming it and the field.
+/// Reads every source. A file that is missing has no servers. A file that does not read is
+/// left out with a warning naming it and the field (a typo in one file must not stop the run
+/// or the other files' servers); a `--mcp-config` that does not read is an error, since the
+/// caller asked for exactly those servers.
 pub fn load(sources: &ConfigSources<'_>) -> Result<Configured, ConfigError> {
     let mut found: Vec<ConfiguredServer> = Vec::new();
     let mut configured = Configured::default();
     if !sources.strict {
-        let claude_json = sources.home.join(".claude.json");
-        if let Some(user) = read_json(&claude_json)? {
-            let origin = claude_json.display().to_string();
-            found.extend(servers_in(&user, "", &origin, Scope::User)?);
-            let project_key = sources.project.display().to_string();
-            if let Some(local) = user
-                .get("projects")
-                .and_then(|projects| projects.get(&project_key))
-            {
-                let field = format!("projects[{project_key:?}].");
-                found.extend(servers_in(local, &field, &origin, Scope::Local)?);
-            }
-        }
-        let cairn_file = own_servers_file(sources.cairn_home);
-        if let Some(own) = read_json(&cairn_file)? {
-            let origin = cairn_file.display().to_string();
-            found.extend(servers_in(&own, "", &origin, Scope::User)?);
-            let project_key = sources.project.display().to_string();
-            if let Some(local) = own
-                .get("projects")
-                .and_then(|projects| projects.get(&project_key))
-            {
-                let field = format!("projects[{project_key:?}].");
-                found.extend(servers_in(local, &field, &origin, Scope::Local)?);
+        let project_key = sources.project.display().to_string();
+        for file in [
+            sources.home.join(".claude.json"),
+            own_servers_file(sources.cairn_home),
+        ] {
+            let origin = file.display().to_string();
+            let servers = read_json(&file).and_then(|value| {
+                let Some(value) = value else {
+                    return Ok(Vec::new());
+                };
+                let mut servers = servers_in(&value, "", &origin, Scope::User)?;
+                if let Some(local) = value
+                    .get("projects")
+                    .and_then(|projects| projects.get(&project_key))
+                {
+                    let field = format!("projects[{project_key:?}].");
+                    servers.extend(servers_in(local, &field, &origin, Scope::Local)?);
+                }
+                Ok(servers)
+            });
+            match servers {
+                Ok(servers) => found.extend(servers),
+                Err(err) => configured
+                    .warnings
+                    .push(format!("the MCP servers of {origin} do not start: {err}")),
             }
         }
         let mcp_json = sources.project.join(".mcp.json");
-        if let Some(project) = read_json(&mcp_json)? {
-            for server in servers_in(&project, "", ".mcp.json", Scope::Project)? {
-                match sources.approval.decide(&server.name) {
-                    Approval::Approved => found.push(server),
-                    Approval::Disabled => {}
-                    Approval::Pending => {
-                        configured.warnings.push(format!(
-                            "MCP server \"{}\" from .mcp.json is not approved and does not \
-                             start: add it to enabledMcpjsonServers (or set \
-                             enableAllProjectMcpServers) in .claude/settings.local.json",
-                            server.name
-                        ));
-                        configured.unapproved.push(server);
-                    }
+        let project = read_json(&mcp_json).and_then(|value| match value {
+            Some(value) => servers_in(&value, "", ".mcp.json", Scope::Project),
+            None => Ok(Vec::new()),
+        });
+        let project = match project {
+            Ok(servers) => servers,
+            Err(err) => {
+                configured
+                    .warnings
+                    .push(format!("the MCP servers of .mcp.json do not start: {err}"));
+                Vec::new()
+            }
+        };
+        for server in project {
+            match sources.approval.decide(&server.name) {
+                Approval::Approved => found.push(server),
+                Approval::Disabled => {}
+                Approval::Pending => {
+                    configured.warnings.push(format!(
+                        "MCP server \"{}\" from .mcp.json is not approved and does not \
+                         start: add it to enabledMcpjsonServers (or set \
+                         enableAllProjectMcpServers) in .claude/settings.local.json",
+                        server.name
+                    ));
+                    configured.unapproved.push(server);
                 }
             }
         }
@@ -266,7 +281,7 @@ pub fn load(sources: &ConfigSources<'_>) -> Result<Configured, ConfigError> {
                 let file = PathBuf::from(flag);
                 let value = read_json(&file)?.ok_or_else(|| ConfigError::Unreadable {
                     file: file.clone(),
-                    source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                    error: std::io::Error::from(std::io::ErrorKind::NotFound),
                 })?;
                 (value, file.display().to_string())
             }
@@ -305,11 +320,19 @@ pub fn own_servers_file(cairn_home: &Path) -> PathBuf {
 fn read_json(file: &Path) -> Result<Option<Value>, ConfigError> {
     let text = match std::fs::read_to_string(file) {
         Ok(text) => text,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
+        // A path through a file (an unusable `~/.cairn`) holds no servers either.
+        Err(err)
+            if matches!(
+                err.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
+        Err(error) => {
             return Err(ConfigError::Unreadable {
                 file: file.to_path_buf(),
-                source,
+                error,
             });
         }
     };
@@ -532,7 +555,7 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_value_names_the_file_and_the_field() {
+    fn a_bad_value_names_the_file_and_the_field_a_bad_file_warns_a_bad_flag_fails() {
         let dirs = Dirs::new();
         std::fs::write(
             dirs.project.path().join(".mcp.json"),
@@ -543,11 +566,15 @@ mod tests {
             enable_all: true,
             ..ProjectApproval::default()
         };
-        let error = dirs.try_load(approval, &[]).unwrap_err().to_string();
+        let configured = dirs.load(approval, &[]);
         assert_eq!(
-            error,
-            ".mcp.json: mcpServers.gh.args[1]: invalid type: integer `7`, expected a string"
+            configured.warnings,
+            [
+                "the MCP servers of .mcp.json do not start: .mcp.json: mcpServers.gh.args[1]: \
+              invalid type: integer `7`, expected a string"
+            ]
         );
+        assert_eq!(configured.servers, Vec::new());
         std::fs::remove_file(dirs.project.path().join(".mcp.json")).unwrap();
         let flags = [r#"{"mcpServers": {"h": {"type": "http"}}}"#.to_string()];
         let error = dirs
@@ -558,6 +585,23 @@ mod tests {
             error, "--mcp-config: mcpServers.h: missing field `url`",
             "{error}"
         );
+    }
+
+    #[test]
+    fn an_unusable_cairn_home_holds_no_servers_rather_than_failing_the_run() {
+        let dirs = Dirs::new();
+        let file = dirs.home.path().join("a-file");
+        std::fs::write(&file, "not a directory").unwrap();
+        let configured = load(&ConfigSources {
+            home: dirs.home.path(),
+            cairn_home: &file.join("cairn"),
+            project: dirs.project.path(),
+            flags: &[],
+            strict: false,
+            approval: ProjectApproval::default(),
+        })
+        .unwrap();
+        assert_eq!(configured.servers, Vec::new());
     }
 
     #[test]

@@ -23,10 +23,11 @@ pub struct Target<'a> {
 pub enum EditError {
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error("cannot write {}: {source}", file.display())]
+    #[error("cannot write {}: {error}", file.display())]
     Unwritable {
         file: PathBuf,
-        source: std::io::Error,
+        /// Kept in the message, not as a source, so a chain prints it once.
+        error: std::io::Error,
     },
     #[error("{} holds no MCP server named \"{name}\"", file.display())]
     NoSuchServer { file: PathBuf, name: String },
@@ -131,18 +132,18 @@ fn read_object(file: &Path) -> Result<Map<String, Value>, EditError> {
             })),
         },
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Map::new()),
-        Err(source) => Err(EditError::Config(ConfigError::Unreadable {
+        Err(error) => Err(EditError::Config(ConfigError::Unreadable {
             file: file.to_path_buf(),
-            source,
+            error,
         })),
     }
 }
 
 /// Replaces the file whole (a temp file renamed over it); cairn's own file is private.
 fn write_object(file: &Path, document: &Map<String, Value>, scope: Scope) -> Result<(), EditError> {
-    let unwritable = |source| EditError::Unwritable {
+    let unwritable = |error| EditError::Unwritable {
         file: file.to_path_buf(),
-        source,
+        error,
     };
     let dir = file.parent().unwrap_or(Path::new("."));
     let mut options = match scope {

@@ -2,6 +2,13 @@
 //! stdio: tools listed and called, every kind of result, failures that become error results
 //! and never hangs, and the manifest cache.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test should fail loudly"
+)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;

@@ -2,6 +2,12 @@
 //! over stdio: the interop suite (`cargo test -p cairn-mcp --features interop`), which needs
 //! Node's `npx` and the network to install the server.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test should fail loudly"
+)]
 #![cfg(feature = "interop")]
 
 use std::collections::BTreeMap;
