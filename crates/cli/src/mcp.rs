@@ -80,11 +80,32 @@ pub fn start(
 
 /// Before the first request: waits [`FIRST_REQUEST_WAIT`] at most for the servers, then
 /// tells the `init` line their states and the tools the first request offers.
-pub async fn settle(mcp: Option<&Arc<McpTools>>, session: &mut SessionInfo) {
+/// With `verbose`, says each server's state on stderr.
+pub async fn settle(mcp: Option<&Arc<McpTools>>, session: &mut SessionInfo, verbose: bool) {
     let Some(mcp) = mcp else {
         return;
     };
+    let started = std::time::Instant::now();
     mcp.settle(FIRST_REQUEST_WAIT).await;
+    if verbose {
+        for report in mcp.reports() {
+            let state = match &report.status {
+                Status::Connected => format!("connected, {} tools", report.tools),
+                Status::Pending if report.tools > 0 => format!(
+                    "still starting; its {} tools from the last connection are offered, and a \
+                     call waits for it",
+                    report.tools
+                ),
+                Status::Pending => "still starting; its tools join a later request".to_string(),
+                Status::Failed(reason) => format!("failed: {reason}"),
+            };
+            eprintln!("MCP server {}: {state}", report.name);
+        }
+        eprintln!(
+            "MCP: the first request waited {} ms for servers",
+            started.elapsed().as_millis()
+        );
+    }
     session.mcp_servers = mcp
         .reports()
         .into_iter()

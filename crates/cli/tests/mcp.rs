@@ -165,8 +165,14 @@ fn slow_and_missing_servers_do_not_hold_up_the_first_request() {
         ("missing", json!({"command": "/nonexistent/mcp-server"})),
     ]);
     let started = Instant::now();
-    let output = run(&h, &["--mcp-config", &config]);
+    let output = run(&h, &["--mcp-config", &config, "--verbose"]);
     assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("MCP server slow: still starting; its tools join a later request")
+            && stderr.contains("MCP server missing: failed: cannot run `/nonexistent/mcp-server`"),
+        "{stderr}"
+    );
     let first = &h.server.wait_for_requests(1, WAIT)[0];
     let waited = first.received_at.duration_since(started);
     assert!(
