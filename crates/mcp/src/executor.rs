@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -16,7 +15,7 @@ use serde_json::Value;
 
 use crate::cache::ManifestCache;
 use crate::config::{ConfiguredServer, Scope};
-use crate::server::{Limits, Server, State, Status};
+use crate::server::{Limits, Server, State, Status, Version};
 use crate::tool::McpTool;
 
 /// Where and how servers start.
@@ -50,7 +49,7 @@ pub struct ServerReport {
 /// answering turns its calls into error results naming the reason and quoting its stderr.
 pub struct McpTools {
     servers: Vec<Arc<Server>>,
-    version: Arc<AtomicU64>,
+    version: Arc<Version>,
 }
 
 impl std::fmt::Debug for McpTools {
@@ -67,7 +66,7 @@ impl std::fmt::Debug for McpTools {
 impl McpTools {
     /// Starts every server in the background (on the current tokio runtime) and returns.
     pub fn start(servers: Vec<ConfiguredServer>, options: StartOptions) -> Arc<McpTools> {
-        let version = Arc::new(AtomicU64::new(0));
+        let version = Arc::new(Version::default());
         let cache = ManifestCache::new(&options.cairn_home);
         let servers: Vec<Arc<Server>> = servers
             .into_iter()
@@ -107,6 +106,12 @@ impl McpTools {
     /// Waits until every server has connected or failed (each within its start-up timeout).
     pub async fn wait_all(&self) {
         futures_util::future::join_all(self.servers.iter().map(|server| server.started())).await;
+    }
+
+    /// Waits until the tool list's version is past `seen` (a server connected, failed, or
+    /// changed its tools).
+    pub async fn changed_since(&self, seen: u64) {
+        self.version.changed_since(seen).await;
     }
 
     /// Every server's state and tool count now.
@@ -252,7 +257,7 @@ impl ToolExecutor for McpTools {
     }
 
     fn tools_version(&self) -> u64 {
-        self.version.load(Ordering::SeqCst)
+        self.version.get()
     }
 
     fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {

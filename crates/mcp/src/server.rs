@@ -28,7 +28,55 @@ const STDERR_LINES: usize = 20;
 /// How long a failure waits for the rest of a server's stderr.
 const STDERR_GRACE: Duration = Duration::from_millis(500);
 
-type Client = RunningService<RoleClient, ClientConfig>;
+type Client = RunningService<RoleClient, ListWatcher>;
+
+/// The client side of a connection: cairn's name and capabilities, and a wake-up when the
+/// server says its tool list changed (`notifications/tools/list_changed`).
+pub(crate) struct ListWatcher {
+    config: ClientConfig,
+    changed: Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for ListWatcher {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        // A permit is kept if nobody waits yet, so a change is never missed.
+        self.changed.notify_one();
+    }
+}
+
+/// The version of the tool list of every server of a run: bumped on every change, with a
+/// wake-up for whoever waits for one.
+#[derive(Debug, Default)]
+pub(crate) struct Version {
+    value: AtomicU64,
+    changed: tokio::sync::Notify,
+}
+
+impl Version {
+    pub(crate) fn get(&self) -> u64 {
+        self.value.load(Ordering::SeqCst)
+    }
+
+    fn bump(&self) {
+        self.value.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_waiters();
+    }
+
+    /// Waits until the version is past `seen`.
+    pub(crate) async fn changed_since(&self, seen: u64) {
+        loop {
+            let notified = self.changed.notified();
+            if self.get() > seen {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
 
 /// What a server is doing.
 #[derive(Clone)]
@@ -100,7 +148,9 @@ pub(crate) struct Server {
     /// Variables stdio servers inherit (cairn's environment without its credentials).
     inherited_env: Vec<(String, String)>,
     /// Bumped on every change of any server's tool list.
-    version: Arc<AtomicU64>,
+    version: Arc<Version>,
+    /// Woken when the server says its tool list changed.
+    list_changed: Arc<tokio::sync::Notify>,
     /// Whether the cache had a tool list when the run started.
     pub(crate) had_manifest: bool,
 }
@@ -112,7 +162,7 @@ impl Server {
         cache: ManifestCache,
         project: PathBuf,
         inherited_env: Vec<(String, String)>,
-        version: Arc<AtomicU64>,
+        version: Arc<Version>,
     ) -> Self {
         let key = ManifestCache::key(&configured.name, &configured.config);
         let cached: Vec<Arc<McpTool>> = cache
@@ -147,6 +197,7 @@ impl Server {
             project,
             inherited_env,
             version,
+            list_changed: Arc::default(),
         }
     }
 
@@ -199,6 +250,7 @@ impl Server {
                 }
                 let peer = client.peer().clone();
                 *self.client.lock().await = Some(client);
+                tokio::spawn(self.clone().follow_list_changes(peer.clone()));
                 State::Connected(peer)
             }
             Ok(Err(reason)) => State::Failed(self.with_stderr_after_exit(reason).await),
@@ -208,14 +260,41 @@ impl Server {
             ))),
         };
         self.state.send_replace(state);
-        self.version.fetch_add(1, Ordering::SeqCst);
+        self.version.bump();
+    }
+
+    /// Lists the tools again each time the server says they changed, for as long as this
+    /// connection lasts.
+    async fn follow_list_changes(self: Arc<Self>, peer: rmcp::Peer<RoleClient>) {
+        loop {
+            self.list_changed.notified().await;
+            if peer.is_transport_closed() {
+                return;
+            }
+            let Ok(tools) = peer.list_all_tools().await else {
+                return;
+            };
+            let listing: Vec<Value> = tools
+                .iter()
+                .filter_map(|tool| serde_json::to_value(tool).ok())
+                .collect();
+            let _ = self.cache.store(&self.key, self.name(), &listing);
+            if let Ok(mut live) = self.tools.write() {
+                *live = listing
+                    .iter()
+                    .filter_map(|tool| McpTool::from_listing(self.name(), tool))
+                    .map(Arc::new)
+                    .collect();
+            }
+            self.version.bump();
+        }
     }
 
     /// Marks a connected server as failed (it stopped answering or exited mid-call).
     pub(crate) async fn fail(&self, reason: String) -> String {
         let reason = self.with_stderr_after_exit(reason).await;
         self.state.send_replace(State::Failed(reason.clone()));
-        self.version.fetch_add(1, Ordering::SeqCst);
+        self.version.bump();
         reason
     }
 
@@ -250,7 +329,7 @@ impl Server {
     async fn open(&self) -> Result<(Client, Vec<Value>), String> {
         let client = match &self.configured.config {
             ServerConfig::Stdio(stdio) => self.open_stdio(stdio).await?,
-            ServerConfig::Http(http) => open_http(http).await?,
+            ServerConfig::Http(http) => open_http(http, self.watcher()).await?,
             ServerConfig::Sse(_) => {
                 return Err(
                     "the legacy SSE transport is not supported (rmcp has no client \
@@ -307,14 +386,14 @@ impl Server {
                 *slot = Some(reader);
             }
         }
-        client_config()
+        self.watcher()
             .serve(transport)
             .await
             .map_err(|err| format!("it did not complete the MCP handshake: {err}"))
     }
 }
 
-async fn open_http(http: &HttpConfig) -> Result<Client, String> {
+async fn open_http(http: &HttpConfig, watcher: ListWatcher) -> Result<Client, String> {
     let mut headers = std::collections::HashMap::new();
     for (name, value) in &http.headers {
         let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
@@ -332,12 +411,21 @@ async fn open_http(http: &HttpConfig) -> Result<Client, String> {
     let config =
         StreamableHttpClientTransportConfig::with_uri(http.url.as_str()).custom_headers(headers);
     let transport = StreamableHttpClientTransport::with_client(client, config);
-    client_config().serve(transport).await.map_err(|err| {
+    watcher.serve(transport).await.map_err(|err| {
         format!(
             "it did not complete the MCP handshake at {}: {err}",
             http.url
         )
     })
+}
+
+impl Server {
+    fn watcher(&self) -> ListWatcher {
+        ListWatcher {
+            config: client_config(),
+            changed: self.list_changed.clone(),
+        }
+    }
 }
 
 fn client_config() -> ClientConfig {

@@ -363,3 +363,33 @@ async fn a_streamable_http_server_is_called_with_its_headers() {
     );
     assert!(call(&tools, "mcp__web__fail", json!({})).await.is_error);
 }
+
+#[tokio::test]
+async fn a_server_that_says_its_tools_changed_is_listed_again() {
+    let home = tempfile::tempdir().unwrap();
+    let tools = start(
+        home.path(),
+        vec![server("test", &["--list-changes"])],
+        Duration::from_secs(20),
+    );
+    tools.wait_all().await;
+    assert!(!tools.serves("mcp__test__grown"));
+    let seen = tools.tools_version();
+    assert_eq!(
+        call(&tools, "mcp__test__grow", json!({})).await,
+        ToolOutput::text("grown")
+    );
+    tokio::time::timeout(Duration::from_secs(20), tools.changed_since(seen))
+        .await
+        .unwrap();
+    assert!(
+        tools
+            .specs()
+            .iter()
+            .any(|spec| spec.name == "mcp__test__grown")
+    );
+    assert_eq!(
+        call(&tools, "mcp__test__grown", json!({})).await,
+        ToolOutput::text("I was added later")
+    );
+}

@@ -25,6 +25,8 @@ pub struct McpServerOptions {
     pub extra_tools: usize,
     /// Serve streamable HTTP on 127.0.0.1 instead of stdio (the URL is printed first).
     pub http: bool,
+    /// List a `grow` tool, which adds a `grown` tool and says the tool list changed.
+    pub list_changes: bool,
 }
 
 impl McpServerOptions {
@@ -42,6 +44,7 @@ impl McpServerOptions {
                     options.sleep_before_initialize = number("--sleep-before-initialize")?;
                 }
                 "--http" => options.http = true,
+                "--list-changes" => options.list_changes = true,
                 "--tools" => {
                     options.extra_tools = usize::try_from(number("--tools")?)
                         .map_err(|_| "--tools is too large".to_string())?;
@@ -57,11 +60,16 @@ impl McpServerOptions {
 #[derive(Debug, Clone)]
 pub struct TestMcpServer {
     options: McpServerOptions,
+    /// Whether `grow` was called.
+    grown: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl TestMcpServer {
     pub fn new(options: McpServerOptions) -> Self {
-        TestMcpServer { options }
+        TestMcpServer {
+            options,
+            grown: std::sync::Arc::default(),
+        }
     }
 
     /// Serves on standard input and output until the client goes away.
@@ -144,6 +152,12 @@ impl TestMcpServer {
             json!({"name": "crash", "description": "Exits the server mid-call.", "inputSchema": {"type": "object"}}),
             json!({"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}}),
         ];
+        if self.options.list_changes {
+            tools.push(json!({"name": "grow", "description": "Adds the grown tool.", "inputSchema": {"type": "object"}}));
+        }
+        if self.grown.load(std::sync::atomic::Ordering::SeqCst) {
+            tools.push(json!({"name": "grown", "description": "Added by grow.", "inputSchema": {"type": "object"}}));
+        }
         for n in 0..self.options.extra_tools {
             tools.push(json!({
                 "name": format!("tool_{n}"),
@@ -164,7 +178,7 @@ fn result(value: Value) -> Result<CallToolResponse, ErrorData> {
 impl ServerHandler for TestMcpServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities: ServerCapabilities =
-            serde_json::from_value(json!({"tools": {}})).unwrap_or_default();
+            serde_json::from_value(json!({"tools": {"listChanged": true}})).unwrap_or_default();
         InitializeResult::new(capabilities)
     }
 
@@ -190,7 +204,7 @@ impl ServerHandler for TestMcpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let text = request
             .arguments
@@ -219,6 +233,12 @@ impl ServerHandler for TestMcpServer {
                 std::process::exit(3);
             }
             "hang" => std::future::pending().await,
+            "grow" => {
+                self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                result(json!({"content": [{"type": "text", "text": "grown"}]}))
+            }
+            "grown" => result(json!({"content": [{"type": "text", "text": "I was added later"}]})),
             name if name.starts_with("tool_") => {
                 result(json!({"content": [{"type": "text", "text": format!("{name}: {text}")}]}))
             }
