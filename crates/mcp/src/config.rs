@@ -22,17 +22,22 @@ pub enum ServerConfig {
     Sse(HttpConfig),
     /// An Agent SDK host's in-process server (not supported in this face yet).
     Sdk {
+        /// The server's name in its host.
         #[serde(default)]
         name: Option<String>,
     },
 }
 
+/// A server cairn starts as a child process.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StdioConfig {
+    /// The program, found on `PATH` unless it is a path.
     pub command: String,
+    /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
+    /// Variables added to the environment it inherits.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// How long one tool call may take, in milliseconds (`MCP_TOOL_TIMEOUT` otherwise).
@@ -43,14 +48,19 @@ pub struct StdioConfig {
     pub startup_timeout: Option<u64>,
 }
 
+/// A server cairn reaches over HTTP.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HttpConfig {
+    /// The endpoint.
     pub url: String,
+    /// Headers sent with every request (an `Authorization` token, say).
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// How long one tool call may take, in milliseconds (`MCP_TOOL_TIMEOUT` otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
+    /// How long the connection may take, in milliseconds (`MCP_TIMEOUT` otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_timeout: Option<u64>,
 }
@@ -80,14 +90,18 @@ impl ServerConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
+    /// Every project of the user's (`~/.claude.json`, `~/.cairn/mcp.json`).
     User,
+    /// The project's `.mcp.json`, shared through its repository.
     Project,
+    /// This project, for this user alone (`projects[<path>]` of those files).
     Local,
     /// `--mcp-config` on the command line.
     Flag,
 }
 
 impl Scope {
+    /// The scope's name as `cairn mcp` shows it.
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::User => "user",
@@ -101,27 +115,35 @@ impl Scope {
 /// One configured server, its `${VAR}`s expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfiguredServer {
+    /// Its name under `mcpServers`.
     pub name: String,
+    /// The scope it came from.
     pub scope: Scope,
     /// The file it was read from (or `--mcp-config` for inline JSON).
     pub origin: String,
+    /// How to reach it.
     pub config: ServerConfig,
 }
 
 /// A configuration file that does not read, naming the file and the field.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The file exists but cannot be read.
     #[error("cannot read {}: {error}", file.display())]
     Unreadable {
+        /// The file.
         file: PathBuf,
         /// Kept in the message, not as a source, so a chain prints it once.
         error: std::io::Error,
     },
+    /// A value that does not fit.
     #[error("{origin}: {field}: {message}")]
     Invalid {
+        /// The file, or `--mcp-config`.
         origin: String,
         /// The JSON path of the bad value (`mcpServers.github.args[0]`).
         field: String,
+        /// What is wrong with it.
         message: String,
     },
 }
@@ -130,8 +152,11 @@ pub enum ConfigError {
 /// `enableAllProjectMcpServers`, `enabledMcpjsonServers` and `disabledMcpjsonServers`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectApproval {
+    /// `enableAllProjectMcpServers`.
     pub enable_all: bool,
+    /// `enabledMcpjsonServers`.
     pub enabled: Vec<String>,
+    /// `disabledMcpjsonServers`: never started, whatever else says.
     pub disabled: Vec<String>,
 }
 
@@ -181,20 +206,24 @@ enum Approval {
 /// Where to look, and what the command line says.
 #[derive(Debug, Clone)]
 pub struct ConfigSources<'a> {
+    /// The home directory, which holds `~/.claude.json`.
     pub home: &'a Path,
     /// cairn's own state (`~/.cairn`), which holds the servers `cairn mcp add` wrote.
     pub cairn_home: &'a Path,
+    /// The project directory, which holds `.mcp.json`.
     pub project: &'a Path,
     /// `--mcp-config` values: each a file or a JSON object.
     pub flags: &'a [String],
     /// `--strict-mcp-config`: only the `--mcp-config` servers.
     pub strict: bool,
+    /// What the settings approve of `.mcp.json`.
     pub approval: ProjectApproval,
 }
 
 /// The servers of a run, and what the user should hear about the ones left out.
 #[derive(Debug, Default)]
 pub struct Configured {
+    /// The servers to start, one per name.
     pub servers: Vec<ConfiguredServer>,
     /// Project servers that wait for approval, and servers whose `${VAR}` has no value.
     pub warnings: Vec<String>,

@@ -13,24 +13,37 @@ use crate::config::{ConfigError, Scope};
 /// Where a scope's servers are written.
 #[derive(Debug, Clone)]
 pub struct Target<'a> {
+    /// The scope to write.
     pub scope: Scope,
+    /// cairn's own state (`~/.cairn`), for the user and local scopes.
     pub cairn_home: &'a Path,
+    /// The project, for its `.mcp.json` and as the local scope's key.
     pub project: &'a Path,
 }
 
 /// Why a server could not be written or removed.
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
+    /// The file, or the server given, does not read.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The file cannot be written.
     #[error("cannot write {}: {error}", file.display())]
     Unwritable {
+        /// The file.
         file: PathBuf,
         /// Kept in the message, not as a source, so a chain prints it once.
         error: std::io::Error,
     },
+    /// `remove` of a server the scope does not have.
     #[error("{} holds no MCP server named \"{name}\"", file.display())]
-    NoSuchServer { file: PathBuf, name: String },
+    NoSuchServer {
+        /// The scope's file.
+        file: PathBuf,
+        /// The server asked for.
+        name: String,
+    },
+    /// The command line's scope has no file.
     #[error(
         "servers from the command line are not written anywhere; choose --scope local, project or user"
     )]

@@ -27,15 +27,20 @@ pub struct StartOptions {
     pub project: PathBuf,
     /// The environment stdio servers inherit, beside their own `env`.
     pub inherited_env: Vec<(String, String)>,
+    /// Timeouts and the result cap.
     pub limits: Limits,
 }
 
 /// One server as `cairn mcp list` and the `init` line show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerReport {
+    /// Its name.
     pub name: String,
+    /// The scope its configuration came from.
     pub scope: Scope,
+    /// The file its configuration came from.
     pub origin: String,
+    /// Its state now.
     pub status: Status,
     /// The tools it offers now (live, or cached while it starts).
     pub tools: usize,
@@ -87,6 +92,7 @@ impl McpTools {
         Arc::new(McpTools { servers, version })
     }
 
+    /// Whether the run has no servers.
     pub fn is_empty(&self) -> bool {
         self.servers.is_empty()
     }

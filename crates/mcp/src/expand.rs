@@ -9,7 +9,9 @@ use crate::config::{HttpConfig, ServerConfig, StdioConfig};
     "the variable ${{{name}}} in its `{field}` is not set (write ${{{name}:-default}} for a default)"
 )]
 pub struct MissingVariable {
+    /// The variable.
     pub name: String,
+    /// Where it is used (`args`, `env.TOKEN`, `headers.Authorization`).
     pub field: String,
 }
 

@@ -35,6 +35,8 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod cache;
 pub mod config;
 pub mod edit;

@@ -91,6 +91,7 @@ pub(crate) enum State {
 pub enum Status {
     /// Still starting: its tools, if any, come from the manifest cache.
     Pending,
+    /// Connected: its live tools are offered.
     Connected,
     /// It did not start, or stopped; the reason says why.
     Failed(String),
@@ -111,8 +112,11 @@ impl Status {
 /// `MAX_MCP_OUTPUT_TOKENS`) and the server's own configuration.
 #[derive(Debug, Clone)]
 pub struct Limits {
+    /// How long a server may take to start (`MCP_TIMEOUT`).
     pub startup: Duration,
+    /// How long one call may take (`MCP_TOOL_TIMEOUT`).
     pub call: Duration,
+    /// The cap on one result (`MAX_MCP_OUTPUT_TOKENS`).
     pub max_output_tokens: usize,
 }
 

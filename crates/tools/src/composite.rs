@@ -38,6 +38,7 @@ impl std::fmt::Debug for CompositeExecutor {
 }
 
 impl CompositeExecutor {
+    /// The executors, first first: the first to list a name keeps it.
     pub fn new(executors: Vec<Arc<dyn ToolExecutor>>) -> Self {
         CompositeExecutor { executors }
     }
