@@ -308,10 +308,10 @@ pub fn load(sources: &ConfigSources<'_>) -> Result<Configured, ConfigError> {
             Ok(value) if value.is_object() => (value, "--mcp-config".to_string()),
             _ => {
                 let file = PathBuf::from(flag);
-                let value = read_json(&file)?.ok_or_else(|| ConfigError::Unreadable {
-                    file: file.clone(),
-                    error: std::io::Error::from(std::io::ErrorKind::NotFound),
-                })?;
+                if let Err(error) = std::fs::metadata(&file) {
+                    return Err(ConfigError::Unreadable { file, error });
+                }
+                let value = read_json(&file)?.unwrap_or_else(|| Value::Object(Default::default()));
                 (value, file.display().to_string())
             }
         };
@@ -365,6 +365,11 @@ fn read_json(file: &Path) -> Result<Option<Value>, ConfigError> {
             });
         }
     };
+    // `~/.claude.json` can be megabytes of Claude Code's own state, already parsed once for
+    // the settings: a file that never names `mcpServers` holds none, and costs no parse.
+    if !text.contains("\"mcpServers\"") {
+        return Ok(None);
+    }
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|err| ConfigError::Invalid {

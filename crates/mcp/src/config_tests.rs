@@ -198,3 +198,17 @@ fn strict_reads_only_the_flags() {
     let names: Vec<&str> = configured.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["f"]);
 }
+
+#[test]
+fn a_flag_naming_a_missing_file_is_an_error_naming_it() {
+    let dirs = Dirs::new();
+    let missing = dirs.project.path().join("nope.json").display().to_string();
+    let error = dirs
+        .try_load(ProjectApproval::default(), std::slice::from_ref(&missing))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with(&format!("cannot read {missing}: ")),
+        "{error}"
+    );
+}
