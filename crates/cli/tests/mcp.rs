@@ -202,7 +202,7 @@ fn a_second_run_offers_a_slow_servers_tools_from_the_cache_and_a_call_waits_for_
         .unwrap();
     let stdout = String::from_utf8_lossy(&listed.stdout);
     assert!(
-        stdout.contains("slow: ") && stdout.contains("connected, 5 tools"),
+        stdout.contains("slow: ") && stdout.contains("connected, 6 tools"),
         "{stdout}"
     );
 
@@ -321,7 +321,7 @@ fn mcp_list_and_get_show_each_servers_state() {
         lines[0].starts_with("missing: /nonexistent/mcp-server - failed: cannot run"),
         "{stdout}"
     );
-    assert_eq!(lines[1], format!("test: {binary} - connected, 5 tools"));
+    assert_eq!(lines[1], format!("test: {binary} - connected, 6 tools"));
     assert!(
         lines[2].starts_with(&format!("proj: {binary} - needs approval")),
         "{stdout}"
@@ -379,7 +379,7 @@ fn mcp_add_and_remove_write_each_scopes_file_and_list_reads_them_back() {
     assert_eq!(lines.len(), 2, "{stdout}");
     assert_eq!(
         lines[0],
-        format!("mine: {binary} --tools 1 - connected, 6 tools")
+        format!("mine: {binary} --tools 1 - connected, 7 tools")
     );
     assert!(
         lines[1].starts_with("shared: ") && lines[1].contains("needs approval"),
@@ -418,5 +418,45 @@ fn mcp_list_runs_a_projects_own_servers_only_in_a_trusted_folder() {
     );
     h.trust_folder(h.work.path());
     let stdout = list();
-    assert!(stdout.contains("connected, 5 tools"), "{stdout}");
+    assert!(stdout.contains("connected, 6 tools"), "{stdout}");
+}
+
+#[test]
+fn an_mcp_server_never_sees_cairns_credentials() {
+    let h = Harness::new();
+    h.server.push(Reply::tool_use(
+        "t1",
+        "mcp__test__env",
+        json!({"text": "ANTHROPIC_API_KEY"}),
+    ));
+    h.server.push(Reply::tool_use(
+        "t2",
+        "mcp__test__env",
+        json!({"text": "CAIRN_TEST_VISIBLE"}),
+    ));
+    h.server.push(Reply::text("done"));
+    let config = servers(&[("test", server(&[]))]);
+    let output = h
+        .command()
+        .env("CAIRN_TEST_VISIBLE", "seen")
+        .args([
+            "-p",
+            "go",
+            "--mcp-config",
+            &config,
+            "--allowedTools",
+            "mcp__test",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let requests = h.server.wait_for_requests(3, WAIT);
+    assert_eq!(
+        tool_result(&requests[1].body, "t1"),
+        ("ANTHROPIC_API_KEY is not set".to_string(), false)
+    );
+    assert_eq!(
+        tool_result(&requests[2].body, "t2"),
+        ("seen".to_string(), false)
+    );
 }

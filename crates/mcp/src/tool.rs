@@ -216,4 +216,17 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_schema_with_a_remote_reference_is_never_fetched() {
+        // Nothing listens on port 9: fetching would fail slowly or reach the network; the
+        // validator has no HTTP client, so the schema does not compile and the server judges
+        // the input itself.
+        let listing = json!({
+            "name": "remote",
+            "inputSchema": {"$ref": "http://127.0.0.1:9/schema.json"}
+        });
+        let tool = McpTool::from_listing("s", &listing).unwrap();
+        assert_eq!(tool.check_input(&json!({"anything": 1})), Ok(()));
+    }
 }

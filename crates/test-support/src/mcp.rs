@@ -151,6 +151,12 @@ impl TestMcpServer {
             json!({"name": "image", "description": "Returns a one-pixel image.", "inputSchema": {"type": "object"}}),
             json!({"name": "crash", "description": "Exits the server mid-call.", "inputSchema": {"type": "object"}}),
             json!({"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}}),
+            json!({
+                "name": "env",
+                "description": "Says the value of the environment variable named by text.",
+                "inputSchema": text_input,
+                "annotations": {"readOnlyHint": true}
+            }),
         ];
         if self.options.list_changes {
             tools.push(json!({"name": "grow", "description": "Adds the grown tool.", "inputSchema": {"type": "object"}}));
@@ -233,6 +239,10 @@ impl ServerHandler for TestMcpServer {
                 std::process::exit(3);
             }
             "hang" => std::future::pending().await,
+            "env" => result(json!({"content": [{
+                "type": "text",
+                "text": std::env::var(&text).unwrap_or_else(|_| format!("{text} is not set"))
+            }]})),
             "grow" => {
                 self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
                 let _ = context.peer.notify_tool_list_changed().await;
