@@ -95,6 +95,14 @@ pub struct Args {
     /// --settings is read either way. Default: all three.
     #[arg(long, value_name = "SOURCES", value_parser = parse_setting_sources)]
     pub setting_sources: Option<SettingSources>,
+
+    /// MCP servers to start: a JSON file or an inline JSON object of `mcpServers` (repeatable).
+    #[arg(long = "mcp-config", value_name = "FILE_OR_JSON", num_args = 1..)]
+    pub mcp_config: Vec<String>,
+
+    /// Start only the --mcp-config servers, none from the configuration files.
+    #[arg(long = "strict-mcp-config")]
+    pub strict_mcp_config: bool,
 }
 
 /// `--setting-sources`: clap names the flag and shows this error's bad word.
@@ -148,11 +156,65 @@ pub enum Command {
     },
     /// List this directory's sessions, newest first.
     Sessions,
+    /// The MCP servers: list them (connecting to each) or show one.
+    Mcp {
+        #[command(subcommand)]
+        what: McpCommand,
+    },
     /// Look inside cairn.
     Debug {
         #[command(subcommand)]
         what: DebugCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Every configured server, its state (connecting to it) and its tool count.
+    List,
+    /// One server: where it is configured, how it starts, its state and its tools.
+    Get { name: String },
+    /// Add a server: `cairn mcp add NAME -- COMMAND [ARGS...]`, or a URL with --transport http.
+    Add {
+        #[arg(short, long, value_enum, default_value_t = McpScope::Local)]
+        scope: McpScope,
+        /// stdio (a command), http (streamable HTTP) or sse.
+        #[arg(short, long, default_value = "stdio")]
+        transport: String,
+        /// A variable for a stdio server: KEY=VALUE (repeatable).
+        #[arg(short, long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A header for an HTTP server: "Name: value" (repeatable).
+        #[arg(short = 'H', long = "header", value_name = "HEADER")]
+        header: Vec<String>,
+        name: String,
+        command_or_url: String,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Add a server from its JSON, as it would stand under `mcpServers`.
+    AddJson {
+        #[arg(short, long, value_enum, default_value_t = McpScope::Local)]
+        scope: McpScope,
+        name: String,
+        json: String,
+    },
+    /// Remove a server from a scope (without --scope: from the first that has it, local
+    /// first).
+    Remove {
+        #[arg(short, long, value_enum)]
+        scope: Option<McpScope>,
+        name: String,
+    },
+}
+
+/// Where `cairn mcp add` writes: this project for you alone (cairn's own file), the project's
+/// `.mcp.json` (shared), or every project of yours (cairn's own file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum McpScope {
+    Local,
+    Project,
+    User,
 }
 
 #[derive(Debug, Subcommand)]

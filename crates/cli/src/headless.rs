@@ -34,6 +34,7 @@ pub async fn run(args: Args) -> ExitCode {
             cwd,
             home,
             instruction_warnings,
+            mcp,
             ..
         },
     ) = match prepared {
@@ -64,6 +65,9 @@ pub async fn run(args: Args) -> ExitCode {
     turn.add_context(
         run_session_hook(&governance, HookEvent::SessionStart, Some(source), input).await,
     );
+    // MCP servers get a short moment to connect before the first request.
+    let mut session = session;
+    crate::mcp::settle(mcp.as_ref(), &mut session, args.verbose).await;
     let (ops, op_receiver) = mpsc::unbounded_channel();
     let (events, mut event_receiver) = mpsc::unbounded_channel::<EventEnvelope>();
     tokio::spawn(engine.run(op_receiver, EventSender::new(Arc::new(ChannelSink(events)))));

@@ -10,6 +10,7 @@ mod args;
 mod governance;
 mod headless;
 mod interactive;
+mod mcp;
 mod memory;
 mod output;
 mod prompt;
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         }) => return prompt::print_debug_prompt(&args),
         Some(args::Command::Config { what }) => return settings::run_config_command(&args, what),
         Some(args::Command::Sessions) => return session::run_sessions_command(),
+        Some(args::Command::Mcp { what }) => return mcp::run_mcp_command(&args, what),
         None => {}
     }
     reap_commands_of_killed_cairns();

@@ -21,6 +21,8 @@ pub struct SessionInfo {
     /// The name of the variable the credential came from, never the credential.
     pub api_key_source: &'static str,
     pub permission_mode: &'static str,
+    /// The MCP servers and their states (`connected`, `pending`, `failed`).
+    pub mcp_servers: Vec<(String, &'static str)>,
 }
 
 #[derive(Debug)]
@@ -47,7 +49,12 @@ impl Printer {
                 "cwd": self.session.cwd,
                 "session_id": self.session.session_id,
                 "tools": self.session.tools,
-                "mcp_servers": [],
+                "mcp_servers": self
+                    .session
+                    .mcp_servers
+                    .iter()
+                    .map(|(name, status)| json!({"name": name, "status": status}))
+                    .collect::<Vec<_>>(),
                 "model": self.session.model,
                 "permissionMode": self.session.permission_mode,
                 "apiKeySource": self.session.api_key_source,

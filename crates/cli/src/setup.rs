@@ -18,7 +18,9 @@ use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
 use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentEvent, CollectedEvents, EventSender};
-use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
+use cairn_tools::{
+    CompositeExecutor, SessionState, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::Args;
@@ -49,6 +51,8 @@ pub struct Prepared {
     pub memory_dir: Option<PathBuf>,
     /// The `statusLine` setting's command, for the interactive UI.
     pub status_command: Option<String>,
+    /// The run's MCP servers, started in the background; `None` without any.
+    pub mcp: Option<Arc<cairn_mcp::McpTools>>,
 }
 
 /// Runs SessionStart or SessionEnd hooks, printing what they say for the user; returns the
@@ -162,7 +166,15 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     }
     let tool_state = tool_context.session.clone();
-    let tools = ToolRegistry::with_builtins(tool_context);
+    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
+    let builtins = ToolRegistry::with_builtins(tool_context);
+    let tools: Arc<dyn ToolExecutor> = match &mcp {
+        Some(mcp) => Arc::new(CompositeExecutor::new(vec![
+            Arc::new(builtins),
+            mcp.clone(),
+        ])),
+        None => Arc::new(builtins),
+    };
     let session = SessionInfo {
         session_id,
         cwd: cwd.display().to_string(),
@@ -170,6 +182,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         tools: tools.specs().into_iter().map(|spec| spec.name).collect(),
         api_key_source,
         permission_mode: permission_mode.as_str(),
+        mcp_servers: Vec::new(),
     };
     // Memory: its index goes in the system prompt, its directory is cairn's own state
     // (written without a question), and recall asks a small model beside each message.
@@ -183,6 +196,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     )?);
     let mut instruction_warnings = crate::prompt::instruction_warnings(&system_prompt);
     instruction_warnings.extend(memory_warnings);
+    instruction_warnings.extend(mcp_warnings);
     let memory_dir = memory.as_ref().map(|memory| memory.directory.clone());
     let status_command = crate::settings::status_command(&settings);
     let recall = memory.map(|memory| {
@@ -199,7 +213,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     });
     let engine = Engine::new(
         provider.client,
-        Arc::new(tools),
+        tools,
         EngineConfig {
             system_prompt: Arc::new(system_prompt),
             model,
@@ -243,5 +257,6 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         instruction_warnings,
         memory_dir,
         status_command,
+        mcp,
     })
 }

@@ -10,18 +10,71 @@ use cairn_protocol::{
     AgentEvent, DecisionSource, EventSender, PermissionAnswer, PermissionBroker,
     PermissionDecision, PermissionQuestion, ToolResultBlock, ToolResultContent,
 };
-use cairn_tools::{Access, Destructiveness, PreparedCall, ToolCall, ToolExecutor, ToolOutput};
+use cairn_tools::{
+    Access, Assurance, Destructiveness, PreparedCall, Reach, ToolCall, ToolExecutor, ToolOutput,
+};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 /// What the gate judges of a prepared call.
-fn call_info(call: &PreparedCall) -> CallInfo<'_> {
+/// Attributes the tool's provider only claims (an MCP server's `readOnlyHint`) never make a
+/// call read-only here: such a call asks unless a rule allows it.
+fn call_info<'a>(call: &'a PreparedCall, tools: &dyn ToolExecutor) -> CallInfo<'a> {
     CallInfo {
         tool: &call.name,
         input: &call.input,
         paths: &call.paths,
-        read_only: call.safety.access == Access::ReadOnly,
+        read_only: call.safety.access == Access::ReadOnly
+            && tools.assurance(call) == Assurance::Checked,
         destructive: call.safety.destructive == Destructiveness::Destructive,
+    }
+}
+
+/// The gate's reason for a call whose attributes its provider only claims (an MCP tool),
+/// worded from those attributes: the gate judged it as a change in the workspace (the claim
+/// is not taken at its word), which is not what such a call does.
+fn claimed_reason(verdict: Verdict, call: &PreparedCall, tools: &dyn ToolExecutor) -> Verdict {
+    if tools.assurance(call) != Assurance::Claimed {
+        return verdict;
+    }
+    let judged = format!("{} changes files in the workspace.", call.name);
+    let claim = match (call.safety.access, call.safety.destructive) {
+        (Access::ReadOnly, _) => "says it only reads",
+        (Access::Writes, Destructiveness::Destructive) => "says it may change or delete things",
+        (Access::Writes, Destructiveness::Harmless) => {
+            "says it changes things, without destroying any"
+        }
+    };
+    let reach = match tools.reach(call) {
+        Reach::OpenWorld => ", and it may reach outside this machine",
+        Reach::Local => "",
+    };
+    let worded = format!(
+        "{} comes from an MCP server, which {claim}{reach}; cairn cannot check that.",
+        call.name
+    );
+    let reword = |reason: String| match reason.strip_prefix(&judged) {
+        Some(rest) => format!("{worded}{rest}"),
+        None => reason,
+    };
+    match verdict {
+        Verdict::Ask {
+            reason,
+            suggested_rule,
+        } => Verdict::Ask {
+            reason: reword(reason),
+            suggested_rule,
+        },
+        Verdict::Deny {
+            source,
+            rule,
+            reason,
+        } => Verdict::Deny {
+            source,
+            rule,
+            reason: reword(reason),
+        },
+        allow @ Verdict::Allow { .. } => allow,
     }
 }
 
@@ -118,7 +171,11 @@ impl Governance {
         }
 
         let verdict = match &self.gate {
-            Some(gate) => gate.check(&call_info(&call)),
+            Some(gate) => claimed_reason(
+                gate.check(&call_info(&call, tools.as_ref())),
+                &call,
+                tools.as_ref(),
+            ),
             None => Verdict::Allow {
                 source: DecisionSource::Mode,
                 rule: None,
@@ -204,7 +261,7 @@ impl Governance {
     ) -> Result<(), ToolOutput> {
         let denied_by_rule = self.gate.as_ref().is_some_and(|gate| {
             matches!(
-                gate.check(&call_info(call)),
+                gate.check(&call_info(call, tools.as_ref())),
                 Verdict::Deny {
                     source: DecisionSource::Rule,
                     ..

@@ -20,9 +20,11 @@
 //! ```
 //!
 //! The `cairn-scripted-server` binary serves one text reply to every request, for benchmarks.
+//! The `cairn-test-mcp-server` binary is a test MCP server on stdio ([`mcp`]).
 
 pub mod cache;
 mod delivery;
+pub mod mcp;
 mod reply;
 mod server;
 mod sse;

@@ -10,6 +10,7 @@
 
 mod bash;
 pub mod beneath;
+mod composite;
 mod edit;
 mod file_state;
 mod input;
@@ -35,6 +36,7 @@ pub use bash::{
     BashOutputTool, BashTool, KillShellTool, Reaped, ShellRegistry, WorkspaceRoots,
     forget_recorded_process_groups, hide_own_process_from_commands, reap_orphaned_process_groups,
 };
+pub use composite::CompositeExecutor;
 pub use edit::{EditTool, MultiEditTool};
 pub use file_state::{FileStamp, FileTracker, StaleRead};
 pub use notebook::NotebookEditTool;
@@ -42,7 +44,9 @@ pub use read::ReadTool;
 pub use registry::ToolRegistry;
 pub use search::{GlobTool, GrepTool, LsTool};
 pub use todo::TodoWriteTool;
-pub use tool::{Access, Concurrency, Destructiveness, Safety, Tool};
+pub use tool::{
+    Access, Assurance, Concurrency, Destructiveness, PrepareError, Reach, Safety, Tool,
+};
 pub use write::WriteTool;
 
 /// One tool call as the model wrote it.
@@ -277,6 +281,47 @@ pub trait ToolExecutor: Send + Sync {
     /// Resolves the tool and validates the input without running anything. An unknown tool or
     /// invalid input is an error output for the model that says what was wrong.
     fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput>;
+
+    /// [`ToolExecutor::prepare`] with the kind of refusal kept: an unknown tool or rejected
+    /// input. Executors that can tell override it (and let `prepare` call it); the default
+    /// calls an unlisted name unknown and any other refusal rejected input.
+    fn try_prepare(&self, call: &ToolCall) -> Result<PreparedCall, PrepareError> {
+        if !self.serves(&call.name) {
+            return Err(PrepareError::UnknownTool {
+                name: call.name.clone(),
+                available: self.specs().into_iter().map(|spec| spec.name).collect(),
+            });
+        }
+        self.prepare(call)
+            .map_err(|output| PrepareError::RejectedInput {
+                tool: call.name.clone(),
+                message: output.content.text(),
+            })
+    }
+
+    /// Whether a tool of exactly this name is among [`ToolExecutor::specs`]. Executors with
+    /// many tools answer without building every spec.
+    fn serves(&self, name: &str) -> bool {
+        self.specs().iter().any(|spec| spec.name == name)
+    }
+
+    /// The version of the tool list: it changes whenever [`ToolExecutor::specs`] would return
+    /// something else (an MCP server connected late, a server's `list_changed`). The engine
+    /// reads the list before each request, so tools that arrive later are offered; the
+    /// version lets a caller tell cheaply that nothing changed. A fixed list stays at 0.
+    fn tools_version(&self) -> u64 {
+        0
+    }
+
+    /// Whether a prepared call can reach past this machine. Built-in tools act locally.
+    fn reach(&self, _call: &PreparedCall) -> Reach {
+        Reach::Local
+    }
+
+    /// Whose word the prepared call's safety attributes are; built-in tools' are checked.
+    fn assurance(&self, _call: &PreparedCall) -> Assurance {
+        Assurance::Checked
+    }
 
     /// Checks that a prepared call can work at all in the current state (see
     /// [`Tool::validate`]). The engine calls it after [`ToolExecutor::prepare`] and before any

@@ -9,7 +9,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::input::{parse_input, schema_for};
 use crate::{
-    CallContext, PreparedCall, Safety, Tool, ToolCall, ToolContext, ToolExecutor, ToolOutput,
+    CallContext, PrepareError, PreparedCall, Safety, Tool, ToolCall, ToolContext, ToolExecutor,
+    ToolOutput,
 };
 
 /// A [`Tool`] with its input type erased, so tools of different types share one list.
@@ -184,16 +185,22 @@ impl ToolExecutor for ToolRegistry {
     }
 
     fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        self.try_prepare(call).map_err(PrepareError::into_output)
+    }
+
+    fn try_prepare(&self, call: &ToolCall) -> Result<PreparedCall, PrepareError> {
         let Some(tool) = self.find(&call.name) else {
-            return Err(ToolOutput::error(format!(
-                "No tool named \"{}\". Available tools: {}.",
-                call.name,
-                self.names().join(", ")
-            )));
+            return Err(PrepareError::UnknownTool {
+                name: call.name.clone(),
+                available: self.names().into_iter().map(String::from).collect(),
+            });
         };
         let (safety, paths) = tool
             .inspect(&call.input, &self.context)
-            .map_err(ToolOutput::error)?;
+            .map_err(|message| PrepareError::RejectedInput {
+                tool: tool.name().to_string(),
+                message,
+            })?;
         Ok(PreparedCall {
             id: call.id.clone(),
             name: tool.name().to_string(),
@@ -201,6 +208,10 @@ impl ToolExecutor for ToolRegistry {
             safety,
             paths,
         })
+    }
+
+    fn serves(&self, name: &str) -> bool {
+        self.tools.iter().any(|tool| tool.name() == name)
     }
 
     async fn validate(&self, call: &PreparedCall) -> Result<(), ToolOutput> {

@@ -121,3 +121,55 @@ pub trait Tool: Send + Sync + 'static {
         cancel: &CancellationToken,
     ) -> ToolOutput;
 }
+
+/// Whether a call can reach past this machine (the network, another service), beside the
+/// three safety attributes: a read of a web page or an issue tracker is read-only for the
+/// workspace but not private to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// The call acts on this machine only.
+    Local,
+    /// The call talks to the world outside (an MCP server's `openWorldHint`).
+    OpenWorld,
+}
+
+/// Whose word a call's safety attributes are. cairn works out a built-in tool's attributes
+/// from the input itself; an MCP server only claims its tools' (`readOnlyHint` is a hint),
+/// so the permission gate asks before such a call unless a rule allows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Assurance {
+    /// cairn derived the attributes from the call.
+    Checked,
+    /// The tool's provider states them; nothing in cairn checks them.
+    Claimed,
+}
+
+/// Why [`crate::ToolExecutor::try_prepare`] refused a call: the kind stays data, so a composite
+/// executor can ask the next executor when one does not know the tool, and a face can tell the
+/// two apart without reading the message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrepareError {
+    /// No executor offers a tool of that name (in any spelling it accepts).
+    #[error("No tool named \"{name}\". Available tools: {}.", available.join(", "))]
+    UnknownTool {
+        name: String,
+        /// Every tool that could have been called instead, for the model to pick from.
+        available: Vec<String>,
+    },
+    /// The tool exists but its input does not fit it (a missing field, a wrong type, a value
+    /// its schema forbids).
+    #[error("{message}")]
+    RejectedInput {
+        /// The tool's canonical name.
+        tool: String,
+        /// What was wrong, naming the field.
+        message: String,
+    },
+}
+
+impl PrepareError {
+    /// The error result the model reads.
+    pub fn into_output(self) -> ToolOutput {
+        ToolOutput::error(self.to_string())
+    }
+}

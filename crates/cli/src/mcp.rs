@@ -1,0 +1,354 @@
+//! MCP from the command line's point of view: the run's servers started beside the built-in
+//! tools, the short wait before the first request, and `cairn mcp list|get`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use cairn_config::LoadedSettings;
+use cairn_mcp::config::{
+    self, ConfigSources, Configured, ConfiguredServer, ProjectApproval, Scope,
+};
+use cairn_mcp::edit::Target;
+use cairn_mcp::{Limits, McpTools, StartOptions, Status};
+use cairn_tools::ToolExecutor;
+use serde_json::json;
+
+use crate::args::{Args, McpCommand, McpScope};
+use crate::output::SessionInfo;
+
+/// The longest the first request waits for servers whose tools nobody knows yet (no cached
+/// manifest). A server not up by then joins later; its tools appear in a later request.
+pub const FIRST_REQUEST_WAIT: Duration = Duration::from_millis(500);
+
+/// The run's servers, from the configuration files and `--mcp-config`.
+pub fn configured(
+    args: &Args,
+    settings: &LoadedSettings,
+    cwd: &Path,
+    home: &Path,
+) -> anyhow::Result<Configured> {
+    let cairn_home = crate::session::cairn_home()?;
+    Ok(config::load(&ConfigSources {
+        home,
+        cairn_home: &cairn_home,
+        project: cwd,
+        flags: &args.mcp_config,
+        strict: args.strict_mcp_config,
+        approval: ProjectApproval::from_settings(settings.raw()),
+    })?)
+}
+
+/// Starts the run's servers in the background; `None` when there are none, so a project
+/// without MCP servers pays nothing. Returns the warnings for the user beside them.
+pub fn start(
+    args: &Args,
+    settings: &LoadedSettings,
+    cwd: &Path,
+    home: &Path,
+) -> anyhow::Result<(Option<Arc<McpTools>>, Vec<String>)> {
+    let configured = configured(args, settings, cwd, home)?;
+    let warnings = configured.warnings;
+    if configured.servers.is_empty() {
+        return Ok((None, warnings));
+    }
+    let env = settings.env().clone();
+    let lookup = |name: &str| env.get(name).cloned().or_else(|| std::env::var(name).ok());
+    // Servers get cairn's environment and the settings' `env`, never a credential of cairn's.
+    let mut inherited_env: Vec<(String, String)> = std::env::vars()
+        .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
+        .collect();
+    inherited_env.extend(
+        env.iter()
+            .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
+            .map(|(name, value)| (name.to_string(), value.to_string())),
+    );
+    let tools = McpTools::start(
+        configured.servers,
+        StartOptions {
+            cairn_home: crate::session::cairn_home()?,
+            project: cwd.to_path_buf(),
+            inherited_env,
+            limits: Limits::from_env(lookup),
+        },
+    );
+    Ok((Some(tools), warnings))
+}
+
+/// Before the first request: waits [`FIRST_REQUEST_WAIT`] at most for the servers, then
+/// tells the `init` line their states and the tools the first request offers.
+/// With `verbose`, says each server's state on stderr.
+pub async fn settle(mcp: Option<&Arc<McpTools>>, session: &mut SessionInfo, verbose: bool) {
+    let Some(mcp) = mcp else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    mcp.settle(FIRST_REQUEST_WAIT).await;
+    if verbose {
+        for report in mcp.reports() {
+            let state = match &report.status {
+                Status::Connected => format!("connected, {} tools", report.tools),
+                Status::Pending if report.tools > 0 => format!(
+                    "still starting; its {} tools from the last connection are offered, and a \
+                     call waits for it",
+                    report.tools
+                ),
+                Status::Pending => "still starting; its tools join a later request".to_string(),
+                Status::Failed(reason) => format!("failed: {reason}"),
+            };
+            eprintln!("MCP server {}: {state}", report.name);
+        }
+        eprintln!(
+            "MCP: the first request waited {} ms for servers",
+            started.elapsed().as_millis()
+        );
+    }
+    session.mcp_servers = mcp
+        .reports()
+        .into_iter()
+        .map(|report| (report.name, report.status.as_str()))
+        .collect();
+    for spec in mcp.specs() {
+        if !session.tools.contains(&spec.name) {
+            session.tools.push(spec.name);
+        }
+    }
+}
+
+/// `cairn mcp list` and `cairn mcp get NAME`.
+pub fn run_mcp_command(args: &Args, what: &McpCommand) -> ExitCode {
+    match run(args, what) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    if let Some(code) = edit(what, &cwd)? {
+        return Ok(code);
+    }
+    let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
+    let settings = crate::settings::load_settings(args, &cwd)?;
+    let configured = configured(args, &settings, &cwd, &home)?;
+    let wanted = |server: &ConfiguredServer| match what {
+        McpCommand::Get { name } => &server.name == name,
+        McpCommand::List
+        | McpCommand::Add { .. }
+        | McpCommand::AddJson { .. }
+        | McpCommand::Remove { .. } => true,
+    };
+    // Listing connects, which runs each server's command: a project's own servers run only
+    // in a folder the user trusted (the interactive UI asks), whatever its settings approve.
+    let trusted = {
+        let (folders, _) =
+            cairn_config::trust::TrustedFolders::load(&crate::session::cairn_home()?, &home);
+        folders.trust_of(&cwd).is_trusted()
+    };
+    let (servers, untrusted): (Vec<ConfiguredServer>, Vec<ConfiguredServer>) = configured
+        .servers
+        .iter()
+        .filter(|s| wanted(s))
+        .cloned()
+        .partition(|server| trusted || server.scope != Scope::Project);
+    let unapproved: Vec<&ConfiguredServer> =
+        configured.unapproved.iter().filter(|s| wanted(s)).collect();
+    if let McpCommand::Get { name } = what
+        && servers.is_empty()
+        && unapproved.is_empty()
+        && untrusted.is_empty()
+    {
+        eprintln!(
+            "error: no MCP server named \"{name}\" is configured here (`cairn mcp list` shows them)"
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    if servers.is_empty() && unapproved.is_empty() && untrusted.is_empty() {
+        println!("No MCP servers are configured here.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let mut out = std::io::stdout().lock();
+    runtime.block_on(async {
+        let (mcp, _) = match servers.is_empty() {
+            true => (None, Vec::new()),
+            false => {
+                let lookup = |name: &str| std::env::var(name).ok();
+                let tools = McpTools::start(
+                    servers.clone(),
+                    StartOptions {
+                        cairn_home: crate::session::cairn_home()?,
+                        project: cwd.clone(),
+                        inherited_env: std::env::vars()
+                            .filter(|(name, _)| {
+                                !cairn_protocol::is_credential_variable(name.as_ref())
+                            })
+                            .collect(),
+                        limits: Limits::from_env(lookup),
+                    },
+                );
+                tools.wait_all().await;
+                (Some(tools), Vec::<String>::new())
+            }
+        };
+        let reports = mcp.as_ref().map(|mcp| mcp.reports()).unwrap_or_default();
+        for (server, report) in servers.iter().zip(&reports) {
+            let state = match &report.status {
+                Status::Connected => format!("connected, {} tools", report.tools),
+                Status::Pending => "still starting".to_string(),
+                Status::Failed(reason) => format!("failed: {reason}"),
+            };
+            writeln!(out, "{}: {} - {state}", server.name, describe(server))?;
+            if let McpCommand::Get { .. } = what {
+                writeln!(
+                    out,
+                    "  scope: {} ({})",
+                    server.scope.as_str(),
+                    server.origin
+                )?;
+                if let Some(mcp) = &mcp {
+                    for tool in mcp.tool_names(&server.name) {
+                        writeln!(out, "  tool: {tool}")?;
+                    }
+                }
+            }
+        }
+        for server in &untrusted {
+            writeln!(
+                out,
+                "{}: {} - not started: this folder is not trusted yet (start cairn here to \
+                 answer)",
+                server.name,
+                describe(server)
+            )?;
+        }
+        for server in unapproved {
+            writeln!(
+                out,
+                "{}: {} - needs approval (enabledMcpjsonServers or enableAllProjectMcpServers \
+                 in .claude/settings.local.json)",
+                server.name,
+                describe(server)
+            )?;
+        }
+        anyhow::Ok(())
+    })?;
+    // Don't wait for servers that still run (one that hung) on the way out.
+    runtime.shutdown_background();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How a server starts: its command line, or its URL.
+fn describe(server: &ConfiguredServer) -> String {
+    match &server.config {
+        config::ServerConfig::Stdio(stdio) => {
+            let mut line = stdio.command.clone();
+            for arg in &stdio.args {
+                line.push(' ');
+                line.push_str(arg);
+            }
+            line
+        }
+        config::ServerConfig::Http(http) => format!("{} (HTTP)", http.url),
+        config::ServerConfig::Sse(http) => format!("{} (SSE)", http.url),
+        config::ServerConfig::Sdk { .. } => "an Agent SDK server".to_string(),
+    }
+}
+
+fn scope_of(scope: McpScope) -> Scope {
+    match scope {
+        McpScope::Local => Scope::Local,
+        McpScope::Project => Scope::Project,
+        McpScope::User => Scope::User,
+    }
+}
+
+/// `add`, `add-json` and `remove`; `None` for the commands that read.
+fn edit(what: &McpCommand, cwd: &Path) -> anyhow::Result<Option<ExitCode>> {
+    let cairn_home = crate::session::cairn_home()?;
+    let target = |scope: McpScope| Target {
+        scope: scope_of(scope),
+        cairn_home: &cairn_home,
+        project: cwd,
+    };
+    let (verb, name, file) = match what {
+        McpCommand::List | McpCommand::Get { .. } => return Ok(None),
+        McpCommand::Add {
+            scope,
+            transport,
+            env,
+            header,
+            name,
+            command_or_url,
+            args,
+        } => {
+            let server = match transport.as_str() {
+                "stdio" => {
+                    let mut variables = serde_json::Map::new();
+                    for pair in env {
+                        let (key, value) = pair
+                            .split_once('=')
+                            .with_context(|| format!("-e {pair}: write a variable as KEY=VALUE"))?;
+                        variables.insert(key.to_string(), value.into());
+                    }
+                    json!({"type": "stdio", "command": command_or_url, "args": args, "env": variables})
+                }
+                "http" | "sse" => {
+                    let mut headers = serde_json::Map::new();
+                    for line in header {
+                        let (key, value) = line.split_once(':').with_context(|| {
+                            format!("-H {line}: write a header as \"Name: value\"")
+                        })?;
+                        headers.insert(key.trim().to_string(), value.trim().into());
+                    }
+                    json!({"type": transport, "url": command_or_url, "headers": headers})
+                }
+                other => anyhow::bail!("--transport {other}: expected stdio, http or sse"),
+            };
+            ("Added", name, target(*scope).add(name, server)?)
+        }
+        McpCommand::AddJson { scope, name, json } => {
+            let server: serde_json::Value = serde_json::from_str(json)
+                .with_context(|| format!("the server's JSON does not parse: {json}"))?;
+            ("Added", name, target(*scope).add(name, server)?)
+        }
+        McpCommand::Remove { scope, name } => {
+            let scopes = match scope {
+                Some(scope) => vec![*scope],
+                None => vec![McpScope::Local, McpScope::Project, McpScope::User],
+            };
+            let mut removed = None;
+            let mut last_error = None;
+            for scope in scopes {
+                match target(scope).remove(name) {
+                    Ok(file) => {
+                        removed = Some(file);
+                        break;
+                    }
+                    Err(err) => last_error = Some(err),
+                }
+            }
+            match (removed, last_error, scope) {
+                (Some(file), _, _) => ("Removed", name, file),
+                (None, Some(err), Some(_)) => return Err(err.into()),
+                (None, _, None) => anyhow::bail!(
+                    "no MCP server named \"{name}\" in the local, project or user scope \
+                     (cairn removes what `cairn mcp add` wrote and .mcp.json's servers, never \
+                     ~/.claude.json's)"
+                ),
+                (None, None, Some(_)) => return Ok(Some(ExitCode::FAILURE)),
+            }
+        }
+    };
+    println!("{verb} MCP server \"{name}\" ({})", file.display());
+    Ok(Some(ExitCode::SUCCESS))
+}

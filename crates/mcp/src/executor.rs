@@ -1,0 +1,310 @@
+//! [`McpTools`]: every configured server's tools behind one [`ToolExecutor`], started in the
+//! background and never in the way of the first request.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use cairn_protocol::ToolSpec;
+use cairn_tools::{
+    Assurance, CallContext, PrepareError, PreparedCall, Reach, ToolCall, ToolExecutor, ToolOutput,
+};
+use rmcp::model::CallToolRequestParams;
+use serde_json::Value;
+
+use crate::cache::ManifestCache;
+use crate::config::{ConfiguredServer, Scope};
+use crate::server::{Limits, Server, State, Status, Version};
+use crate::tool::McpTool;
+
+/// Where and how servers start.
+#[derive(Debug, Clone)]
+pub struct StartOptions {
+    /// cairn's own state (`~/.cairn`), where the manifest cache lives.
+    pub cairn_home: PathBuf,
+    /// The directory stdio servers start in.
+    pub project: PathBuf,
+    /// The environment stdio servers inherit, beside their own `env`.
+    pub inherited_env: Vec<(String, String)>,
+    /// Timeouts and the result cap.
+    pub limits: Limits,
+}
+
+/// One server as `cairn mcp list` and the `init` line show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerReport {
+    /// Its name.
+    pub name: String,
+    /// The scope its configuration came from.
+    pub scope: Scope,
+    /// The file its configuration came from.
+    pub origin: String,
+    /// Its state now.
+    pub status: Status,
+    /// The tools it offers now (live, or cached while it starts).
+    pub tools: usize,
+}
+
+/// The tools of every configured MCP server, named `mcp__<server>__<tool>`.
+///
+/// [`McpTools::start`] starts every server on its own task and returns at once. Until a
+/// server connects, the tools its last good connection listed (the manifest cache) are
+/// offered; calling one waits for that server only. A server that fails, crashes or stops
+/// answering turns its calls into error results naming the reason and quoting its stderr.
+pub struct McpTools {
+    servers: Vec<Arc<Server>>,
+    version: Arc<Version>,
+}
+
+impl std::fmt::Debug for McpTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTools")
+            .field(
+                "servers",
+                &self.servers.iter().map(|s| s.name()).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl McpTools {
+    /// Starts every server in the background (on the current tokio runtime) and returns.
+    pub fn start(servers: Vec<ConfiguredServer>, options: StartOptions) -> Arc<McpTools> {
+        let version = Arc::new(Version::default());
+        let cache = ManifestCache::new(&options.cairn_home);
+        let servers: Vec<Arc<Server>> = servers
+            .into_iter()
+            .map(|configured| {
+                Arc::new(Server::new(
+                    configured,
+                    options.limits.clone(),
+                    cache.clone(),
+                    options.project.clone(),
+                    options.inherited_env.clone(),
+                    version.clone(),
+                ))
+            })
+            .collect();
+        for server in &servers {
+            tokio::spawn(server.clone().connect());
+        }
+        Arc::new(McpTools { servers, version })
+    }
+
+    /// Whether the run has no servers.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// Waits, at most `bound`, for the servers whose tools nobody knows yet (no manifest) to
+    /// connect or fail, so a fast server's tools are in the first request and a slow one
+    /// costs at most `bound`.
+    pub async fn settle(&self, bound: Duration) {
+        let unknown = self
+            .servers
+            .iter()
+            .filter(|server| !server.had_manifest)
+            .map(|server| server.started());
+        let _ = tokio::time::timeout(bound, futures_util::future::join_all(unknown)).await;
+    }
+
+    /// Waits until every server has connected or failed (each within its start-up timeout).
+    pub async fn wait_all(&self) {
+        futures_util::future::join_all(self.servers.iter().map(|server| server.started())).await;
+    }
+
+    /// Waits until the tool list's version is past `seen` (a server connected, failed, or
+    /// changed its tools).
+    pub async fn changed_since(&self, seen: u64) {
+        self.version.changed_since(seen).await;
+    }
+
+    /// Every server's state and tool count now.
+    pub fn reports(&self) -> Vec<ServerReport> {
+        self.servers
+            .iter()
+            .map(|server| ServerReport {
+                name: server.name().to_string(),
+                scope: server.configured.scope,
+                origin: server.configured.origin.clone(),
+                status: server.status(),
+                tools: server.tools.read().map(|tools| tools.len()).unwrap_or(0),
+            })
+            .collect()
+    }
+
+    /// The names of one server's tools, as the model calls them.
+    pub fn tool_names(&self, server: &str) -> Vec<String> {
+        self.servers
+            .iter()
+            .filter(|candidate| candidate.name() == server)
+            .flat_map(|server| {
+                server
+                    .tools
+                    .read()
+                    .map(|tools| tools.iter().map(|tool| tool.name.clone()).collect())
+                    .unwrap_or_else(|_| Vec::new())
+            })
+            .collect()
+    }
+
+    /// The tool of that name and its server; the first server keeps a name two share.
+    fn find(&self, name: &str) -> Option<(&Arc<Server>, Arc<McpTool>)> {
+        self.servers.iter().find_map(|server| {
+            let tools = server.tools.read().ok()?;
+            let tool = tools.iter().find(|tool| tool.name == name)?.clone();
+            Some((server, tool))
+        })
+    }
+
+    async fn call(
+        &self,
+        server: &Arc<Server>,
+        tool: &McpTool,
+        input: &Value,
+        cx: &CallContext,
+    ) -> ToolOutput {
+        let name = server.name().to_string();
+        let mut state = server.state();
+        if let State::Failed(_) = state {
+            // A server that stopped is started again on its next use.
+            if server.tools.read().is_ok_and(|tools| !tools.is_empty()) {
+                tokio::spawn(server.clone().connect());
+                tokio::task::yield_now().await;
+            }
+        }
+        if matches!(state, State::Starting | State::Failed(_)) {
+            state = tokio::select! {
+                state = server.started() => state,
+                _ = cx.cancel.cancelled() => {
+                    return ToolOutput::error(format!(
+                        "The user interrupted while the MCP server \"{name}\" was starting."
+                    ));
+                }
+            };
+        }
+        let peer = match state {
+            State::Connected(peer) => peer,
+            State::Failed(reason) => {
+                return ToolOutput::error(format!(
+                    "The MCP server \"{name}\" is not available: {reason}"
+                ));
+            }
+            State::Starting => {
+                return ToolOutput::error(format!("The MCP server \"{name}\" is still starting."));
+            }
+        };
+        let mut params = CallToolRequestParams::new(tool.remote.clone());
+        if let Value::Object(arguments) = input {
+            params = params.with_arguments(arguments.clone());
+        }
+        let limit = server.limits.call;
+        // Dropping the request (interrupt, timeout) sends the server `notifications/cancelled`.
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(limit, peer.call_tool(params)) => outcome,
+            _ = cx.cancel.cancelled() => {
+                return ToolOutput::error("The user interrupted this tool call.");
+            }
+        };
+        match outcome {
+            Ok(Ok(result)) => match serde_json::to_value(&result) {
+                Ok(result) => crate::result::to_output(&result, server.limits.max_output_tokens),
+                Err(err) => ToolOutput::error(format!(
+                    "The MCP server \"{name}\" answered with a result cairn cannot read: {err}"
+                )),
+            },
+            Ok(Err(err)) => {
+                let reason = if peer.is_transport_closed() {
+                    server
+                        .fail(format!(
+                            "it stopped during a call to {} ({err})",
+                            tool.remote
+                        ))
+                        .await
+                } else {
+                    server.with_stderr(format!("the call to {} failed: {err}", tool.remote))
+                };
+                ToolOutput::error(format!("The MCP server \"{name}\" failed: {reason}"))
+            }
+            Err(_) => ToolOutput::error(format!(
+                "The MCP server \"{name}\" did not answer the call to {} within {} s \
+                 (MCP_TOOL_TIMEOUT, or the server's timeout).",
+                tool.remote,
+                limit.as_secs_f32()
+            )),
+        }
+    }
+}
+
+#[async_trait]
+impl ToolExecutor for McpTools {
+    /// The tools of servers that are connected or still starting (from the cache); a failed
+    /// server's are left out, so the model stops seeing what cannot run.
+    fn specs(&self) -> Vec<ToolSpec> {
+        let mut specs: Vec<ToolSpec> = Vec::new();
+        for server in &self.servers {
+            if matches!(server.state(), State::Failed(_)) {
+                continue;
+            }
+            if let Ok(tools) = server.tools.read() {
+                for tool in tools.iter() {
+                    if !specs.iter().any(|seen| seen.name == tool.name) {
+                        specs.push(tool.spec.clone());
+                    }
+                }
+            }
+        }
+        specs
+    }
+
+    fn serves(&self, name: &str) -> bool {
+        self.find(name).is_some()
+    }
+
+    fn tools_version(&self) -> u64 {
+        self.version.get()
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        self.try_prepare(call).map_err(PrepareError::into_output)
+    }
+
+    fn try_prepare(&self, call: &ToolCall) -> Result<PreparedCall, PrepareError> {
+        let Some((_, tool)) = self.find(&call.name) else {
+            return Err(PrepareError::UnknownTool {
+                name: call.name.clone(),
+                available: self.specs().into_iter().map(|spec| spec.name).collect(),
+            });
+        };
+        tool.check_input(&call.input)
+            .map_err(|message| PrepareError::RejectedInput {
+                tool: tool.name.clone(),
+                message,
+            })?;
+        Ok(PreparedCall {
+            id: call.id.clone(),
+            name: tool.name.clone(),
+            input: call.input.clone(),
+            safety: tool.safety,
+            paths: Vec::new(),
+        })
+    }
+
+    async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput {
+        match self.find(&call.name) {
+            Some((server, tool)) => self.call(server, &tool, &call.input, cx).await,
+            None => ToolOutput::error(format!("No tool named \"{}\".", call.name)),
+        }
+    }
+
+    fn reach(&self, call: &PreparedCall) -> Reach {
+        self.find(&call.name)
+            .map_or(Reach::OpenWorld, |(_, tool)| tool.reach)
+    }
+
+    /// A server's annotations are its word only.
+    fn assurance(&self, _call: &PreparedCall) -> Assurance {
+        Assurance::Claimed
+    }
+}

@@ -1,0 +1,53 @@
+//! cairn's MCP client: the servers a run has, read from Claude Code's configuration, and their
+//! tools offered to the model as cairn tools.
+//!
+//! It sits beside `cairn-tools`: [`McpTools`] is a [`cairn_tools::ToolExecutor`] that the CLI
+//! puts behind a [`cairn_tools::CompositeExecutor`] with the built-in registry. Servers are
+//! found by [`config::load`] (`~/.claude.json`, the project's `.mcp.json` once approved,
+//! `--mcp-config`), started in the background by [`McpTools::start`] over rmcp (the official
+//! SDK: child processes and streamable HTTP), and never block the first request: a server not
+//! up within a short bound has its tools offered from the [`cache::ManifestCache`], and a call
+//! to one waits for that server only. Tools are named `mcp__<server>__<tool>` ([`names`]);
+//! their annotations are only the server's word, so the gate asks before they run unless a
+//! rule allows them.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), cairn_mcp::config::ConfigError> {
+//! use std::path::Path;
+//! use cairn_mcp::config::{self, ConfigSources, ProjectApproval};
+//! use cairn_mcp::{Limits, McpTools, StartOptions};
+//!
+//! let configured = config::load(&ConfigSources {
+//!     home: Path::new("/home/me"),
+//!     cairn_home: Path::new("/home/me/.cairn"),
+//!     project: Path::new("/home/me/app"),
+//!     flags: &[],
+//!     strict: false,
+//!     approval: ProjectApproval::default(),
+//! })?;
+//! let tools = McpTools::start(configured.servers, StartOptions {
+//!     cairn_home: "/home/me/.cairn".into(),
+//!     project: "/home/me/app".into(),
+//!     inherited_env: Vec::new(),
+//!     limits: Limits::from_env(|name| std::env::var(name).ok()),
+//! });
+//! tools.settle(std::time::Duration::from_millis(500)).await;
+//! # Ok(()) }
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod cache;
+pub mod config;
+pub mod edit;
+mod executor;
+mod expand;
+pub mod names;
+mod result;
+mod server;
+mod tool;
+
+pub use executor::{McpTools, ServerReport, StartOptions};
+pub use expand::MissingVariable;
+pub use result::DEFAULT_MAX_OUTPUT_TOKENS;
+pub use server::{Limits, Status};

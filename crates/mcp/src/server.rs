@@ -1,0 +1,440 @@
+//! One configured server: started in the background, its state watched, its tools listed
+//! (live, or from the manifest cache until it connects), and the tail of its stderr kept for
+//! the error a failure turns into.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::watch;
+
+use crate::cache::ManifestCache;
+use crate::config::{ConfiguredServer, HttpConfig, ServerConfig, StdioConfig};
+use crate::tool::McpTool;
+
+/// How many lines of a server's stderr its failure quotes.
+const STDERR_LINES: usize = 20;
+
+/// How long a failure waits for the rest of a server's stderr.
+const STDERR_GRACE: Duration = Duration::from_millis(500);
+
+type Client = RunningService<RoleClient, ListWatcher>;
+
+/// The client side of a connection: cairn's name and capabilities, and a wake-up when the
+/// server says its tool list changed (`notifications/tools/list_changed`).
+pub(crate) struct ListWatcher {
+    config: ClientConfig,
+    changed: Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for ListWatcher {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        // A permit is kept if nobody waits yet, so a change is never missed.
+        self.changed.notify_one();
+    }
+}
+
+/// The version of the tool list of every server of a run: bumped on every change, with a
+/// wake-up for whoever waits for one.
+#[derive(Debug, Default)]
+pub(crate) struct Version {
+    value: AtomicU64,
+    changed: tokio::sync::Notify,
+}
+
+impl Version {
+    pub(crate) fn get(&self) -> u64 {
+        self.value.load(Ordering::SeqCst)
+    }
+
+    fn bump(&self) {
+        self.value.fetch_add(1, Ordering::SeqCst);
+        self.changed.notify_waiters();
+    }
+
+    /// Waits until the version is past `seen`.
+    pub(crate) async fn changed_since(&self, seen: u64) {
+        loop {
+            let notified = self.changed.notified();
+            if self.get() > seen {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// What a server is doing.
+#[derive(Clone)]
+pub(crate) enum State {
+    Starting,
+    Connected(rmcp::Peer<RoleClient>),
+    Failed(String),
+}
+
+/// A server's state as a face shows it (`cairn mcp list`, the stream-json `init` line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Still starting: its tools, if any, come from the manifest cache.
+    Pending,
+    /// Connected: its live tools are offered.
+    Connected,
+    /// It did not start, or stopped; the reason says why.
+    Failed(String),
+}
+
+impl Status {
+    /// The word Claude Code's `init` line uses.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Connected => "connected",
+            Status::Failed(_) => "failed",
+        }
+    }
+}
+
+/// Limits that come from the environment (`MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`,
+/// `MAX_MCP_OUTPUT_TOKENS`) and the server's own configuration.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// How long a server may take to start (`MCP_TIMEOUT`).
+    pub startup: Duration,
+    /// How long one call may take (`MCP_TOOL_TIMEOUT`).
+    pub call: Duration,
+    /// The cap on one result (`MAX_MCP_OUTPUT_TOKENS`).
+    pub max_output_tokens: usize,
+}
+
+impl Limits {
+    /// Claude Code's defaults, overridden by the variables `lookup` finds (milliseconds).
+    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let number = |name: &str| lookup(name).and_then(|value| value.trim().parse::<u64>().ok());
+        Limits {
+            startup: Duration::from_millis(number("MCP_TIMEOUT").unwrap_or(30_000)),
+            call: Duration::from_millis(number("MCP_TOOL_TIMEOUT").unwrap_or(600_000)),
+            max_output_tokens: number("MAX_MCP_OUTPUT_TOKENS")
+                .and_then(|tokens| usize::try_from(tokens).ok())
+                .unwrap_or(crate::result::DEFAULT_MAX_OUTPUT_TOKENS),
+        }
+    }
+}
+
+pub(crate) struct Server {
+    pub(crate) configured: ConfiguredServer,
+    key: String,
+    state: watch::Sender<State>,
+    /// The live list once connected; the cached one before.
+    pub(crate) tools: RwLock<Vec<Arc<McpTool>>>,
+    /// The running client, kept so the connection lives as long as the server does.
+    client: tokio::sync::Mutex<Option<Client>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The task reading stderr; it ends when the server exits.
+    stderr_reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    pub(crate) limits: Limits,
+    cache: ManifestCache,
+    /// The directory stdio servers start in.
+    project: PathBuf,
+    /// Variables stdio servers inherit (cairn's environment without its credentials).
+    inherited_env: Vec<(String, String)>,
+    /// Bumped on every change of any server's tool list.
+    version: Arc<Version>,
+    /// Woken when the server says its tool list changed.
+    list_changed: Arc<tokio::sync::Notify>,
+    /// Whether the cache had a tool list when the run started.
+    pub(crate) had_manifest: bool,
+}
+
+impl Server {
+    pub(crate) fn new(
+        configured: ConfiguredServer,
+        limits: Limits,
+        cache: ManifestCache,
+        project: PathBuf,
+        inherited_env: Vec<(String, String)>,
+        version: Arc<Version>,
+    ) -> Self {
+        let key = ManifestCache::key(&configured.name, &configured.config);
+        let cached: Vec<Arc<McpTool>> = cache
+            .load(&key)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|tool| McpTool::from_listing(&configured.name, tool))
+            .map(Arc::new)
+            .collect();
+        let limits = Limits {
+            startup: configured
+                .config
+                .startup_timeout_ms()
+                .map_or(limits.startup, Duration::from_millis),
+            call: configured
+                .config
+                .timeout_ms()
+                .map_or(limits.call, Duration::from_millis),
+            ..limits
+        };
+        Server {
+            had_manifest: !cached.is_empty(),
+            configured,
+            key,
+            state: watch::channel(State::Starting).0,
+            tools: RwLock::new(cached),
+            client: tokio::sync::Mutex::new(None),
+            stderr: Arc::default(),
+            stderr_reader: Mutex::new(None),
+            limits,
+            cache,
+            project,
+            inherited_env,
+            version,
+            list_changed: Arc::default(),
+        }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.configured.name
+    }
+
+    pub(crate) fn state(&self) -> State {
+        self.state.borrow().clone()
+    }
+
+    pub(crate) fn status(&self) -> Status {
+        match self.state() {
+            State::Starting => Status::Pending,
+            State::Connected(_) => Status::Connected,
+            State::Failed(reason) => Status::Failed(reason),
+        }
+    }
+
+    /// Waits until the server has connected or failed.
+    pub(crate) async fn started(&self) -> State {
+        let mut receiver = self.state.subscribe();
+        match receiver
+            .wait_for(|state| !matches!(state, State::Starting))
+            .await
+        {
+            Ok(state) => state.clone(),
+            // The sender lives in `self`: it cannot be gone while we borrow it.
+            Err(_) => State::Failed("the server's state is gone".into()),
+        }
+    }
+
+    /// Starts (or restarts) the server: connects, lists its tools, keeps them in the cache.
+    /// Never fails: a failure becomes the server's state, with the reason.
+    pub(crate) async fn connect(self: Arc<Self>) {
+        self.state.send_replace(State::Starting);
+        let attempt = tokio::time::timeout(self.limits.startup, self.open());
+        let state = match attempt.await {
+            Ok(Ok((client, listing))) => {
+                let tools: Vec<Arc<McpTool>> = listing
+                    .iter()
+                    .filter_map(|tool| McpTool::from_listing(self.name(), tool))
+                    .map(Arc::new)
+                    .collect();
+                // A cache that cannot be written costs the next run its head start, nothing
+                // more.
+                let _ = self.cache.store(&self.key, self.name(), &listing);
+                if let Ok(mut live) = self.tools.write() {
+                    *live = tools;
+                }
+                let peer = client.peer().clone();
+                *self.client.lock().await = Some(client);
+                tokio::spawn(self.clone().follow_list_changes(peer.clone()));
+                State::Connected(peer)
+            }
+            Ok(Err(reason)) => State::Failed(self.with_stderr_after_exit(reason).await),
+            Err(_) => State::Failed(self.with_stderr(format!(
+                "it did not start within {} s (MCP_TIMEOUT, or the server's startupTimeout)",
+                self.limits.startup.as_secs_f32()
+            ))),
+        };
+        self.state.send_replace(state);
+        self.version.bump();
+    }
+
+    /// Lists the tools again each time the server says they changed, for as long as this
+    /// connection lasts.
+    async fn follow_list_changes(self: Arc<Self>, peer: rmcp::Peer<RoleClient>) {
+        loop {
+            self.list_changed.notified().await;
+            if peer.is_transport_closed() {
+                return;
+            }
+            let Ok(tools) = peer.list_all_tools().await else {
+                return;
+            };
+            let listing: Vec<Value> = tools
+                .iter()
+                .filter_map(|tool| serde_json::to_value(tool).ok())
+                .collect();
+            let _ = self.cache.store(&self.key, self.name(), &listing);
+            if let Ok(mut live) = self.tools.write() {
+                *live = listing
+                    .iter()
+                    .filter_map(|tool| McpTool::from_listing(self.name(), tool))
+                    .map(Arc::new)
+                    .collect();
+            }
+            self.version.bump();
+        }
+    }
+
+    /// Marks a connected server as failed (it stopped answering or exited mid-call).
+    pub(crate) async fn fail(&self, reason: String) -> String {
+        let reason = self.with_stderr_after_exit(reason).await;
+        self.state.send_replace(State::Failed(reason.clone()));
+        self.version.bump();
+        reason
+    }
+
+    /// [`Server::with_stderr`] once the server's stderr has ended (it exited), so its last
+    /// words are in; waiting at most a moment for a server that is still alive.
+    pub(crate) async fn with_stderr_after_exit(&self, reason: String) -> String {
+        let reader = self
+            .stderr_reader
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take());
+        if let Some(reader) = reader {
+            let _ = tokio::time::timeout(STDERR_GRACE, reader).await;
+        }
+        self.with_stderr(reason)
+    }
+
+    /// `reason`, and the last lines the server wrote on stderr, if any.
+    pub(crate) fn with_stderr(&self, reason: String) -> String {
+        let tail: Vec<String> = self
+            .stderr
+            .lock()
+            .map(|lines| lines.iter().cloned().collect())
+            .unwrap_or_default();
+        if tail.is_empty() {
+            reason
+        } else {
+            format!("{reason}. Its stderr ended with:\n{}", tail.join("\n"))
+        }
+    }
+
+    async fn open(&self) -> Result<(Client, Vec<Value>), String> {
+        let client = match &self.configured.config {
+            ServerConfig::Stdio(stdio) => self.open_stdio(stdio).await?,
+            ServerConfig::Http(http) => open_http(http, self.watcher()).await?,
+            ServerConfig::Sse(_) => {
+                return Err(
+                    "the legacy SSE transport is not supported (rmcp has no client \
+                            for it); use \"type\": \"http\" if the server speaks streamable \
+                            HTTP"
+                        .into(),
+                );
+            }
+            ServerConfig::Sdk { .. } => {
+                return Err(
+                    "SDK servers run inside an Agent SDK host, which this run has not".into(),
+                );
+            }
+        };
+        let tools = client
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|err| format!("it failed to list its tools: {err}"))?;
+        let listing = tools
+            .iter()
+            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .collect();
+        Ok((client, listing))
+    }
+
+    async fn open_stdio(&self, stdio: &StdioConfig) -> Result<Client, String> {
+        let mut command = tokio::process::Command::new(&stdio.command);
+        command
+            .args(&stdio.args)
+            .env_clear()
+            .envs(self.inherited_env.iter().map(|(k, v)| (k, v)))
+            .envs(&stdio.env)
+            .current_dir(&self.project)
+            .kill_on_drop(true);
+        let (transport, stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| format!("cannot run `{}`: {err}", stdio.command))?;
+        if let Some(stderr) = stderr {
+            let tail = self.stderr.clone();
+            let reader = tokio::spawn(async move {
+                let mut lines = tokio::io::BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if let Ok(mut tail) = tail.lock() {
+                        if tail.len() == STDERR_LINES {
+                            tail.pop_front();
+                        }
+                        tail.push_back(line);
+                    }
+                }
+            });
+            if let Ok(mut slot) = self.stderr_reader.lock() {
+                *slot = Some(reader);
+            }
+        }
+        self.watcher()
+            .serve(transport)
+            .await
+            .map_err(|err| format!("it did not complete the MCP handshake: {err}"))
+    }
+}
+
+async fn open_http(http: &HttpConfig, watcher: ListWatcher) -> Result<Client, String> {
+    let mut headers = std::collections::HashMap::new();
+    for (name, value) in &http.headers {
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|err| format!("its header {name:?} is not a valid name: {err}"))?;
+        let value = reqwest::header::HeaderValue::from_str(value)
+            .map_err(|err| format!("its header {name} has a value HTTP cannot carry: {err}"))?;
+        headers.insert(name, value);
+    }
+    // reqwest is built without a default crypto provider; installing it twice is harmless.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder()
+        .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|err| format!("cannot build an HTTP client: {err}"))?;
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(http.url.as_str()).custom_headers(headers);
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    watcher.serve(transport).await.map_err(|err| {
+        format!(
+            "it did not complete the MCP handshake at {}: {err}",
+            http.url
+        )
+    })
+}
+
+impl Server {
+    fn watcher(&self) -> ListWatcher {
+        ListWatcher {
+            config: client_config(),
+            changed: self.list_changed.clone(),
+        }
+    }
+}
+
+fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("cairn", env!("CARGO_PKG_VERSION")),
+    )
+}

@@ -1,0 +1,291 @@
+//! A test MCP server on rmcp's server side, served over stdio by the `cairn-test-mcp-server`
+//! binary, with faults on request: slow to answer `initialize`, many tools, a tool that fails,
+//! one that returns an image, one that crashes the server mid-call and one that never answers.
+
+use std::io::Write;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+
+/// A one-pixel PNG, for the `image` tool.
+pub const PIXEL_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/// What the server does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpServerOptions {
+    /// Seconds to wait before answering `initialize`.
+    pub sleep_before_initialize: u64,
+    /// How many extra tools (`tool_0`, `tool_1`, …) it lists beside its own.
+    pub extra_tools: usize,
+    /// Serve streamable HTTP on 127.0.0.1 instead of stdio (the URL is printed first).
+    pub http: bool,
+    /// List a `grow` tool, which adds a `grown` tool and says the tool list changed.
+    pub list_changes: bool,
+}
+
+impl McpServerOptions {
+    /// Reads `--sleep-before-initialize N` and `--tools N`.
+    pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Self, String> {
+        let mut options = McpServerOptions::default();
+        while let Some(arg) = args.next() {
+            let mut number = |name: &str| -> Result<u64, String> {
+                args.next()
+                    .and_then(|value| value.parse().ok())
+                    .ok_or_else(|| format!("{name} takes a number"))
+            };
+            match arg.as_str() {
+                "--sleep-before-initialize" => {
+                    options.sleep_before_initialize = number("--sleep-before-initialize")?;
+                }
+                "--http" => options.http = true,
+                "--list-changes" => options.list_changes = true,
+                "--tools" => {
+                    options.extra_tools = usize::try_from(number("--tools")?)
+                        .map_err(|_| "--tools is too large".to_string())?;
+                }
+                other => return Err(format!("unknown option {other}")),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// The server's handler.
+#[derive(Debug, Clone)]
+pub struct TestMcpServer {
+    options: McpServerOptions,
+    /// Whether `grow` was called.
+    grown: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl TestMcpServer {
+    pub fn new(options: McpServerOptions) -> Self {
+        TestMcpServer {
+            options,
+            grown: std::sync::Arc::default(),
+        }
+    }
+
+    /// Serves on standard input and output until the client goes away.
+    pub async fn serve_stdio(self) -> Result<(), String> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|err| err.to_string())?;
+        running.waiting().await.map_err(|err| err.to_string())?;
+        Ok(())
+    }
+
+    /// Serves streamable HTTP at `http://127.0.0.1:<port>/mcp`, handing the URL to
+    /// `ready` once it listens, until the process ends. Requests that carry an
+    /// `x-test-token` header must carry `secret`, so header passing can be checked.
+    pub async fn serve_http(self, ready: impl FnOnce(String)) -> Result<(), String> {
+        use rmcp::transport::StreamableHttpService;
+        use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .map_err(|err| err.to_string())?;
+        let address = listener.local_addr().map_err(|err| err.to_string())?;
+        let handler = self.clone();
+        let service = std::sync::Arc::new(StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            std::sync::Arc::new(LocalSessionManager::default()),
+            Default::default(),
+        ));
+        ready(format!("http://{address}/mcp"));
+        loop {
+            let (stream, _) = listener.accept().await.map_err(|err| err.to_string())?;
+            let service = service.clone();
+            tokio::spawn(async move {
+                let serve = hyper::service::service_fn(
+                    move |request: hyper::Request<hyper::body::Incoming>| {
+                        let service = service.clone();
+                        async move {
+                            if request
+                                .headers()
+                                .get("x-test-token")
+                                .is_some_and(|token| token != "secret")
+                            {
+                                let refused = hyper::Response::builder()
+                                    .status(401)
+                                    .body(http_body_util::BodyExt::boxed(
+                                        http_body_util::Full::new(bytes::Bytes::from_static(
+                                            b"wrong token",
+                                        )),
+                                    ))
+                                    .unwrap_or_default();
+                                return Ok::<_, std::convert::Infallible>(refused);
+                            }
+                            Ok(service.handle(request).await)
+                        }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), serve)
+                    .await;
+            });
+        }
+    }
+
+    fn tools(&self) -> Vec<Value> {
+        let text_input = json!({
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"]
+        });
+        let mut tools = vec![
+            json!({
+                "name": "echo",
+                "description": "Says the text back.",
+                "inputSchema": text_input,
+                "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            }),
+            json!({"name": "fail", "description": "Always fails.", "inputSchema": {"type": "object"}}),
+            json!({"name": "image", "description": "Returns a one-pixel image.", "inputSchema": {"type": "object"}}),
+            json!({"name": "crash", "description": "Exits the server mid-call.", "inputSchema": {"type": "object"}}),
+            json!({"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}}),
+            json!({
+                "name": "env",
+                "description": "Says the value of the environment variable named by text.",
+                "inputSchema": text_input,
+                "annotations": {"readOnlyHint": true}
+            }),
+        ];
+        if self.options.list_changes {
+            tools.push(json!({"name": "grow", "description": "Adds the grown tool.", "inputSchema": {"type": "object"}}));
+        }
+        if self.grown.load(std::sync::atomic::Ordering::SeqCst) {
+            tools.push(json!({"name": "grown", "description": "Added by grow.", "inputSchema": {"type": "object"}}));
+        }
+        for n in 0..self.options.extra_tools {
+            tools.push(json!({
+                "name": format!("tool_{n}"),
+                "description": format!("Extra tool number {n}, which echoes its text."),
+                "inputSchema": text_input,
+            }));
+        }
+        tools
+    }
+}
+
+fn result(value: Value) -> Result<CallToolResponse, ErrorData> {
+    serde_json::from_value::<CallToolResult>(value)
+        .map(CallToolResponse::from)
+        .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+}
+
+impl ServerHandler for TestMcpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(json!({"tools": {"listChanged": true}})).unwrap_or_default();
+        InitializeResult::new(capabilities)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        tokio::time::sleep(Duration::from_secs(self.options.sleep_before_initialize)).await;
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        serde_json::from_value(json!({"tools": self.tools()}))
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let text = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get("text"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        match request.name.as_ref() {
+            "echo" => {
+                result(json!({"content": [{"type": "text", "text": format!("echo: {text}")}]}))
+            }
+            "fail" => result(json!({
+                "content": [{"type": "text", "text": "the fail tool failed, as it always does"}],
+                "isError": true
+            })),
+            "image" => result(json!({"content": [
+                {"type": "text", "text": "a pixel"},
+                {"type": "image", "data": PIXEL_PNG_BASE64, "mimeType": "image/png"}
+            ]})),
+            "crash" => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "test server: crashing on purpose in the middle of a call"
+                );
+                std::process::exit(3);
+            }
+            "hang" => std::future::pending().await,
+            "env" => result(json!({"content": [{
+                "type": "text",
+                "text": std::env::var(&text).unwrap_or_else(|_| format!("{text} is not set"))
+            }]})),
+            "grow" => {
+                self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                result(json!({"content": [{"type": "text", "text": "grown"}]}))
+            }
+            "grown" => result(json!({"content": [{"type": "text", "text": "I was added later"}]})),
+            name if name.starts_with("tool_") => {
+                result(json!({"content": [{"type": "text", "text": format!("{name}: {text}")}]}))
+            }
+            other => Err(ErrorData::invalid_params(
+                format!("no tool named {other}"),
+                None,
+            )),
+        }
+    }
+}
+
+/// The `cairn-test-mcp-server` binary, for tests in other crates: it lies beside the test's
+/// own executable's `deps/` directory. `cargo test --workspace` built it already; a test run
+/// of one crate has cargo bring it up to date first (once per test process), so a stale
+/// binary never answers for new code.
+pub fn server_binary() -> std::path::PathBuf {
+    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap_or_default();
+            // target/debug/deps/<test> → target/debug/cairn-test-mcp-server
+            let profile_dir = exe
+                .parent()
+                .and_then(std::path::Path::parent)
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default();
+            if let (Some(cargo), Some(target_dir)) =
+                (std::env::var_os("CARGO"), profile_dir.parent())
+                && profile_dir.ends_with("debug")
+            {
+                let _ = std::process::Command::new(cargo)
+                    .args(["build", "--quiet", "-p", "cairn-test-support"])
+                    .args(["--bin", "cairn-test-mcp-server", "--target-dir"])
+                    .arg(target_dir)
+                    .status();
+            }
+            profile_dir.join("cairn-test-mcp-server")
+        })
+        .clone()
+}
