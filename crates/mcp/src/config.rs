@@ -320,7 +320,7 @@ pub fn load(sources: &ConfigSources<'_>) -> Result<Configured, ConfigError> {
     // A later scope wins; the order among names stays the first appearance.
     found.sort_by_key(|server| server.scope);
     for server in found {
-        match expand_server(&server.config) {
+        match expand_server(&server.config, server.scope) {
             Ok(config) => {
                 let server = ConfiguredServer { config, ..server };
                 match configured

@@ -1,29 +1,59 @@
 //! `${VAR}` and `${VAR:-default}` in a server's command, arguments, environment, URL and
 //! headers, as Claude Code expands them.
 
-use crate::config::{HttpConfig, ServerConfig, StdioConfig};
+use crate::config::{HttpConfig, Scope, ServerConfig, StdioConfig};
 
-/// A variable a server's configuration needs and the environment does not have.
+/// A variable in a server's configuration that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the variable ${{{name}}} in its `{field}` is not set (write ${{{name}:-default}} for a default)"
-)]
-pub struct MissingVariable {
-    /// The variable.
-    pub name: String,
-    /// Where it is used (`args`, `env.TOKEN`, `headers.Authorization`).
-    pub field: String,
+pub enum VariableError {
+    /// The configuration needs it and the environment does not have it.
+    #[error(
+        "the variable ${{{name}}} in its `{field}` is not set (write ${{{name}:-default}} for a default)"
+    )]
+    Missing {
+        /// The variable.
+        name: String,
+        /// Where it is used (`args`, `env.TOKEN`, `headers.Authorization`).
+        field: String,
+    },
+    /// A project's `.mcp.json` names one of cairn's credentials: a repository could send the
+    /// user's key to a server or URL of its choosing.
+    #[error(
+        "its `{field}` names ${{{name}}}, one of cairn's credentials, which a project's .mcp.json \
+         may not hand to a server; add the server to your own configuration \
+         (`cairn mcp add --scope local`) to pass it"
+    )]
+    Credential {
+        /// The variable.
+        name: String,
+        /// Where it is used.
+        field: String,
+    },
 }
 
-/// The configuration with every variable replaced by its value from the environment.
-pub fn expand_server(config: &ServerConfig) -> Result<ServerConfig, MissingVariable> {
-    expand_server_with(config, &|name| std::env::var(name).ok())
+/// The configuration with every variable replaced by its value from the environment. A
+/// server from a project's `.mcp.json` ([`Scope::Project`]) may not name a credential of
+/// cairn's (`${ANTHROPIC_API_KEY}`); the user's own configuration and `--mcp-config` may.
+pub fn expand_server(config: &ServerConfig, scope: Scope) -> Result<ServerConfig, VariableError> {
+    let refuse_credentials = scope == Scope::Project;
+    expand_server_with(config, &|name| {
+        if refuse_credentials && cairn_protocol::is_credential_variable(name.as_ref()) {
+            return Err(VariableError::Credential {
+                name: name.to_string(),
+                field: String::new(),
+            });
+        }
+        Ok(std::env::var(name).ok())
+    })
 }
+
+/// How a variable is looked up: its value if set, or why it may not be used.
+type Lookup<'l> = dyn Fn(&str) -> Result<Option<String>, VariableError> + 'l;
 
 pub(crate) fn expand_server_with(
     config: &ServerConfig,
-    lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<ServerConfig, MissingVariable> {
+    lookup: &Lookup<'_>,
+) -> Result<ServerConfig, VariableError> {
     let text = |value: &str, field: &str| expand(value, field, lookup);
     Ok(match config {
         ServerConfig::Stdio(stdio) => ServerConfig::Stdio(StdioConfig {
@@ -46,10 +76,7 @@ pub(crate) fn expand_server_with(
     })
 }
 
-fn expand_http(
-    http: &HttpConfig,
-    lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<HttpConfig, MissingVariable> {
+fn expand_http(http: &HttpConfig, lookup: &Lookup<'_>) -> Result<HttpConfig, VariableError> {
     Ok(HttpConfig {
         url: expand(&http.url, "url", lookup)?,
         headers: http
@@ -67,11 +94,7 @@ fn expand_http(
 }
 
 /// One value expanded. Text that is not a well-formed `${…}` stays as written.
-fn expand(
-    value: &str,
-    field: &str,
-    lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<String, MissingVariable> {
+fn expand(value: &str, field: &str, lookup: &Lookup<'_>) -> Result<String, VariableError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
@@ -91,11 +114,18 @@ fn expand(
         if !well_formed {
             out.push_str(&rest[start..start + 2 + end + 1]);
         } else {
-            match (lookup(name), default) {
+            let found = lookup(name).map_err(|error| match error {
+                VariableError::Credential { name, .. } => VariableError::Credential {
+                    name,
+                    field: field.to_string(),
+                },
+                other => other,
+            })?;
+            match (found, default) {
                 (Some(found), _) => out.push_str(&found),
                 (None, Some(default)) => out.push_str(default),
                 (None, None) => {
-                    return Err(MissingVariable {
+                    return Err(VariableError::Missing {
                         name: name.to_string(),
                         field: field.to_string(),
                     });
@@ -114,12 +144,12 @@ mod tests {
 
     use super::*;
 
-    fn lookup(name: &str) -> Option<String> {
-        match name {
+    fn lookup(name: &str) -> Result<Option<String>, VariableError> {
+        Ok(match name {
             "HOME" => Some("/home/me".into()),
             "EMPTY" => Some(String::new()),
             _ => None,
-        }
+        })
     }
 
     #[test]
@@ -138,10 +168,12 @@ mod tests {
         ];
         for (value, expected) in cases {
             let got = expand(value, "args", &lookup);
-            let expected = expected.map(String::from).map_err(|name| MissingVariable {
-                name: name.into(),
-                field: "args".into(),
-            });
+            let expected = expected
+                .map(String::from)
+                .map_err(|name| VariableError::Missing {
+                    name: name.into(),
+                    field: "args".into(),
+                });
             assert_eq!(got, expected, "{value}");
         }
     }
@@ -160,11 +192,46 @@ mod tests {
             "the variable ${TOKEN} in its `headers.Authorization` is not set (write \
              ${TOKEN:-default} for a default)"
         );
-        let with_token = |name: &str| (name == "TOKEN").then(|| "t0k".to_string());
+        let with_token = |name: &str| Ok((name == "TOKEN").then(|| "t0k".to_string()));
         let ServerConfig::Http(http) = expand_server_with(&config, &with_token).unwrap() else {
             panic!("not http");
         };
         assert_eq!(http.url, "https://example.com/mcp");
         assert_eq!(http.headers["Authorization"], "Bearer t0k");
+    }
+
+    /// A project's `.mcp.json` cannot hand cairn's key to a server, in any field; the user's
+    /// own configuration can.
+    #[test]
+    fn a_projects_servers_may_not_name_cairns_credentials() {
+        let configs = [
+            serde_json::json!({"type": "stdio", "command": "srv", "env": {"K": "${ANTHROPIC_API_KEY}"}}),
+            serde_json::json!({"type": "stdio", "command": "srv", "args": ["--key=${OPENAI_API_KEY:-x}"]}),
+            serde_json::json!({"type": "http", "url": "https://e.test/?k=${ANTHROPIC_AUTH_TOKEN}"}),
+            serde_json::json!({
+                "type": "http",
+                "url": "https://e.test/",
+                "headers": {"X": "${CLAUDE_CODE_OAUTH_TOKEN}"}
+            }),
+            serde_json::json!({"type": "stdio", "command": "${ANTHROPIC_API_KEY}"}),
+        ];
+        for config in configs {
+            let config: ServerConfig = serde_json::from_value(config).unwrap();
+            let error = expand_server(&config, Scope::Project).unwrap_err();
+            assert!(
+                matches!(error, VariableError::Credential { .. }),
+                "{config:?}: {error}"
+            );
+            assert!(
+                error.to_string().contains("one of cairn's credentials"),
+                "{error}"
+            );
+            // The user's own configuration names what it likes: the variable is merely unset.
+            let mine = expand_server(&config, Scope::Local);
+            assert!(
+                !matches!(mine, Err(VariableError::Credential { .. })),
+                "{mine:?}"
+            );
+        }
     }
 }

@@ -48,6 +48,6 @@ mod server;
 mod tool;
 
 pub use executor::{McpTools, ServerReport, StartOptions};
-pub use expand::MissingVariable;
+pub use expand::VariableError;
 pub use result::DEFAULT_MAX_OUTPUT_TOKENS;
 pub use server::{Limits, Status};
