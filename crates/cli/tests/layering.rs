@@ -1,5 +1,7 @@
-//! The layering rule of the README's layout table: a crate depends only on crates listed below
-//! it, so no service depends on the engine or a face.
+//! The layering rule of the README's layout table (a crate depends only on crates listed below
+//! it, so no service depends on the engine or a face), and the rules that keep the repository
+//! explaining itself: no source cites a document it does not hold, and docs/ARCHITECTURE.md maps
+//! every crate.
 
 #![allow(
     clippy::unwrap_used,
@@ -73,5 +75,79 @@ fn every_crate_depends_only_on_crates_listed_below_it() {
         upward,
         Vec::<String>::new(),
         "dependencies on a crate not below"
+    );
+}
+
+/// Every file under `dir`, recursively (build output left out).
+fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() && entry.file_name() != "target" {
+                pending.push(path);
+            } else if kind.is_file() {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn no_source_cites_a_document_outside_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Spelled in two pieces, so that this file does not name them itself.
+    let outside = ["DESIGN", "STYLE"].map(|name| format!("{name}.md"));
+    let mut files = files_under(&root.join("crates"));
+    files.extend(files_under(&root.join("docs")));
+    files.extend(
+        ["README.md", "SECURITY.md", "PARITY.md"]
+            .iter()
+            .map(|name| root.join(name)),
+    );
+    let mut citing = Vec::new();
+    for file in files {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+        for name in &outside {
+            if text.contains(name.as_str()) {
+                let shown = file.strip_prefix(&root).unwrap_or(&file);
+                citing.push(format!("{} cites {name}", shown.display()));
+            }
+        }
+    }
+    assert_eq!(
+        citing,
+        Vec::<String>::new(),
+        "the repository explains itself: say the point, or point to docs/ARCHITECTURE.md"
+    );
+}
+
+#[test]
+fn the_architecture_guide_maps_every_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let guide = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let code_map = &guide[guide.find("\n## Code map").expect("a Code map section")..];
+    let code_map = &code_map[..code_map[1..]
+        .find("\n## ")
+        .map_or(code_map.len(), |end| end + 1)];
+    let mut mapped: Vec<String> = code_map
+        .lines()
+        .filter_map(|line| line.strip_prefix("### `crates/")?.strip_suffix('`'))
+        .map(str::to_string)
+        .collect();
+    mapped.sort();
+    let mut on_disk: Vec<String> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    assert_eq!(
+        mapped, on_disk,
+        "docs/ARCHITECTURE.md's code map has a `### `crates/<name>`` heading for every crate"
     );
 }

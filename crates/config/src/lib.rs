@@ -1,7 +1,7 @@
 //! Claude Code's settings files, read and merged into one view: the crate's one job.
 //!
-//! cairn is drop-in compatible with the settings users already keep for Claude Code
-//! (DESIGN.md §5, §9). [`SettingsLoader`] reads them, lowest precedence first:
+//! cairn is drop-in compatible with the settings users already keep for Claude Code.
+//! [`SettingsLoader`] reads them, lowest precedence first:
 //!
 //! 1. `~/.claude.json` (legacy; Claude Code keeps its own state there too)
 //! 2. `~/.claude/settings.json`
@@ -41,8 +41,8 @@
 //! /proj/.claude/settings.json: permissions.defaultMode: unknown mode "acceptEdit" (expected one of default, acceptEdits, plan, bypassPermissions, dontAsk)
 //! ```
 //!
-//! A missing file is not an error. The legacy `.claude.json` files are read tolerantly
-//! (DESIGN.md §1, "old formats keep working"): only the keys [`Settings`] knows are taken from
+//! A missing file is not an error. The legacy `.claude.json` files are read tolerantly, so
+//! that old formats keep working: only the keys [`Settings`] knows are taken from
 //! them, and one that is not JSON, not an object, or has a known key of the wrong type is
 //! skipped with one [`ConfigWarning`]. This crate never prints; warnings are returned.
 //!

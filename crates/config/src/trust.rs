@@ -2,8 +2,9 @@
 //!
 //! A cloned repository's `.claude/settings.json` can hold hooks that run commands,
 //! permission rules, a permission mode; `.mcp.json` starts servers; custom commands run their
-//! `!` lines. None of that may act before the user says they trust the folder (DESIGN.md §1,
-//! item 5). The interactive UI asks once per folder and keeps the answer here, in
+//! `!` lines. None of that may act before the user says they trust the folder: a folder's
+//! own settings act only once it is trusted. The interactive UI asks once per folder and
+//! keeps the answer here, in
 //! `~/.cairn/trusted-folders.json`; `cairn -p` and the SDK face assume trust, as Claude Code
 //! does, since their caller chose the folder.
 //!

@@ -1,4 +1,5 @@
-//! Running the tool calls of one assistant message (DESIGN.md §3e).
+//! Running the tool calls of one assistant message: validation, PreToolUse hooks, the gate,
+//! execution, PostToolUse hooks, for each call.
 //!
 //! Consecutive calls that are safe to run concurrently run together (at most
 //! [`MAX_PARALLEL`] at once); every other call runs alone, in order. Before it runs, each call

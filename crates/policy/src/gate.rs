@@ -1,4 +1,5 @@
-//! The permission gate: one decision per tool call, before it runs (DESIGN.md §8).
+//! The permission gate: one decision per tool call, before it runs (the order of its checks
+//! is in `docs/ARCHITECTURE.md`, "Invariants", and SECURITY.md).
 //!
 //! Every call needs a level: reading inside the workspace, writing inside it (or reading
 //! outside it), or full access (writing outside it, network, anything the analysis cannot

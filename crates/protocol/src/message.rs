@@ -188,7 +188,7 @@ pub struct ToolSpec {
 }
 
 /// The system prompt, split at the boundary between what never changes in a session and what
-/// does (DESIGN.md §1 principle 6). The static part comes first and can be cached.
+/// does: static before dynamic. The static part comes first and can be cached.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SystemPrompt {
     /// Identity, rules and tool guidance: the same for every session of this cairn version.

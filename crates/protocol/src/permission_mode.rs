@@ -7,7 +7,8 @@ use std::str::FromStr;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-/// How much the agent may do without asking (DESIGN.md §8). Names are Claude Code's, in
+/// How much the agent may do without asking: the level the permission gate grants a call
+/// before it asks or refuses. Names are Claude Code's, in
 /// settings files (`permissions.defaultMode`), on the command line (`--permission-mode`) and
 /// in hook input (`permission_mode`).
 ///

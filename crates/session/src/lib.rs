@@ -2,7 +2,7 @@
 //! reading it back to resume, list, fork or clean up sessions.
 //!
 //! A user must never lose a conversation, not to Ctrl-C, a crash, a full disk or an upgrade
-//! of cairn. The message list is the state of a session (DESIGN.md §1, principle 1), so a
+//! of cairn. The message list is the whole state of a session (no state beside it), so a
 //! session file is that list written down, one entry at a time. The engine (`cairn-core`)
 //! writes through a [`SessionLog`]; `--resume` and `--continue` read through
 //! [`SessionStore`]. This crate does blocking file I/O and never prints: warnings are returned.

@@ -1,6 +1,6 @@
 //! The tool layer of cairn: everything the model can do, behind one contract.
 //!
-//! The engine knows no business (DESIGN.md §1): it hands each `tool_use` the model writes to a
+//! The engine knows no tool by name: it hands each `tool_use` the model writes to a
 //! [`ToolExecutor`] and feeds the [`ToolOutput`] back. A tool is one type implementing
 //! [`Tool`]: a typed input whose JSON Schema is what the model sees, the three safety
 //! attributes of each call ([`Safety`]), the paths a call will touch, the checks that tell a

@@ -1,4 +1,4 @@
-//! Memory that survives sessions (DESIGN.md §5): one small Markdown file per fact, an index
+//! Memory that survives sessions: one small Markdown file per fact, an index
 //! (`MEMORY.md`) in the system prompt, and recall: a small model picks which files the user's
 //! message needs, beside the main request, and the engine adds them at the next request.
 //!

@@ -1,4 +1,4 @@
-//! The context pipeline (DESIGN.md §6): what of the conversation each request sends.
+//! The context pipeline: what of the conversation each request sends.
 //!
 //! The engine owns the conversation (the message list is the state); before every request it
 //! hands it to a [`ContextPipeline`] with the token accounting so far, and sends what the

@@ -1,4 +1,4 @@
-//! Context pipeline step 1 (DESIGN.md §6): large tool results go to disk, not into the window.
+//! Context pipeline step 1, the lightest: large tool results go to disk, not into the window.
 //!
 //! A result over [`SPILL_THRESHOLD`] characters is written to a file and replaced by a short
 //! preview plus the file's path, which the model can `Read` if it needs more. The results

@@ -1,5 +1,6 @@
-//! The engine (DESIGN.md §3): its configuration, the operations it serves, and the parts
-//! of a turn in `turn` (the loop) and `window` (what fits the context window).
+//! The engine: its configuration, the operations it serves, and the parts of a turn in
+//! `turn` (the loop) and `window` (what fits the context window). `docs/ARCHITECTURE.md`
+//! follows one turn end to end.
 
 mod turn;
 mod window;
