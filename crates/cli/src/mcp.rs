@@ -58,9 +58,7 @@ pub fn start(
     let env = settings.env().clone();
     let lookup = |name: &str| env.get(name).cloned().or_else(|| std::env::var(name).ok());
     // Servers get cairn's environment and the settings' `env`, never a credential of cairn's.
-    let mut inherited_env: Vec<(String, String)> = std::env::vars()
-        .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
-        .collect();
+    let mut inherited_env = server_environment();
     inherited_env.extend(
         env.iter()
             .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
@@ -188,11 +186,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
                     StartOptions {
                         cairn_home: crate::session::cairn_home()?,
                         project: cwd.clone(),
-                        inherited_env: std::env::vars()
-                            .filter(|(name, _)| {
-                                !cairn_protocol::is_credential_variable(name.as_ref())
-                            })
-                            .collect(),
+                        inherited_env: server_environment(),
                         limits: Limits::from_env(lookup),
                     },
                 );
@@ -351,4 +345,14 @@ fn edit(what: &McpCommand, cwd: &Path) -> anyhow::Result<Option<ExitCode>> {
     };
     println!("{verb} MCP server \"{name}\" ({})", file.display());
     Ok(Some(ExitCode::SUCCESS))
+}
+
+/// What a server's process inherits of cairn's environment: every variable but cairn's
+/// credentials (the one filter every child of cairn goes through), leaving out a variable
+/// whose name or value is not UTF-8 rather than failing on it.
+fn server_environment() -> Vec<(String, String)> {
+    cairn_protocol::child_environment()
+        .into_iter()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect()
 }

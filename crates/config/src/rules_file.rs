@@ -177,9 +177,21 @@ impl GitUser {
         }
     }
 
+    /// git for the two questions asked here (`check-ignore`, `config --get`), with none of
+    /// cairn's credentials in its environment and the programs a repository's configuration
+    /// could name turned off, as for every git call cairn makes on its own behalf.
     fn git(&self, dir: &Path) -> std::process::Command {
         let mut command = std::process::Command::new("git");
         command
+            .env_clear()
+            .envs(cairn_protocol::child_environment())
+            .args([
+                "--no-pager",
+                "-c",
+                "core.fsmonitor=false",
+                "-c",
+                "core.hooksPath=/dev/null",
+            ])
             .current_dir(dir)
             .env("HOME", &self.home)
             .stdin(std::process::Stdio::null())

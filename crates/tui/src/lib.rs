@@ -6,7 +6,7 @@
 //! before a tool runs, and the [`StatusLine`]. Everything is drawn with `ratatui` in the styles
 //! of a [`Theme`] (dark, light, or plain for `NO_COLOR`).
 //!
-//! It sits under the `cli` crate and beside the engine, and does no I/O: finished cells come
+//! It is a face: it sits under the `cli` crate and above the engine (`cairn-core`), and does no I/O: finished cells come
 //! out as lines for the caller to write into the terminal's scrollback, the live region as
 //! lines to redraw below them. The [`app`] module is the event loop on top: it reads keys and
 //! the engine's events, owns the terminal (an inline viewport) and sends operations.
