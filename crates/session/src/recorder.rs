@@ -114,6 +114,7 @@ mod tests {
             stop_reason: None,
             usage: Usage::default(),
             cost_usd: 0.0,
+            cost_unknown: false,
         };
         assert_eq!(entry_for(&empty), None);
         let answer = AgentEvent::AssistantMessage {
@@ -145,6 +146,7 @@ mod tests {
                 requests: 0,
                 usage: Usage::default(),
                 cost_usd: 0.0,
+                cost_unknown: false,
                 duration_api_ms: 0,
             })
         };

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::Url;
-use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::header::HeaderName;
 
 use super::request_body::PromptCaching;
 use crate::credential::CredentialSource;
+pub(crate) use crate::transport::AuthHeaders;
+use crate::transport::sensitive;
 use crate::{ModelError, ProviderVariables, RetryPolicy};
 
 /// Where requests go unless `ANTHROPIC_BASE_URL` says otherwise.
@@ -46,9 +48,6 @@ pub enum Credential {
     /// sent both as `x-api-key` and as a bearer token, as Claude Code sends a helper's key.
     Source(Arc<dyn CredentialSource>),
 }
-
-/// The headers that carry a credential, each marked sensitive.
-pub(crate) type AuthHeaders = Vec<(HeaderName, HeaderValue)>;
 
 impl Credential {
     /// Where this credential is read from (an environment variable, or the setting of a
@@ -95,18 +94,6 @@ pub(crate) fn source_headers(key: &str, setting: &'static str) -> Result<AuthHea
             setting,
         )?,
     ])
-}
-
-/// A header marked sensitive, so that HTTP-level debug output leaves it out.
-fn sensitive(
-    name: HeaderName,
-    value: String,
-    variable: &'static str,
-) -> Result<(HeaderName, HeaderValue), ModelError> {
-    let mut value =
-        HeaderValue::try_from(value).map_err(|_| ModelError::InvalidCredential { variable })?;
-    value.set_sensitive(true);
-    Ok((name, value))
 }
 
 impl PartialEq for Credential {
@@ -250,20 +237,12 @@ impl AnthropicConfig {
 
     /// The messages endpoint under `base_url`.
     pub(crate) fn messages_url(&self) -> Result<Url, ModelError> {
-        let invalid = || ModelError::InvalidSetting {
-            variable: BASE_URL_VAR,
-            value: self.base_url.clone(),
-            expected: "an http or https URL such as https://api.anthropic.com",
-        };
-        let url = Url::parse(&format!(
-            "{}/v1/messages",
-            self.base_url.trim_end_matches('/')
-        ))
-        .map_err(|_| invalid())?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(invalid());
-        }
-        Ok(url)
+        crate::transport::endpoint(
+            &self.base_url,
+            "/v1/messages",
+            BASE_URL_VAR,
+            "an http or https URL such as https://api.anthropic.com",
+        )
     }
 }
 
