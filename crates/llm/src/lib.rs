@@ -29,6 +29,7 @@ pub mod credential;
 mod error;
 mod http;
 pub mod models;
+pub mod openai;
 pub mod pricing;
 pub mod registry;
 mod retry;
@@ -45,6 +46,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use anthropic::{AnthropicClient, AnthropicConfig, Credential, PromptCaching};
 pub use error::{ModelError, ProviderVariables};
+pub use openai::{OpenAiClient, OpenAiConfig};
 pub use registry::{Capabilities, ModelInfo};
 pub use retry::RetryPolicy;
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
