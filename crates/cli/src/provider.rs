@@ -6,16 +6,20 @@
 //! exported in the shell; cairn gives the provider the same view without changing its own
 //! process environment.
 //!
-//! Today the provider is Anthropic's (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`, else the
-//! `apiKeyHelper` setting's command; `ANTHROPIC_BASE_URL`). An OpenAI-compatible provider is chosen here too, from the same
-//! view, and reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`.
+//! The provider is Anthropic's (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`, else the
+//! `apiKeyHelper` setting's command; `ANTHROPIC_BASE_URL`) unless the model names a built-in
+//! OpenAI-compatible provider as its prefix (`openai/gpt-4o`, `ollama/llama3.2`; see
+//! [`cairn_llm::openai::providers`]), which then reads its own variables from the same view
+//! (`OPENAI_API_KEY` and `OPENAI_BASE_URL`, `OLLAMA_HOST`, …) and needs no Anthropic
+//! credential. Any other id with a `/` is the default provider's.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cairn_config::LoadedSettings;
 use cairn_llm::credential::{API_KEY_HELPER_TTL_VAR, CredentialSource, KeyHelper};
-use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError};
+use cairn_llm::openai::split_provider;
+use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError, OpenAiClient};
 
 /// The client a run sends its requests through, and where its credential came from.
 pub struct ProviderClient {
@@ -28,10 +32,35 @@ pub struct ProviderClient {
 /// The model client `settings` and cairn's environment describe. Fails when the provider's
 /// credential is missing, naming the variables it reads, or when one of its variables holds
 /// something it cannot use.
-pub fn model_client(settings: &LoadedSettings) -> anyhow::Result<ProviderClient> {
+pub fn model_client(settings: &LoadedSettings, model: &str) -> anyhow::Result<ProviderClient> {
     let var = |name: &str| run_variable(settings.env(), name, |name| std::env::var(name).ok());
+    if let Some(client) = compatible_client(model, &var)? {
+        return Ok(client);
+    }
     let helper = key_helper(settings, &var)?;
     Ok(client_for(var, helper)?)
+}
+
+/// The client of the OpenAI-compatible provider `model`'s prefix names, or `None` when it
+/// names none (the model is Anthropic's, or a gateway's id with a `/`).
+fn compatible_client(
+    model: &str,
+    var: &impl Fn(&str) -> Option<String>,
+) -> Result<Option<ProviderClient>, ModelError> {
+    let Some((provider, _)) = split_provider(model) else {
+        return Ok(None);
+    };
+    let config = provider.config(var)?;
+    // stream-json's `apiKeySource`: the variable, or `none` for a local server without one.
+    let credential_variable = if config.api_key.is_some() {
+        provider.key_variable
+    } else {
+        "none"
+    };
+    Ok(Some(ProviderClient {
+        client: Arc::new(OpenAiClient::new(config)?),
+        credential_variable,
+    }))
 }
 
 /// The `apiKeyHelper` command, run in the working directory, its key kept for
@@ -157,7 +186,7 @@ mod tests {
                 "ANTHROPIC_BASE_URL": server.url(),
             }}),
         );
-        let provider = model_client(&settings).unwrap();
+        let provider = model_client(&settings, "claude-sonnet-4-5").unwrap();
         assert_eq!(provider.credential_variable, "ANTHROPIC_API_KEY");
         let received = key_received(&provider, &server).await;
         assert!(

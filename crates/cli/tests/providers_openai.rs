@@ -1,0 +1,420 @@
+//! Providers through the real binary: the same scenarios on the Anthropic Messages dialect
+//! and on an OpenAI-compatible one (Chat Completions), and what only the second has —
+//! `<provider>/<model>`, a run with no Anthropic variable at all, reasoning passed back where
+//! the model needs it, and the cost of a model without known prices shown as unknown.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cairn_test_support::{RecordedRequest, Reply, ScriptedBlock};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+mod support;
+use support::{Harness, WAIT};
+
+/// Which API a scenario's server speaks, and how cairn is pointed at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    /// The default provider: `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
+    Anthropic,
+    /// `--model openai/gpt-4o` with `OPENAI_API_KEY` and `OPENAI_BASE_URL`, and no
+    /// Anthropic variable set.
+    OpenAi,
+}
+
+const BOTH: [Dialect; 2] = [Dialect::Anthropic, Dialect::OpenAi];
+
+/// Every Anthropic variable a run could read; an OpenAI-dialect run has none of them.
+const ANTHROPIC_VARIABLES: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+];
+
+/// Removes every Anthropic variable from `command`.
+fn without_anthropic(command: &mut Command) -> &mut Command {
+    for name in ANTHROPIC_VARIABLES {
+        command.env_remove(name);
+    }
+    command
+}
+
+impl Dialect {
+    /// `cairn -p …` in `h`, pointed at its server in this dialect.
+    fn command(self, h: &Harness) -> Command {
+        let mut command = h.command();
+        if self == Dialect::OpenAi {
+            without_anthropic(&mut command)
+                .env("OPENAI_API_KEY", "sk-openai-test")
+                .env("OPENAI_BASE_URL", format!("{}/v1", h.server.url()))
+                .args(["--model", "openai/gpt-4o"]);
+        }
+        command
+    }
+
+    fn path(self) -> &'static str {
+        match self {
+            Dialect::Anthropic => "/v1/messages",
+            Dialect::OpenAi => "/v1/chat/completions",
+        }
+    }
+
+    /// The tool results request `request` carries, as (call id, result text, is error).
+    fn tool_results(self, request: &RecordedRequest) -> Vec<(String, String, bool)> {
+        let messages = request.body["messages"].as_array().unwrap();
+        match self {
+            Dialect::Anthropic => messages
+                .iter()
+                .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+                .filter(|block| block["type"] == "tool_result")
+                .map(|block| {
+                    let text = block["content"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| block["content"].to_string());
+                    (
+                        block["tool_use_id"].as_str().unwrap().to_owned(),
+                        text,
+                        block["is_error"] == json!(true),
+                    )
+                })
+                .collect(),
+            Dialect::OpenAi => messages
+                .iter()
+                .filter(|message| message["role"] == "tool")
+                .map(|message| {
+                    let text = message["content"].as_str().unwrap().to_owned();
+                    let error = text.starts_with("Error");
+                    (
+                        message["tool_call_id"].as_str().unwrap().to_owned(),
+                        text,
+                        error,
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> ScriptedBlock {
+    ScriptedBlock::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+fn run(command: &mut Command) -> (Option<i32>, String, String) {
+    let output = command.output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// Two reads in one message, answered by their ids in the next request, then the answer.
+#[test]
+fn a_parallel_tool_round_trip_is_answered_by_id_on_both_dialects() {
+    for dialect in BOTH {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        std::fs::write(h.path("b.txt"), "beta\n").unwrap();
+        h.server.push(Reply::blocks(vec![
+            tool_use("call_a", "Read", json!({"file_path": "a.txt"})),
+            tool_use("call_b", "Read", json!({"file_path": "b.txt"})),
+        ]));
+        h.server.push(Reply::text("Both read."));
+        let (code, stdout, stderr) = run(dialect.command(&h).args(["-p", "read both"]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        assert_eq!(stdout, "Both read.\n", "{dialect:?}");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        assert!(
+            requests.iter().all(|r| r.path == dialect.path()),
+            "{dialect:?}"
+        );
+        let results = dialect.tool_results(&requests[1]);
+        let ids: Vec<&str> = results.iter().map(|(id, _, _)| id.as_str()).collect();
+        assert_eq!(ids, vec!["call_a", "call_b"], "{dialect:?}");
+        assert!(results[0].1.contains("alpha"), "{dialect:?}: {results:?}");
+        assert!(results[1].1.contains("beta"), "{dialect:?}: {results:?}");
+    }
+}
+
+/// In `-p` nobody can be asked: a write is refused, the model is told why, the disk is
+/// untouched, on either dialect.
+#[test]
+fn print_mode_refuses_a_write_on_both_dialects() {
+    for dialect in BOTH {
+        let h = Harness::new();
+        h.server.push(Reply::tool_use(
+            "w",
+            "Write",
+            json!({"file_path": "new.txt", "content": "x"}),
+        ));
+        h.server.push(Reply::text("Could not write."));
+        let (code, stdout, stderr) = run(dialect.command(&h).args(["-p", "write it"]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        assert_eq!(stdout, "Could not write.\n");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        let results = dialect.tool_results(&requests[1]);
+        assert_eq!(results.len(), 1, "{dialect:?}");
+        let (id, text, is_error) = &results[0];
+        assert_eq!(id, "w");
+        assert!(is_error, "{dialect:?}: {text}");
+        assert!(text.contains("nobody can be asked in cairn -p"), "{text}");
+        assert!(!h.path("new.txt").exists(), "{dialect:?}");
+    }
+}
+
+/// Chat Completions specifics: the system prompt first, tools as functions, usage asked for,
+/// the key as a bearer token and no Anthropic header.
+#[test]
+fn an_openai_run_needs_no_anthropic_variable_and_sends_the_chat_dialect() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Hello."));
+    let (code, stdout, stderr) = run(Dialect::OpenAi.command(&h).args(["-p", "hi"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "Hello.\n");
+    let request = &h.server.wait_for_requests(1, WAIT)[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(
+        request.header("authorization"),
+        Some("Bearer sk-openai-test")
+    );
+    assert_eq!(request.header("x-api-key"), None);
+    assert_eq!(request.header("anthropic-version"), None);
+    let body = &request.body;
+    assert_eq!(body["model"], json!("gpt-4o"));
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    assert_eq!(body["messages"][0]["role"], json!("system"));
+    assert_eq!(body["tools"][0]["type"], json!("function"));
+    assert!(body["tools"][0]["function"]["parameters"].is_object());
+}
+
+/// `ollama/<model>` goes to `OLLAMA_HOST`'s `/v1` with no key at all.
+#[test]
+fn ollama_needs_only_its_host() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Local."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args(["--model", "ollama/llama3.2", "-p", "hi"]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "Local.\n");
+    let request = &h.server.wait_for_requests(1, WAIT)[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.header("authorization"), None);
+    assert_eq!(request.body["model"], json!("llama3.2"));
+}
+
+/// A prefix that is no provider's name is part of the model id, sent to Anthropic as it is
+/// (gateways behind `ANTHROPIC_BASE_URL` name models so).
+#[test]
+fn an_unknown_prefix_stays_with_the_default_provider() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Via the gateway."));
+    let (code, _, stderr) =
+        run(h
+            .command()
+            .args(["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    let request = &h.server.wait_for_requests(1, WAIT)[0];
+    assert_eq!(request.path, "/v1/messages");
+    assert_eq!(request.body["model"], json!("anthropic/claude-sonnet-4-5"));
+}
+
+/// DeepSeek's reasoner must get its reasoning back between tool calls; a model the registry
+/// does not mark so does not. Either way the reasoning is shown as thinking.
+#[test]
+fn reasoning_is_shown_and_passed_back_where_the_model_needs_it() {
+    for (model, passed_back) in [
+        ("deepseek/deepseek-reasoner", true),
+        ("openai/gpt-4o", false),
+    ] {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        h.server.push(Reply::blocks(vec![
+            ScriptedBlock::Thinking {
+                thinking: "I should read a.txt first.".into(),
+                signature: String::new(),
+            },
+            tool_use("call_r", "Read", json!({"file_path": "a.txt"})),
+        ]));
+        h.server.push(Reply::text("Read it."));
+        let mut command = h.command();
+        without_anthropic(&mut command)
+            .env("DEEPSEEK_API_KEY", "sk-ds")
+            .env("DEEPSEEK_BASE_URL", h.server.url())
+            .env("OPENAI_API_KEY", "sk-oa")
+            .env("OPENAI_BASE_URL", h.server.url())
+            .args([
+                "--model",
+                model,
+                "-p",
+                "go",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ]);
+        let (code, stdout, stderr) = run(&mut command);
+        assert_eq!(code, Some(0), "{model}: {stderr}");
+        let shown = stdout.lines().any(|line| {
+            let line: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+            line["type"] == "assistant"
+                && line["message"]["content"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|block| {
+                        block["type"] == "thinking"
+                            && block["thinking"] == "I should read a.txt first."
+                    })
+        });
+        assert!(shown, "{model}: {stdout}");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        let assistant = requests[1].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|message| message["role"] == "assistant")
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            assistant.get("reasoning_content").cloned(),
+            passed_back.then(|| json!("I should read a.txt first.")),
+            "{model}"
+        );
+        assert_eq!(assistant["tool_calls"][0]["id"], json!("call_r"));
+    }
+}
+
+/// OpenRouter streams reasoning as `reasoning`; it is thinking all the same.
+#[test]
+fn openrouter_reasoning_is_thinking_too() {
+    let h = Harness::new();
+    h.server.push(
+        Reply::blocks(vec![
+            ScriptedBlock::Thinking {
+                thinking: "Hmm.".into(),
+                signature: String::new(),
+            },
+            ScriptedBlock::Text("Done.".into()),
+        ])
+        .with_reasoning_field("reasoning"),
+    );
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OPENROUTER_API_KEY", "sk-or")
+        .env("OPENROUTER_BASE_URL", h.server.url())
+        .args(["--model", "openrouter/deepseek/deepseek-r1", "-p", "go"])
+        .args(["--output-format", "stream-json", "--verbose"]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains(r#""thinking":"Hmm.""#), "{stdout}");
+    assert_eq!(
+        h.server.wait_for_requests(1, WAIT)[0].body["model"],
+        json!("deepseek/deepseek-r1")
+    );
+}
+
+#[test]
+fn a_429_on_the_openai_dialect_is_retried_after_retry_after() {
+    let h = Harness::new();
+    h.server.push(
+        Reply::error(429, "rate_limit_exceeded", "Slow down").with_header("retry-after", "1"),
+    );
+    h.server.push(Reply::text("Made it."));
+    let started = Instant::now();
+    let (code, stdout, stderr) = run(Dialect::OpenAi.command(&h).args(["-p", "hi"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "Made it.\n");
+    assert!(
+        stderr.contains("retrying in 1.0s (rate limited)"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    assert_eq!(h.server.requests().len(), 2);
+}
+
+#[test]
+fn a_401_on_the_openai_dialect_exits_1_naming_openai_api_key() {
+    let h = Harness::new();
+    h.server.push(Reply::error(
+        401,
+        "invalid_request_error",
+        "Incorrect API key provided",
+    ));
+    let (code, stdout, stderr) = run(Dialect::OpenAi.command(&h).args(["-p", "hi"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("check the value of OPENAI_API_KEY"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Incorrect API key provided"), "{stderr}");
+    assert!(
+        !stderr.contains("sk-openai-test"),
+        "the key must never be printed"
+    );
+    assert_eq!(h.server.requests().len(), 1);
+    // Without the key, the run stops before any request and names the variable.
+    let mut command = h.command();
+    without_anthropic(&mut command).args(["--model", "openai/gpt-4o", "-p", "hi"]);
+    let (code, _, stderr) = run(&mut command);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("set OPENAI_API_KEY"), "{stderr}");
+    assert_eq!(h.server.requests().len(), 1);
+}
+
+/// A model the registry has no prices for costs "unknown", never $0; a known one is priced.
+#[test]
+fn an_unknown_models_cost_is_reported_as_unknown() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Local."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args([
+            "--model",
+            "ollama/llama3.2",
+            "-p",
+            "hi",
+            "--output-format",
+            "json",
+        ]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["total_cost_usd"], Value::Null, "{result}");
+
+    h.server.push(Reply::text("Local."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args(["--model", "ollama/llama3.2", "-p", "hi", "--verbose"]);
+    let (_, _, stderr) = run(&mut command);
+    assert!(stderr.contains("output tokens; cost unknown"), "{stderr}");
+
+    h.server
+        .push(Reply::text("Priced.").with_usage(1_000_000, 0));
+    let (_, stdout, stderr) =
+        run(Dialect::OpenAi
+            .command(&h)
+            .args(["-p", "hi", "--output-format", "json"]));
+    let result: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stderr}"));
+    let cost = result["total_cost_usd"].as_f64().unwrap();
+    // gpt-4o's input at $2.50 per million tokens.
+    assert!((cost - 2.5).abs() < 1e-9, "{result}");
+}
