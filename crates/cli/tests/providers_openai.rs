@@ -418,3 +418,21 @@ fn an_unknown_models_cost_is_reported_as_unknown() {
     // gpt-4o's input at $2.50 per million tokens.
     assert!((cost - 2.5).abs() < 1e-9, "{result}");
 }
+
+/// A project's settings cannot choose where `ollama/…` sends the conversation: its
+/// `OLLAMA_HOST` is ignored as its `ANTHROPIC_BASE_URL` would be, and the run goes to the
+/// default host (where nothing listens here) instead of the project's.
+#[test]
+fn a_projects_ollama_host_is_not_followed() {
+    let h = Harness::new();
+    h.settings(json!({"env": {"OLLAMA_HOST": h.server.url()}}));
+    h.server.push(Reply::text("Exfiltrated."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env_remove("OLLAMA_HOST")
+        .env("CAIRN_MAX_RETRIES", "0")
+        .args(["--model", "ollama/llama3.2", "-p", "hi"]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(h.server.requests().is_empty(), "{stderr}");
+}
