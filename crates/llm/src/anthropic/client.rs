@@ -104,7 +104,11 @@ impl Dialect for Messages {
         variables: ProviderVariables,
         model: &str,
     ) -> ModelError {
-        ModelError::from_status(status, body, retry_after, variables, model)
+        // The Messages API says "prompt is too long: N tokens > M maximum", or that the input
+        // and `max_tokens` exceed the context limit.
+        ModelError::from_status(status, body, retry_after, variables, model).bad_request(
+            |message| message.contains("prompt is too long") || message.contains("context limit"),
+        )
     }
 }
 

@@ -173,9 +173,21 @@ impl Dialect for Chat {
         variables: ProviderVariables,
         model: &str,
     ) -> ModelError {
-        // OpenAI's error body has the same `error.message` as Anthropic's; a window overflow
-        // is a 400 with `context_length_exceeded`, which reads as "prompt too long".
-        ModelError::from_status(status, body, retry_after, variables, model)
+        // OpenAI's error body has the same `error.message` as Anthropic's. A window overflow
+        // is `code: context_length_exceeded` (OpenAI, OpenRouter), "maximum context length"
+        // (vLLM, DeepSeek) or "exceeds the available context size" (llama.cpp).
+        let code_says = serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .is_some_and(|body| body["error"]["code"] == "context_length_exceeded");
+        ModelError::from_status(status, body, retry_after, variables, model).bad_request(
+            |message| {
+                code_says
+                    || message.contains("context length")
+                    || message.contains("context size")
+                    || message.contains("context window")
+                    || message.contains("prompt is too long")
+            },
+        )
     }
 }
 
@@ -207,5 +219,103 @@ impl ModelClient for OpenAiClient {
         let mut info = registry::lookup(self.dialect.server_model(model));
         info.context_window.get_or_insert(DEFAULT_CONTEXT_WINDOW);
         info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    const OPENAI: ProviderVariables = ProviderVariables {
+        credential: "OPENAI_API_KEY",
+        base_url: "OPENAI_BASE_URL",
+    };
+
+    /// How each server says the conversation is over the window: a typed error the engine
+    /// compacts on, whatever the words; any other 400 stays a rejected request.
+    #[test]
+    fn errors_are_classified_in_this_dialects_words() {
+        let classify = |status: u16, body: serde_json::Value| {
+            let error = Chat { model_prefix: None }.classify(
+                status,
+                body.to_string().as_bytes(),
+                None,
+                OPENAI,
+                "gpt-4o",
+            );
+            (error.is_prompt_too_long(), error.to_string())
+        };
+        let error = |message: &str, code: serde_json::Value| serde_json::json!({"error": {"message": message, "type": "invalid_request_error", "code": code}});
+        let over = [
+            error(
+                "Your input exceeds the limit.",
+                "context_length_exceeded".into(),
+            ),
+            error(
+                "This model's maximum context length is 8192 tokens.",
+                serde_json::Value::Null,
+            ),
+            error(
+                "the request exceeds the available context size, try increasing it",
+                serde_json::Value::Null,
+            ),
+        ];
+        for body in over {
+            let (too_long, text) = classify(400, body);
+            assert!(too_long, "{text}");
+            assert!(
+                text.starts_with("the conversation is over the model's context window"),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            classify(
+                400,
+                error("'messages' must be an array", serde_json::Value::Null)
+            ),
+            (
+                false,
+                "the API rejected the request (400): 'messages' must be an array".to_string()
+            )
+        );
+        assert_eq!(
+            classify(
+                401,
+                error("Incorrect API key provided", serde_json::Value::Null)
+            )
+            .1,
+            "the API key was rejected (401 unauthorized): Incorrect API key provided: check the \
+             value of OPENAI_API_KEY"
+        );
+    }
+
+    #[test]
+    fn the_providers_prefix_is_taken_off_the_model() {
+        let chat = Chat {
+            model_prefix: Some("openrouter"),
+        };
+        assert_eq!(
+            chat.server_model("openrouter/deepseek/deepseek-r1"),
+            "deepseek/deepseek-r1"
+        );
+        assert_eq!(
+            chat.server_model("deepseek/deepseek-r1"),
+            "deepseek/deepseek-r1"
+        );
+        assert_eq!(
+            Chat { model_prefix: None }.server_model("ollama/x"),
+            "ollama/x"
+        );
+    }
+
+    #[test]
+    fn debug_output_hides_the_key() {
+        let config = OpenAiConfig::new("http://x/v1", Some("sk-SECRET".into()), OPENAI);
+        let client = OpenAiClient::new(config.clone()).unwrap_or_else(|error| panic!("{error}"));
+        for text in [format!("{config:?}"), format!("{client:?}")] {
+            assert!(!text.contains("SECRET"), "{text}");
+        }
     }
 }
