@@ -436,3 +436,62 @@ fn a_projects_ollama_host_is_not_followed() {
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     assert!(h.server.requests().is_empty(), "{stderr}");
 }
+
+/// `-c` carries the conversation on: the second run's request holds the first exchange, on
+/// either dialect.
+#[test]
+fn continue_carries_the_conversation_on_both_dialects() {
+    for dialect in BOTH {
+        let h = Harness::new();
+        h.server.push(Reply::text("The number is noted."));
+        h.server.push(Reply::text("It was 42."));
+        let (code, _, stderr) = run(dialect.command(&h).args(["-p", "Remember the number 42."]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        let (code, stdout, stderr) =
+            run(dialect
+                .command(&h)
+                .args(["-c", "-p", "What was the number?"]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        assert_eq!(stdout, "It was 42.\n");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        let sent = requests[1].body["messages"].to_string();
+        assert!(
+            sent.contains("Remember the number 42.") && sent.contains("The number is noted."),
+            "{dialect:?}: {sent}"
+        );
+        assert_eq!(requests[1].path, dialect.path());
+    }
+}
+
+/// A reply that fills the window (as its usage says) is compacted before the next request,
+/// through the provider's own summary request, on either dialect.
+#[test]
+fn a_full_window_is_compacted_on_both_dialects() {
+    const SUMMARY: &str = "SUMMARY-OF-THE-SESSION: a.txt was read.";
+    for dialect in BOTH {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
+        h.server.push(
+            Reply::tool_use("call_r", "Read", json!({"file_path": "a.txt"})).with_usage(19_500, 10),
+        );
+        h.server.push(Reply::text("Done."));
+        let (code, stdout, stderr) = run(dialect
+            .command(&h)
+            .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "20000")
+            .args(["-p", "read a.txt"]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        assert_eq!(stdout, "Done.\n", "{dialect:?}");
+        let requests = h.server.requests();
+        let summaries = requests
+            .iter()
+            .filter(|r| r.body["tool_choice"]["type"] == "none" || r.body["tool_choice"] == "none")
+            .count();
+        assert_eq!(summaries, 1, "{dialect:?}: {requests:#?}");
+        let last = requests.last().unwrap().body["messages"].to_string();
+        assert!(
+            last.contains("SUMMARY-OF-THE-SESSION"),
+            "{dialect:?}: {last}"
+        );
+    }
+}
