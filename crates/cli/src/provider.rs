@@ -63,6 +63,16 @@ fn compatible_client(
     }))
 }
 
+/// The model side requests (memory recall) go to for a run of `model`: on Anthropic the
+/// small model `anthropic_small` names (`ANTHROPIC_SMALL_FAST_MODEL`, else haiku); on another
+/// provider, which has no haiku, the main model itself.
+pub fn small_model(model: &str, anthropic_small: Option<String>) -> Option<String> {
+    match split_provider(model) {
+        Some(_) => Some(model.to_owned()),
+        None => anthropic_small,
+    }
+}
+
 /// The `apiKeyHelper` command, run in the working directory, its key kept for
 /// `CLAUDE_CODE_API_KEY_HELPER_TTL_MS`. It runs when the first request needs the key (the
 /// interactive UI has asked about the folder by then), and only when no credential variable

@@ -195,6 +195,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
             .get(SMALL_MODEL_VARIABLE)
             .cloned()
             .or_else(|| std::env::var(SMALL_MODEL_VARIABLE).ok());
+        let small_model = crate::provider::small_model(&model, small_model);
         let side = SideModel::small(provider.client.clone(), small_model.as_deref());
         Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
     });

@@ -495,3 +495,42 @@ fn a_full_window_is_compacted_on_both_dialects() {
         );
     }
 }
+
+/// Memory recall on another provider goes to the run's own model: that provider has no
+/// haiku to ask.
+#[test]
+fn recall_on_another_provider_asks_the_main_model() {
+    let h = Harness::new();
+    let dir = h.home.path().join("memories");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("feedback_0.md"),
+        "---\nname: rule\ndescription: what the user said about tests\ntype: feedback\n---\nUse tables.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("MEMORY.md"), "- [rule](feedback_0.md) — tests\n").unwrap();
+    let claude = h.home.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({"autoMemoryDirectory": dir}).to_string(),
+    )
+    .unwrap();
+    h.server
+        .reply_to_side_requests(vec![Reply::text("{\"selected_memories\": []}")]);
+    h.server
+        .push(Reply::text("done").with_delay(Duration::from_millis(300)));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args(["--model", "ollama/llama3.2", "-p", "how do we write tests?"]);
+    let (code, _, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    let requests = h.server.requests();
+    let models: Vec<&Value> = requests.iter().map(|r| &r.body["model"]).collect();
+    assert!(requests.len() >= 2, "a recall and the answer: {models:?}");
+    assert!(
+        models.iter().all(|m| **m == json!("llama3.2")),
+        "{models:?}"
+    );
+}
