@@ -196,6 +196,9 @@ fn an_openai_run_needs_no_anthropic_variable_and_sends_the_chat_dialect() {
     let body = &request.body;
     assert_eq!(body["model"], json!("gpt-4o"));
     assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    // gpt-4o writes at most 16,384 tokens: the engine's larger cap is lowered to it.
+    assert_eq!(body["max_completion_tokens"], json!(16_384));
+    assert_eq!(body.get("max_tokens"), None);
     assert_eq!(body["messages"][0]["role"], json!("system"));
     assert_eq!(body["tools"][0]["type"], json!("function"));
     assert!(body["tools"][0]["function"]["parameters"].is_object());
@@ -217,6 +220,8 @@ fn ollama_needs_only_its_host() {
     assert_eq!(request.path, "/v1/chat/completions");
     assert_eq!(request.header("authorization"), None);
     assert_eq!(request.body["model"], json!("llama3.2"));
+    // A model the registry does not know keeps the engine's cap, in the field servers read.
+    assert_eq!(request.body["max_tokens"], json!(32_000));
 }
 
 /// A prefix that is no provider's name is part of the model id, sent to Anthropic as it is

@@ -40,6 +40,9 @@ pub struct OpenAiConfig {
     /// The provider's name as `--model` prefixes it (`ollama` in `ollama/llama3`): taken off
     /// the model id before it is sent.
     pub model_prefix: Option<&'static str>,
+    /// The body field that caps the answer: `max_tokens`, which compatible servers read, or
+    /// `max_completion_tokens`, which OpenAI's reasoning models require.
+    pub max_tokens_field: &'static str,
 }
 
 impl OpenAiConfig {
@@ -60,6 +63,7 @@ impl OpenAiConfig {
             request_timeout: defaults.request_timeout,
             max_response_bytes: defaults.max_response_bytes,
             model_prefix: None,
+            max_tokens_field: "max_tokens",
         }
     }
 }
@@ -84,6 +88,7 @@ pub struct OpenAiClient {
 /// The Chat Completions wire format.
 struct Chat {
     model_prefix: Option<&'static str>,
+    max_tokens_field: &'static str,
 }
 
 impl Chat {
@@ -130,6 +135,7 @@ impl OpenAiClient {
             }),
             dialect: Chat {
                 model_prefix: config.model_prefix,
+                max_tokens_field: config.max_tokens_field,
             },
         })
     }
@@ -139,13 +145,24 @@ impl Dialect for Chat {
     fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError> {
         // Reasoning goes back where the model's registry entry says it must.
         let model = self.server_model(&request.model);
-        let replay = if registry::lookup(model).capabilities.reasoning_replay {
+        let info = registry::lookup(model);
+        let replay = if info.capabilities.reasoning_replay {
             Replay::ReasoningContent
         } else {
             Replay::Drop
         };
         let mut body = chat_body(request, replay);
         body["model"] = serde_json::Value::String(model.to_owned());
+        // The engine's output cap is Claude's; a model with a lower ceiling would refuse it.
+        let max_tokens = info
+            .max_output_tokens
+            .map_or(request.max_tokens, |ceiling| {
+                request.max_tokens.min(ceiling)
+            });
+        if let Some(object) = body.as_object_mut() {
+            object.remove("max_tokens");
+            object.insert(self.max_tokens_field.to_owned(), max_tokens.into());
+        }
         serde_json::to_vec(&body).map_err(|error| ModelError::InvalidRequest {
             message: format!("could not encode the request: {error}"),
         })
@@ -238,13 +255,11 @@ mod tests {
     #[test]
     fn errors_are_classified_in_this_dialects_words() {
         let classify = |status: u16, body: serde_json::Value| {
-            let error = Chat { model_prefix: None }.classify(
-                status,
-                body.to_string().as_bytes(),
-                None,
-                OPENAI,
-                "gpt-4o",
-            );
+            let error = Chat {
+                model_prefix: None,
+                max_tokens_field: "max_tokens",
+            }
+            .classify(status, body.to_string().as_bytes(), None, OPENAI, "gpt-4o");
             (error.is_prompt_too_long(), error.to_string())
         };
         let error = |message: &str, code: serde_json::Value| serde_json::json!({"error": {"message": message, "type": "invalid_request_error", "code": code}});
@@ -295,6 +310,7 @@ mod tests {
     fn the_providers_prefix_is_taken_off_the_model() {
         let chat = Chat {
             model_prefix: Some("openrouter"),
+            max_tokens_field: "max_tokens",
         };
         assert_eq!(
             chat.server_model("openrouter/deepseek/deepseek-r1"),
@@ -305,7 +321,11 @@ mod tests {
             "deepseek/deepseek-r1"
         );
         assert_eq!(
-            Chat { model_prefix: None }.server_model("ollama/x"),
+            Chat {
+                model_prefix: None,
+                max_tokens_field: "max_tokens",
+            }
+            .server_model("ollama/x"),
             "ollama/x"
         );
     }

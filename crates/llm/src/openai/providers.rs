@@ -156,6 +156,11 @@ impl BuiltinProvider {
             },
         );
         config.model_prefix = Some(self.name);
+        // OpenAI's own API refuses `max_tokens` for its reasoning models; the compatible
+        // servers read `max_tokens`.
+        if self.name == "openai" {
+            config.max_tokens_field = "max_completion_tokens";
+        }
         config.retry =
             RetryPolicy::from_max_retries(value(crate::retry::MAX_RETRIES_VAR).as_deref())?;
         if let Some(text) = value("API_TIMEOUT_MS") {
