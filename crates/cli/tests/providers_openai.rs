@@ -539,3 +539,18 @@ fn recall_on_another_provider_asks_the_main_model() {
         "{models:?}"
     );
 }
+
+/// A model that is not Claude's, sent to Anthropic's endpoint, gets a 404 that says how to
+/// choose another provider.
+#[test]
+fn a_404_for_a_foreign_model_says_how_to_choose_a_provider() {
+    let h = Harness::new();
+    h.server
+        .push(Reply::error(404, "not_found_error", "model: gpt-4o"));
+    let (code, _, stderr) = run(h.command().args(["--model", "gpt-4o", "-p", "hi"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("for model `gpt-4o`: model: gpt-4o; it went to the Anthropic API; another provider is chosen with its prefix, such as openai/gpt-4o, one of openai/, ollama/"),
+        "{stderr}"
+    );
+}

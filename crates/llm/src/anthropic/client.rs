@@ -106,10 +106,47 @@ impl Dialect for Messages {
     ) -> ModelError {
         // The Messages API says "prompt is too long: N tokens > M maximum", or that the input
         // and `max_tokens` exceed the context limit.
-        ModelError::from_status(status, body, retry_after, variables, model).bad_request(
-            |message| message.contains("prompt is too long") || message.contains("context limit"),
-        )
+        let error = ModelError::from_status(status, body, retry_after, variables, model)
+            .bad_request(|message| {
+                message.contains("prompt is too long") || message.contains("context limit")
+            });
+        match error {
+            // A model that is not Claude's went to Anthropic: say how another provider is chosen.
+            ModelError::NotFound {
+                model,
+                message,
+                base_url_variable,
+            } if !model.starts_with("claude") => ModelError::NotFound {
+                message: format!(
+                    "{}{}",
+                    if message.is_empty() {
+                        ""
+                    } else {
+                        message.as_str()
+                    },
+                    provider_hint(&model, message.is_empty())
+                ),
+                model,
+                base_url_variable,
+            },
+            other => other,
+        }
     }
+}
+
+/// How to send `model` to another provider, for a 404 from Anthropic's endpoint.
+fn provider_hint(model: &str, alone: bool) -> String {
+    let names: Vec<String> = crate::openai::BUILTIN_PROVIDERS
+        .iter()
+        .map(|provider| format!("{}/", provider.name))
+        .collect();
+    format!(
+        "{}it went to the Anthropic API; another provider is chosen with its prefix, such as \
+         openai/{}, one of {}",
+        if alone { "" } else { "; " },
+        model.rsplit('/').next().unwrap_or(model),
+        names.join(", ")
+    )
 }
 
 impl StreamDecode for StreamDecoder {
