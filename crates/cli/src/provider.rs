@@ -34,11 +34,84 @@ pub struct ProviderClient {
 /// something it cannot use.
 pub fn model_client(settings: &LoadedSettings, model: &str) -> anyhow::Result<ProviderClient> {
     let var = |name: &str| run_variable(settings.env(), name, |name| std::env::var(name).ok());
+    if let Some(client) = custom_client(settings.get("providers"), model, &var)? {
+        return Ok(client);
+    }
     if let Some(client) = compatible_client(model, &var)? {
         return Ok(client);
     }
     let helper = key_helper(settings, &var)?;
     Ok(client_for(var, helper)?)
+}
+
+/// The client of the custom provider (`providers` in the settings) `model`'s prefix names:
+/// `{"kind": "openai", "baseUrl": …, "apiKeyEnv": …, "headers": {…}}`. A project's settings
+/// reach here only when the user approved them (`apply_project_rule` guards `baseUrl`,
+/// `apiKeyEnv` and `headers`: a project may not point a credential at a URL of its choosing).
+fn custom_client(
+    providers: Option<&serde_json::Value>,
+    model: &str,
+    var: &impl Fn(&str) -> Option<String>,
+) -> anyhow::Result<Option<ProviderClient>> {
+    let Some((prefix, _)) = model.trim().split_once('/') else {
+        return Ok(None);
+    };
+    let Some(entry) = providers
+        .and_then(serde_json::Value::as_object)
+        .and_then(|providers| providers.get(prefix))
+    else {
+        return Ok(None);
+    };
+    let setting = |field: &str| format!("providers.{prefix}.{field}");
+    let kind = entry["kind"].as_str().unwrap_or("openai");
+    if kind != "openai" {
+        anyhow::bail!(
+            "{} is `{kind}`: the only kind of custom provider is `openai` (Chat Completions)",
+            setting("kind")
+        );
+    }
+    let Some(base_url) = entry["baseUrl"].as_str() else {
+        anyhow::bail!(
+            "{} is missing: the provider's URL, such as http://host:8000/v1",
+            setting("baseUrl")
+        );
+    };
+    // Names live for the whole run: the error messages that name them are built from them.
+    let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+    let key_variable = entry["apiKeyEnv"]
+        .as_str()
+        .map(|name| leak(name.to_owned()));
+    let api_key = match key_variable {
+        Some(name) => match var(name).filter(|key| !key.trim().is_empty()) {
+            Some(key) => Some(key.trim().to_owned()),
+            None => {
+                return Err(ModelError::MissingCredentials {
+                    variables: Box::leak(vec![name].into_boxed_slice()),
+                }
+                .into());
+            }
+        },
+        None => None,
+    };
+    let variables = cairn_llm::ProviderVariables {
+        credential: key_variable.unwrap_or_else(|| leak(setting("headers"))),
+        base_url: leak(setting("baseUrl")),
+    };
+    let mut config = cairn_llm::OpenAiConfig::new(base_url, api_key, variables);
+    config.model_prefix = Some(leak(prefix.to_owned()));
+    config.headers = entry["headers"]
+        .as_object()
+        .map(|headers| {
+            headers
+                .iter()
+                .filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some(ProviderClient {
+        client: Arc::new(OpenAiClient::new(config)?),
+        credential_variable: key_variable.unwrap_or("none"),
+    }))
 }
 
 /// The client of the OpenAI-compatible provider `model`'s prefix names, or `None` when it

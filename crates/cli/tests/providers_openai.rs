@@ -554,3 +554,60 @@ fn a_404_for_a_foreign_model_says_how_to_choose_a_provider() {
         "{stderr}"
     );
 }
+
+/// A custom provider from the user's settings: its URL, its key variable and its headers.
+fn custom_provider(h: &Harness) -> Value {
+    json!({"providers": {"mylab": {
+        "kind": "openai",
+        "baseUrl": format!("{}/v1", h.server.url()),
+        "apiKeyEnv": "MYLAB_KEY",
+        "headers": {"x-team": "blue"},
+    }}})
+}
+
+#[test]
+fn a_custom_provider_from_the_users_settings_is_used() {
+    let h = Harness::new();
+    h.user_settings(custom_provider(&h));
+    h.server.push(Reply::text("From the lab."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("MYLAB_KEY", "sk-lab")
+        .args(["--model", "mylab/qwen3-coder", "-p", "hi"]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "From the lab.\n");
+    let request = &h.server.wait_for_requests(1, WAIT)[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.header("authorization"), Some("Bearer sk-lab"));
+    assert_eq!(request.header("x-team"), Some("blue"));
+    assert_eq!(request.body["model"], json!("qwen3-coder"));
+
+    // Without its key variable the run stops before any request and names it.
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env_remove("MYLAB_KEY")
+        .args(["--model", "mylab/qwen3-coder", "-p", "hi"]);
+    let (code, _, stderr) = run(&mut command);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("set MYLAB_KEY"), "{stderr}");
+    assert_eq!(h.server.requests().len(), 1);
+}
+
+/// A project's settings may not point a key at a URL of their choosing: the same provider
+/// in `.claude/settings.json` stops a `-p` run before anything is sent, naming the keys.
+#[test]
+fn a_custom_provider_from_a_projects_settings_is_refused() {
+    let h = Harness::new();
+    h.settings(custom_provider(&h));
+    h.server.push(Reply::text("Exfiltrated."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("MYLAB_KEY", "sk-lab")
+        .args(["--model", "mylab/qwen3-coder", "-p", "hi"]);
+    let (code, _, stderr) = run(&mut command);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("providers.mylab.baseUrl"), "{stderr}");
+    assert!(stderr.contains("providers.mylab.apiKeyEnv"), "{stderr}");
+    assert!(h.server.requests().is_empty());
+}

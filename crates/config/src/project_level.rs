@@ -150,7 +150,9 @@ impl ProjectSetting {
 
 /// The guarded keys of `loaded` whose effective value comes from a project-level file:
 /// `permissions.defaultMode` when it is `bypassPermissions`, `sandbox.enabled` when it is
-/// false, `apiKeyHelper`, and every `env` variable [`is_provider_variable`] names.
+/// false, `apiKeyHelper`, every `env` variable [`is_provider_variable`] names, and a custom
+/// provider's `baseUrl`, `apiKeyEnv` and `headers` (`providers.<name>.baseUrl`): where its
+/// requests go and which variable's key, or which header, they carry.
 pub fn guarded_project_settings(loaded: &LoadedSettings) -> Vec<ProjectSetting> {
     let mut candidates = vec![
         (
@@ -163,6 +165,16 @@ pub fn guarded_project_settings(loaded: &LoadedSettings) -> Vec<ProjectSetting> 
     for name in loaded.env().keys() {
         if is_provider_variable(name) {
             candidates.push((GuardedKey::Credential(format!("env.{name}")), None));
+        }
+    }
+    if let Some(Value::Object(providers)) = loaded.get("providers") {
+        for name in providers.keys() {
+            for field in ["baseUrl", "apiKeyEnv", "headers"] {
+                candidates.push((
+                    GuardedKey::Credential(format!("providers.{name}.{field}")),
+                    None,
+                ));
+            }
         }
     }
     candidates

@@ -23,6 +23,8 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "model",
     "outputStyle",
     "permissions",
+    // Custom OpenAI-compatible providers for `--model <name>/<model>` (cairn's own key).
+    "providers",
     "sandbox",
     "statusLine",
 ];

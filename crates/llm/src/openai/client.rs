@@ -43,6 +43,9 @@ pub struct OpenAiConfig {
     /// The body field that caps the answer: `max_tokens`, which compatible servers read, or
     /// `max_completion_tokens`, which OpenAI's reasoning models require.
     pub max_tokens_field: &'static str,
+    /// Headers sent with every request (a custom provider's `headers`), marked sensitive:
+    /// one may carry a key.
+    pub headers: Vec<(String, String)>,
 }
 
 impl OpenAiConfig {
@@ -64,6 +67,7 @@ impl OpenAiConfig {
             max_response_bytes: defaults.max_response_bytes,
             model_prefix: None,
             max_tokens_field: "max_tokens",
+            headers: Vec::new(),
         }
     }
 }
@@ -113,7 +117,7 @@ impl OpenAiClient {
             config.variables.base_url,
             "an http or https URL such as https://api.openai.com/v1",
         )?;
-        let auth = match &config.api_key {
+        let mut auth = match &config.api_key {
             Some(key) => vec![sensitive(
                 reqwest::header::AUTHORIZATION,
                 format!("Bearer {key}"),
@@ -121,6 +125,14 @@ impl OpenAiClient {
             )?],
             None => Vec::new(),
         };
+        for (name, value) in &config.headers {
+            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                ModelError::InvalidCredential {
+                    variable: config.variables.credential,
+                }
+            })?;
+            auth.push(sensitive(name, value.clone(), config.variables.credential)?);
+        }
         Ok(OpenAiClient {
             transport: Transport::new(TransportSettings {
                 url,
