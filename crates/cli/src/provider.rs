@@ -20,6 +20,9 @@ use cairn_config::LoadedSettings;
 use cairn_llm::credential::{API_KEY_HELPER_TTL_VAR, CredentialSource, KeyHelper};
 use cairn_llm::openai::split_provider;
 use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError, OpenAiClient};
+use routing::{RoutingClient, RunView};
+
+mod routing;
 
 /// The client a run sends its requests through, and where its credential came from.
 pub struct ProviderClient {
@@ -32,16 +35,31 @@ pub struct ProviderClient {
 /// The model client `settings` and cairn's environment describe. Fails when the provider's
 /// credential is missing, naming the variables it reads, or when one of its variables holds
 /// something it cannot use.
+///
+/// The client routes each request by its model: `/model ollama/llama3.2` mid-session goes to
+/// Ollama, `/model sonnet` back to Anthropic. The provider of `model` is set up now (its
+/// errors stop the run before it starts); another one when a request first names it.
 pub fn model_client(settings: &LoadedSettings, model: &str) -> anyhow::Result<ProviderClient> {
-    let var = |name: &str| run_variable(settings.env(), name, |name| std::env::var(name).ok());
-    if let Some(client) = custom_client(settings.get("providers"), model, &var)? {
+    let view = RunView {
+        env: settings.env().clone(),
+        providers: settings.get("providers").cloned(),
+        key_helper: settings.settings().api_key_helper.clone(),
+        process: Arc::new(|name: &str| std::env::var(name).ok()),
+    };
+    Ok(RoutingClient::start(view, model)?)
+}
+
+/// Builds the client of the provider `model` names, reading variables as `view` sees them.
+fn provider_client(view: &RunView, model: &str) -> Result<ProviderClient, ModelError> {
+    let var = |name: &str| view.var(name);
+    if let Some(client) = custom_client(view.providers.as_ref(), model, &var)? {
         return Ok(client);
     }
     if let Some(client) = compatible_client(model, &var)? {
         return Ok(client);
     }
-    let helper = key_helper(settings, &var)?;
-    Ok(client_for(var, helper)?)
+    let helper = key_helper(view.key_helper.as_deref(), &var)?;
+    client_for(var, helper)
 }
 
 /// The client of the custom provider (`providers` in the settings) `model`'s prefix names:
@@ -52,7 +70,7 @@ fn custom_client(
     providers: Option<&serde_json::Value>,
     model: &str,
     var: &impl Fn(&str) -> Option<String>,
-) -> anyhow::Result<Option<ProviderClient>> {
+) -> Result<Option<ProviderClient>, ModelError> {
     let Some((prefix, _)) = model.trim().split_once('/') else {
         return Ok(None);
     };
@@ -63,21 +81,23 @@ fn custom_client(
         return Ok(None);
     };
     let setting = |field: &str| format!("providers.{prefix}.{field}");
-    let kind = entry["kind"].as_str().unwrap_or("openai");
-    if kind != "openai" {
-        anyhow::bail!(
-            "{} is `{kind}`: the only kind of custom provider is `openai` (Chat Completions)",
-            setting("kind")
-        );
-    }
-    let Some(base_url) = entry["baseUrl"].as_str() else {
-        anyhow::bail!(
-            "{} is missing: the provider's URL, such as http://host:8000/v1",
-            setting("baseUrl")
-        );
-    };
     // Names live for the whole run: the error messages that name them are built from them.
     let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+    let kind = entry["kind"].as_str().unwrap_or("openai");
+    if kind != "openai" {
+        return Err(ModelError::InvalidSetting {
+            variable: leak(setting("kind")),
+            value: kind.to_owned(),
+            expected: "`openai` (Chat Completions), the only kind of custom provider",
+        });
+    }
+    let Some(base_url) = entry["baseUrl"].as_str() else {
+        return Err(ModelError::InvalidSetting {
+            variable: leak(setting("baseUrl")),
+            value: String::new(),
+            expected: "the provider's URL, such as http://host:8000/v1",
+        });
+    };
     let key_variable = entry["apiKeyEnv"]
         .as_str()
         .map(|name| leak(name.to_owned()));
@@ -87,8 +107,7 @@ fn custom_client(
             None => {
                 return Err(ModelError::MissingCredentials {
                     variables: Box::leak(vec![name].into_boxed_slice()),
-                }
-                .into());
+                });
             }
         },
         None => None,
@@ -151,16 +170,10 @@ pub fn small_model(model: &str, anthropic_small: Option<String>) -> Option<Strin
 /// interactive UI has asked about the folder by then), and only when no credential variable
 /// is set.
 fn key_helper(
-    settings: &LoadedSettings,
+    command: Option<&str>,
     var: &impl Fn(&str) -> Option<String>,
 ) -> Result<Option<Arc<dyn CredentialSource>>, ModelError> {
-    let Some(command) = settings
-        .settings()
-        .api_key_helper
-        .as_deref()
-        .map(str::trim)
-        .filter(|command| !command.is_empty())
-    else {
+    let Some(command) = command.map(str::trim).filter(|command| !command.is_empty()) else {
         return Ok(None);
     };
     let ttl = KeyHelper::ttl_from(var(API_KEY_HELPER_TTL_VAR).as_deref())?;

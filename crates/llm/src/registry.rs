@@ -206,6 +206,29 @@ pub fn lookup(model: &str) -> ModelInfo {
         )
 }
 
+/// The window of `model` as its provider reports it, for a caller that holds no client (the
+/// TUI's status line): a built-in OpenAI-compatible provider's model the registry does not
+/// know gets that provider's default (128K); an Anthropic model the table does not know,
+/// `None`.
+///
+/// ```
+/// use cairn_llm::registry::context_window;
+///
+/// assert_eq!(context_window("sonnet"), Some(200_000));
+/// assert_eq!(context_window("ollama/llama3.2"), Some(128_000));
+/// assert_eq!(context_window("my-proxy-model"), None);
+/// ```
+pub fn context_window(model: &str) -> Option<u64> {
+    match crate::openai::split_provider(model) {
+        Some((_, id)) => Some(
+            lookup(id)
+                .context_window
+                .unwrap_or(crate::openai::DEFAULT_CONTEXT_WINDOW),
+        ),
+        None => lookup(model).context_window,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;

@@ -114,7 +114,6 @@ mod tests {
             stop_reason: None,
             usage: Usage::default(),
             cost_usd: 0.0,
-            cost_unknown: false,
         };
         assert_eq!(entry_for(&empty), None);
         let answer = AgentEvent::AssistantMessage {
