@@ -11,8 +11,9 @@ use crate::ModelRequest;
 pub enum Replay {
     /// Dropped: most servers ignore it, some reject it.
     Drop,
-    /// As `reasoning_content` on the assistant message (DeepSeek's thinking mode answers 400
-    /// when it is missing between tool calls).
+    /// As `reasoning_content` on the assistant messages of the turn in progress, after the
+    /// user's last prompt (DeepSeek's thinking mode answers 400 when it is missing between
+    /// tool calls, and does not read it from earlier turns).
     ReasoningContent,
 }
 
@@ -31,7 +32,25 @@ pub fn chat_body(request: &ModelRequest, replay: Replay) -> Value {
     if !system.is_empty() {
         messages.push(json!({"role": "system", "content": system}));
     }
-    for message in &request.messages {
+    // The turn in progress starts at the last user message that answers no tool call (one
+    // that does may carry more, such as an image or a reminder, and is still the same turn).
+    let turn_start = request
+        .messages
+        .iter()
+        .rposition(|message| {
+            message.role == Role::User
+                && !message
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, ContentBlock::ToolResult { .. }))
+        })
+        .unwrap_or(0);
+    for (index, message) in request.messages.iter().enumerate() {
+        let replay = if index > turn_start {
+            replay
+        } else {
+            Replay::Drop
+        };
         push_message(message, replay, &mut messages);
     }
     let mut body = json!({
@@ -228,8 +247,13 @@ mod tests {
             body["tools"][0],
             json!({"type": "function", "function": {"name": "Read", "description": "Reads a file", "parameters": {"type": "object"}}})
         );
-        let dropped = chat_body(&request(conversation), Replay::Drop);
+        let dropped = chat_body(&request(conversation.clone()), Replay::Drop);
         assert_eq!(dropped["messages"][2].get("reasoning_content"), None);
+        // Once the user asks again, that turn's reasoning is not sent back.
+        let mut next = conversation;
+        next.push(Message::user_text("and now?"));
+        let later = chat_body(&request(next), Replay::ReasoningContent);
+        assert_eq!(later["messages"][2].get("reasoning_content"), None);
     }
 
     #[test]
