@@ -213,7 +213,15 @@ impl ChatDecoder {
                 on_event(ModelEvent::TextDelta(text));
             }
             for call in delta.tool_calls {
-                let entry = self.calls.entry(call.index).or_default();
+                // A server that numbers no calls (every `index` 0) still gives each its own
+                // `id`: a new id under a taken index is a new call.
+                let index = match (self.calls.get(&call.index), call.id.as_deref()) {
+                    (Some(taken), Some(id)) if !taken.id.is_empty() && taken.id != id => {
+                        self.calls.keys().next_back().map_or(0, |last| last + 1)
+                    }
+                    _ => call.index,
+                };
+                let entry = self.calls.entry(index).or_default();
                 if let Some(id) = call.id.filter(|id| !id.is_empty()) {
                     entry.id = id;
                 }
@@ -227,7 +235,7 @@ impl ChatDecoder {
                     entry.announced = true;
                     if entry.id.is_empty() {
                         // Some local servers send no id: one is made up, unique in the message.
-                        entry.id = format!("call_{}", call.index);
+                        entry.id = format!("call_{index}");
                     }
                     on_event(ModelEvent::ToolUseStarted {
                         id: entry.id.clone(),
@@ -235,7 +243,7 @@ impl ChatDecoder {
                     });
                 }
             }
-            if let Some(finish) = choice.finish_reason {
+            if let Some(finish) = choice.finish_reason.filter(|finish| !finish.is_empty()) {
                 self.finish = Some(finish);
             }
         }
@@ -450,6 +458,41 @@ mod tests {
                 .count();
             assert_eq!(started, 2);
         }
+    }
+
+    /// Ollama-style: each call whole in one delta, all under index 0, told apart by id; and
+    /// an empty `finish_reason` is no finish.
+    #[test]
+    fn calls_without_their_own_index_stay_apart() {
+        let call = |id: &str, path: &str| {
+            data(
+                json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": id, "type": "function", "function": {"name": "Read", "arguments": json!({"file_path": path}).to_string()}}]}, "finish_reason": ""}]}),
+            )
+        };
+        let body = [
+            call("call_1", "a"),
+            call("call_2", "b"),
+            data(json!({"choices": [{"delta": {}, "finish_reason": "stop"}]})),
+        ]
+        .concat();
+        let (response, _) = decode(&body, 11);
+        let response = response.unwrap_or_else(|error| panic!("{error}"));
+        let calls: Vec<(String, Value)> = response
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::ToolUse { id, input, .. } => Some((id.clone(), input.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            vec![
+                ("call_1".into(), json!({"file_path": "a"})),
+                ("call_2".into(), json!({"file_path": "b"}))
+            ]
+        );
+        assert_eq!(response.stop_reason, Some(StopReason::ToolUse));
     }
 
     #[test]
