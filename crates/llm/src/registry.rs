@@ -27,6 +27,9 @@ pub struct Capabilities {
     /// The model's reasoning must be sent back with its message on the next request (DeepSeek's
     /// thinking mode answers 400 when it is dropped between tool calls).
     pub reasoning_replay: bool,
+    /// Tool-call ids must be 9 letters and digits (Mistral's models refuse any other): ids
+    /// from elsewhere (another provider's, after `/model`) are rewritten on the way out.
+    pub nine_char_tool_ids: bool,
 }
 
 impl Capabilities {
@@ -38,6 +41,7 @@ impl Capabilities {
         prompt_caching: false,
         reasoning: false,
         reasoning_replay: false,
+        nine_char_tool_ids: false,
     };
 }
 
@@ -98,6 +102,12 @@ const REASONER: Capabilities = Capabilities {
     ..Capabilities::DEFAULT
 };
 
+/// Mistral's models, whatever server runs them: tools, and ids of 9 letters and digits.
+const MISTRAL: Capabilities = Capabilities {
+    nine_char_tool_ids: true,
+    ..Capabilities::DEFAULT
+};
+
 /// Models of OpenAI-compatible providers, by id prefix (the longest match wins). Prices are
 /// list prices in USD per million tokens; these providers cache prefixes automatically, so a
 /// cache write costs the input price and a read the provider's share of it.
@@ -150,6 +160,10 @@ const OTHER_MODELS: &[Entry] = &[
             ..CHAT
         },
     ),
+    entry("mistral", 128_000, 32_768, None, MISTRAL),
+    entry("codestral", 256_000, 32_768, None, MISTRAL),
+    entry("devstral", 128_000, 32_768, None, MISTRAL),
+    entry("magistral", 128_000, 32_768, None, MISTRAL),
     entry(
         "deepseek-reasoner",
         128_000,

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use reqwest::header::HeaderMap;
 use tokio_util::sync::CancellationToken;
 
-use super::request_body::{Replay, chat_body};
+use super::request_body::{Replay, chat_body, nine_char_tool_ids};
 use super::stream::ChatDecoder;
 use crate::registry::{self, ModelInfo};
 use crate::transport::{
@@ -164,6 +164,9 @@ impl Dialect for Chat {
             Replay::Drop
         };
         let mut body = chat_body(request, replay);
+        if info.capabilities.nine_char_tool_ids {
+            nine_char_tool_ids(&mut body);
+        }
         body["model"] = serde_json::Value::String(model.to_owned());
         // The engine's output cap is Claude's; a model with a lower ceiling would refuse it.
         let max_tokens = info

@@ -79,6 +79,51 @@ pub fn chat_body(request: &ModelRequest, replay: Replay) -> Value {
     body
 }
 
+/// Rewrites every tool-call id in `body` (the assistant's `tool_calls`, the `tool` messages
+/// answering them) to 9 letters and digits, as Mistral's models demand. An id already so is
+/// kept; another becomes a hash of itself, so a call and its answer still match.
+pub fn nine_char_tool_ids(body: &mut Value) {
+    let Some(messages) = body["messages"].as_array_mut() else {
+        return;
+    };
+    for message in messages {
+        if let Some(id) = message.get_mut("tool_call_id") {
+            rewrite_id(id);
+        }
+        if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
+            for call in calls {
+                if let Some(id) = call.get_mut("id") {
+                    rewrite_id(id);
+                }
+            }
+        }
+    }
+}
+
+fn rewrite_id(id: &mut Value) {
+    let Some(text) = id.as_str() else {
+        return;
+    };
+    if text.len() == 9 && text.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+        return;
+    }
+    // FNV-1a: stable across runs and versions, unlike the standard library's hasher.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    const DIGITS: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let short: String = (0..9)
+        .map(|_| {
+            let digit = DIGITS[(hash % 62) as usize] as char;
+            hash /= 62;
+            digit
+        })
+        .collect();
+    *id = Value::String(short);
+}
+
 /// One conversation message as Chat Completions messages: tool results become one `tool`
 /// message each (answered by the call's `id`), and the rest of a user message follows them.
 fn push_message(message: &Message, replay: Replay, out: &mut Vec<Value>) {
@@ -254,6 +299,55 @@ mod tests {
         next.push(Message::user_text("and now?"));
         let later = chat_body(&request(next), Replay::ReasoningContent);
         assert_eq!(later["messages"][2].get("reasoning_content"), None);
+    }
+
+    /// Another provider's ids become 9 letters and digits, the same for a call and its
+    /// answer; Mistral's own are kept.
+    #[test]
+    fn tool_ids_are_rewritten_for_models_that_demand_nine_characters() {
+        let conversation = vec![
+            Message::user_text("go"),
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    ContentBlock::ToolUse {
+                        id: "toolu_01A09q90qw90lq917835lq9".into(),
+                        name: "Read".into(),
+                        input: json!({}),
+                    },
+                    ContentBlock::ToolUse {
+                        id: "D681PevKs".into(),
+                        name: "Read".into(),
+                        input: json!({}),
+                    },
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![
+                    ContentBlock::tool_result("toolu_01A09q90qw90lq917835lq9", "a", false),
+                    ContentBlock::tool_result("D681PevKs", "b", false),
+                ],
+            },
+        ];
+        let mut body = chat_body(&request(conversation), Replay::Drop);
+        nine_char_tool_ids(&mut body);
+        let calls: Vec<&str> = body["messages"][2]["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|call| call["id"].as_str())
+            .collect();
+        let answers = [
+            body["messages"][3]["tool_call_id"].as_str(),
+            body["messages"][4]["tool_call_id"].as_str(),
+        ];
+        assert_eq!(answers, [calls.first().copied(), calls.get(1).copied()]);
+        assert_eq!(calls[1], "D681PevKs");
+        assert!(
+            calls[0].len() == 9 && calls[0].bytes().all(|b| b.is_ascii_alphanumeric()),
+            "{calls:?}"
+        );
     }
 
     #[test]
