@@ -44,6 +44,8 @@ pub fn model_client(settings: &LoadedSettings, model: &str) -> anyhow::Result<Pr
         env: settings.env().clone(),
         providers: settings.get("providers").cloned(),
         key_helper: settings.settings().api_key_helper.clone(),
+        always_thinking: settings.get("alwaysThinkingEnabled")
+            == Some(&serde_json::Value::Bool(true)),
         process: Arc::new(|name: &str| std::env::var(name).ok()),
     };
     Ok(RoutingClient::start(view, model)?)
@@ -59,8 +61,16 @@ fn provider_client(view: &RunView, model: &str) -> Result<ProviderClient, ModelE
         return Ok(client);
     }
     let helper = key_helper(view.key_helper.as_deref(), &var)?;
-    client_for(var, helper)
+    let mut config = AnthropicConfig::from_vars_or_source(var, helper)?;
+    // `alwaysThinkingEnabled` thinks as far as Claude Code's does; `MAX_THINKING_TOKENS` wins.
+    if view.always_thinking && config.thinking_budget.is_none() {
+        config.thinking_budget = Some(ALWAYS_THINKING_BUDGET);
+    }
+    anthropic_client(config)
 }
+
+/// The thinking budget of `alwaysThinkingEnabled`, Claude Code's largest.
+const ALWAYS_THINKING_BUDGET: u32 = 31_999;
 
 /// The client of the custom provider (`providers` in the settings) `model`'s prefix names:
 /// `{"kind": "openai", "baseUrl": …, "apiKeyEnv": …, "headers": {…}}`. A project's settings
@@ -192,11 +202,16 @@ fn run_variable(
 }
 
 /// The provider's client, with every variable looked up through `var`.
+#[cfg(test)]
 fn client_for(
     var: impl Fn(&str) -> Option<String>,
     helper: Option<Arc<dyn CredentialSource>>,
 ) -> Result<ProviderClient, ModelError> {
-    let config = AnthropicConfig::from_vars_or_source(var, helper)?;
+    anthropic_client(AnthropicConfig::from_vars_or_source(var, helper)?)
+}
+
+/// The Anthropic client for `config`.
+fn anthropic_client(config: AnthropicConfig) -> Result<ProviderClient, ModelError> {
     let credential_variable = config.credential.variable();
     Ok(ProviderClient {
         client: Arc::new(AnthropicClient::new(config)?),

@@ -611,3 +611,70 @@ fn a_custom_provider_from_a_projects_settings_is_refused() {
     assert!(stderr.contains("providers.mylab.apiKeyEnv"), "{stderr}");
     assert!(h.server.requests().is_empty());
 }
+
+/// `MAX_THINKING_TOKENS` asks Anthropic for thinking (with interleaved thinking between tool
+/// calls); the thinking block and its signature go back intact with the tool call.
+#[test]
+fn anthropic_thinking_is_asked_for_and_its_signature_kept_across_a_tool_call() {
+    let h = Harness::new();
+    std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+    h.server.push(Reply::blocks(vec![
+        ScriptedBlock::Thinking {
+            thinking: "Read a.txt.".into(),
+            signature: "sig-abc".into(),
+        },
+        tool_use("toolu_1", "Read", json!({"file_path": "a.txt"})),
+    ]));
+    h.server.push(Reply::text("Read."));
+    let (code, stdout, stderr) = run(h
+        .command()
+        .env("MAX_THINKING_TOKENS", "4096")
+        .args(["-p", "go"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "Read.\n");
+    let requests = h.server.wait_for_requests(2, WAIT);
+    for request in &requests {
+        assert_eq!(
+            request.body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4096})
+        );
+        assert_eq!(
+            request.header("anthropic-beta"),
+            Some("interleaved-thinking-2025-05-14")
+        );
+    }
+    let assistant = &requests[1].body["messages"][1];
+    assert_eq!(assistant["role"], json!("assistant"));
+    assert_eq!(
+        assistant["content"][0],
+        json!({"type": "thinking", "thinking": "Read a.txt.", "signature": "sig-abc"})
+    );
+    assert_eq!(assistant["content"][1]["id"], json!("toolu_1"));
+
+    // `alwaysThinkingEnabled` thinks without the variable; without either, no thinking.
+    h.user_settings(json!({"alwaysThinkingEnabled": true}));
+    h.server.push(Reply::text("Thought."));
+    let (code, _, stderr) = run(h.command().args(["-p", "go"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        h.server.wait_for_requests(3, WAIT)[2].body["thinking"]["budget_tokens"],
+        json!(31_999)
+    );
+    h.user_settings(json!({}));
+    h.server.push(Reply::text("Plain."));
+    let (code, _, stderr) = run(h.command().args(["-p", "go"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        h.server.wait_for_requests(4, WAIT)[3].body.get("thinking"),
+        None
+    );
+
+    // A budget under the API's minimum is refused before anything is sent.
+    let (code, _, stderr) = run(h
+        .command()
+        .env("MAX_THINKING_TOKENS", "100")
+        .args(["-p", "go"]));
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("MAX_THINKING_TOKENS is `100`"), "{stderr}");
+    assert_eq!(h.server.requests().len(), 4);
+}

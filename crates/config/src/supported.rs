@@ -12,6 +12,7 @@ use crate::{LoadedSettings, Source};
 pub const SUPPORTED_KEYS: &[&str] = &[
     // Documentation for editors; nothing to act on.
     "$schema",
+    "alwaysThinkingEnabled",
     "apiKeyHelper",
     "autoCompactEnabled",
     "autoMemoryDirectory",

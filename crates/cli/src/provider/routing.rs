@@ -22,6 +22,8 @@ pub(super) struct RunView {
     pub providers: Option<serde_json::Value>,
     /// The `apiKeyHelper` command.
     pub key_helper: Option<String>,
+    /// `alwaysThinkingEnabled: true`: Anthropic models think before they answer.
+    pub always_thinking: bool,
     /// The process environment.
     pub process: ProcessVariable,
 }
@@ -135,6 +137,7 @@ mod tests {
             env: BTreeMap::new(),
             providers: None,
             key_helper: None,
+            always_thinking: false,
             process: Arc::new(move |name: &str| match name {
                 "ANTHROPIC_API_KEY" => Some("sk-ant".to_owned()),
                 "ANTHROPIC_BASE_URL" | "OLLAMA_HOST" => Some(url.clone()),

@@ -33,7 +33,11 @@ pub struct AnthropicClient {
 /// The Messages API's wire format.
 struct Messages {
     prompt_caching: PromptCaching,
+    thinking_budget: Option<u32>,
 }
+
+/// The beta that lets thinking come between tool calls in one answer.
+const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 
 impl AnthropicClient {
     /// A client for `config`.
@@ -67,6 +71,7 @@ impl AnthropicClient {
             }),
             dialect: Messages {
                 prompt_caching: config.prompt_caching,
+                thinking_budget: config.thinking_budget,
             },
         })
     }
@@ -74,10 +79,13 @@ impl AnthropicClient {
 
 impl Dialect for Messages {
     fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError> {
-        serde_json::to_vec(&messages_body(request, self.prompt_caching)).map_err(|error| {
-            ModelError::InvalidRequest {
-                message: format!("could not encode the request: {error}"),
-            }
+        let mut body = messages_body(request, self.prompt_caching);
+        // A summary is plain text: no thinking asked for.
+        if let Some(budget) = self.thinking_budget.filter(|_| !request.text_only) {
+            body = body.with_thinking(budget);
+        }
+        serde_json::to_vec(&body).map_err(|error| ModelError::InvalidRequest {
+            message: format!("could not encode the request: {error}"),
         })
     }
 
@@ -86,6 +94,12 @@ impl Dialect for Messages {
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
+        if self.thinking_budget.is_some() {
+            headers.insert(
+                HeaderName::from_static("anthropic-beta"),
+                HeaderValue::from_static(INTERLEAVED_THINKING_BETA),
+            );
+        }
     }
 
     fn source_headers(&self, key: &str, setting: &'static str) -> Result<AuthHeaders, ModelError> {
@@ -232,7 +246,8 @@ mod tests {
                 "{:?}",
                 request_headers(
                     &Messages {
-                        prompt_caching: PromptCaching::Enabled
+                        prompt_caching: PromptCaching::Enabled,
+                        thinking_budget: None,
                     },
                     &auth
                 )

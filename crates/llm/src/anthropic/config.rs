@@ -30,6 +30,8 @@ const DISABLE_CACHING_VAR: &str = "DISABLE_PROMPT_CACHING";
 
 /// The longest one attempt may take, in milliseconds.
 const API_TIMEOUT_VAR: &str = "API_TIMEOUT_MS";
+/// The most tokens each answer may think for (Claude Code's variable).
+pub const THINKING_VAR: &str = "MAX_THINKING_TOKENS";
 /// Claude Code's default for `API_TIMEOUT_MS`: ten minutes.
 const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 /// The largest response body read. The longest real answer (128k output tokens, each delta
@@ -150,6 +152,9 @@ pub struct AnthropicConfig {
     pub max_response_bytes: u64,
     /// Whether requests carry prompt-caching breakpoints.
     pub prompt_caching: PromptCaching,
+    /// Extended thinking of up to this many tokens per answer (`MAX_THINKING_TOKENS`, or
+    /// the `alwaysThinkingEnabled` setting); `None` asks for none.
+    pub thinking_budget: Option<u32>,
 }
 
 impl AnthropicConfig {
@@ -166,6 +171,7 @@ impl AnthropicConfig {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             prompt_caching: PromptCaching::Enabled,
+            thinking_budget: None,
         }
     }
 
@@ -211,6 +217,20 @@ impl AnthropicConfig {
             RetryPolicy::from_max_retries(value(crate::retry::MAX_RETRIES_VAR).as_deref())?;
         if value(DISABLE_CACHING_VAR).is_some_and(|value| value != "0" && value != "false") {
             config.prompt_caching = PromptCaching::Disabled;
+        }
+        if let Some(text) = value(THINKING_VAR) {
+            let tokens = text
+                .parse::<u32>()
+                .ok()
+                .filter(|tokens| {
+                    *tokens == 0 || *tokens >= super::request_body::MIN_THINKING_BUDGET
+                })
+                .ok_or_else(|| ModelError::InvalidSetting {
+                    variable: THINKING_VAR,
+                    value: text.clone(),
+                    expected: "a whole number of tokens, at least 1024 (0 turns thinking off)",
+                })?;
+            config.thinking_budget = (tokens > 0).then_some(tokens);
         }
         if let Some(text) = value(API_TIMEOUT_VAR) {
             let ms = text
