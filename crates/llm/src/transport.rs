@@ -54,9 +54,9 @@ pub(crate) trait Dialect: Send + Sync {
     /// The JSON body of `request`.
     fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError>;
 
-    /// The dialect's own headers (an API version), beside JSON in, SSE out and the
-    /// credential's.
-    fn headers(&self, headers: &mut HeaderMap);
+    /// The dialect's own headers for `request` (an API version, a beta), beside JSON in,
+    /// SSE out and the credential's.
+    fn headers(&self, request: &ModelRequest, headers: &mut HeaderMap);
 
     /// The credential headers for a key from a source named `setting`.
     fn source_headers(&self, key: &str, setting: &'static str) -> Result<AuthHeaders, ModelError>;
@@ -224,7 +224,7 @@ impl Transport {
             .http
             .get()?
             .post(settings.url.clone())
-            .headers(request_headers(dialect, auth))
+            .headers(request_headers(dialect, request, auth))
             .body(body.clone())
             .send();
         let response = tokio::select! {
@@ -358,9 +358,13 @@ impl Transport {
 }
 
 /// The headers of one request: the dialect's, JSON in, an event stream out, and `auth`.
-pub(crate) fn request_headers(dialect: &dyn Dialect, auth: &AuthHeaders) -> HeaderMap {
+pub(crate) fn request_headers(
+    dialect: &dyn Dialect,
+    request: &ModelRequest,
+    auth: &AuthHeaders,
+) -> HeaderMap {
     let mut headers = HeaderMap::with_capacity(5);
-    dialect.headers(&mut headers);
+    dialect.headers(request, &mut headers);
     headers.insert(
         reqwest::header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

@@ -36,6 +36,34 @@ struct Messages {
     thinking_budget: Option<u32>,
 }
 
+/// The thinking budget the `ultrathink` keyword asks for: Claude Code's largest.
+const ULTRATHINK_BUDGET: u32 = 31_999;
+
+/// Whether the prompt of the turn in progress (the last user message that answers no tool
+/// call) says `ultrathink`.
+fn ultrathink(request: &ModelRequest) -> bool {
+    use cairn_protocol::{ContentBlock, Role};
+    request
+        .messages
+        .iter()
+        .rev()
+        .find(|message| {
+            message.role == Role::User
+                && !message
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, ContentBlock::ToolResult { .. }))
+        })
+        .is_some_and(|prompt| {
+            prompt.content.iter().any(|block| match block {
+                ContentBlock::Text { text } => text
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|word| word.eq_ignore_ascii_case("ultrathink")),
+                _ => false,
+            })
+        })
+}
+
 /// The beta that lets thinking come between tool calls in one answer.
 const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 
@@ -77,11 +105,24 @@ impl AnthropicClient {
     }
 }
 
+impl Messages {
+    /// The thinking `request` asks for: the configured budget, the most when the turn's
+    /// prompt says "ultrathink" (as in Claude Code), none for a summary (plain text).
+    fn thinking_budget(&self, request: &ModelRequest) -> Option<u32> {
+        if request.text_only {
+            return None;
+        }
+        if ultrathink(request) {
+            return Some(ULTRATHINK_BUDGET.max(self.thinking_budget.unwrap_or(0)));
+        }
+        self.thinking_budget
+    }
+}
+
 impl Dialect for Messages {
     fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError> {
         let mut body = messages_body(request, self.prompt_caching);
-        // A summary is plain text: no thinking asked for.
-        if let Some(budget) = self.thinking_budget.filter(|_| !request.text_only) {
+        if let Some(budget) = self.thinking_budget(request) {
             body = body.with_thinking(budget);
         }
         serde_json::to_vec(&body).map_err(|error| ModelError::InvalidRequest {
@@ -89,12 +130,12 @@ impl Dialect for Messages {
         })
     }
 
-    fn headers(&self, headers: &mut HeaderMap) {
+    fn headers(&self, request: &ModelRequest, headers: &mut HeaderMap) {
         headers.insert(
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
-        if self.thinking_budget.is_some() {
+        if self.thinking_budget(request).is_some() {
             headers.insert(
                 HeaderName::from_static("anthropic-beta"),
                 HeaderValue::from_static(INTERLEAVED_THINKING_BETA),
@@ -218,6 +259,54 @@ mod tests {
     use crate::anthropic::Credential;
     use crate::transport::request_headers;
 
+    fn hello() -> ModelRequest {
+        ModelRequest {
+            model: "claude-sonnet-4-5".to_string(),
+            system: cairn_protocol::SystemPrompt::default(),
+            messages: vec![cairn_protocol::Message::user_text("hi")],
+            tools: vec![],
+            max_tokens: 64,
+            text_only: false,
+        }
+    }
+
+    /// The keyword in the turn's prompt asks for the most thinking, for every request of
+    /// that turn; a summary asks for none; without either, the configured budget.
+    #[test]
+    fn ultrathink_in_the_prompt_asks_for_the_most_thinking() {
+        use cairn_protocol::{ContentBlock, Message, Role};
+        let dialect = Messages {
+            prompt_caching: PromptCaching::Enabled,
+            thinking_budget: None,
+        };
+        let mut request = hello();
+        assert_eq!(dialect.thinking_budget(&request), None);
+        request.messages = vec![Message::user_text("Ultrathink: why does it fail?")];
+        assert_eq!(dialect.thinking_budget(&request), Some(31_999));
+        request.messages.push(Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: "t".into(),
+                name: "Read".into(),
+                input: serde_json::json!({}),
+            }],
+        });
+        request.messages.push(Message {
+            role: Role::User,
+            content: vec![ContentBlock::tool_result("t", "ultrathink", false)],
+        });
+        assert_eq!(dialect.thinking_budget(&request), Some(31_999));
+        request
+            .messages
+            .push(Message::user_text("thanks, now the next one"));
+        assert_eq!(dialect.thinking_budget(&request), None);
+        request.messages = vec![Message::user_text("ultrathinking is not the word")];
+        assert_eq!(dialect.thinking_budget(&request), None);
+        request.messages = vec![Message::user_text("ultrathink")];
+        request.text_only = true;
+        assert_eq!(dialect.thinking_budget(&request), None);
+    }
+
     #[test]
     fn debug_output_hides_secrets() {
         let secret = "sk-ant-api03-SECRET";
@@ -236,7 +325,10 @@ mod tests {
                     let Auth::Fixed(auth) = &client.transport.settings.auth else {
                         panic!("a key from a variable is fixed");
                     };
-                    shown.push(format!("{:?}", request_headers(&client.dialect, auth)));
+                    shown.push(format!(
+                        "{:?}",
+                        request_headers(&client.dialect, &hello(), auth)
+                    ));
                 }
                 Err(error) => panic!("{error}"),
             }
@@ -249,6 +341,7 @@ mod tests {
                         prompt_caching: PromptCaching::Enabled,
                         thinking_budget: None,
                     },
+                    &hello(),
                     &auth
                 )
             )),

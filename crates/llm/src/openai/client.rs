@@ -183,7 +183,7 @@ impl Dialect for Chat {
         })
     }
 
-    fn headers(&self, _headers: &mut HeaderMap) {}
+    fn headers(&self, _request: &ModelRequest, _headers: &mut HeaderMap) {}
 
     fn source_headers(&self, key: &str, setting: &'static str) -> Result<AuthHeaders, ModelError> {
         Ok(vec![sensitive(
