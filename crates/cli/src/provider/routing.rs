@@ -99,10 +99,24 @@ impl ModelClient for RoutingClient {
         client.stream(request, on_event, cancel).await
     }
 
+    /// The answer of the provider's client when the run has one; otherwise the registry's,
+    /// without setting a client up (a response names its model without a provider prefix).
     fn model_info(&self, model: &str) -> ModelInfo {
-        match self.client(model) {
-            Ok(client) => client.model_info(model),
-            Err(_) => cairn_llm::registry::lookup(model),
+        let route = self.view.route(model);
+        let client = self
+            .clients
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .find(|(name, _)| *name == route)
+            .map(|(_, client)| Arc::clone(client));
+        match client {
+            Some(client) => client.model_info(model),
+            None => {
+                let mut info = cairn_llm::registry::lookup(model);
+                info.context_window = cairn_llm::registry::context_window(model);
+                info
+            }
         }
     }
 }
