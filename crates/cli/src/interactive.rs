@@ -146,7 +146,8 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         initial_prompt: args.prompt.clone(),
         first_message_context,
         resolve_model: models::resolve_model,
-        context_window: models::context_window,
+        // The provider's window: a model of another provider has one too.
+        context_window: cairn_llm::registry::context_window,
         history_path: crate::session::cairn_home()
             .ok()
             .map(|home| home.join("history.jsonl")),

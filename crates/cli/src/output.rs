@@ -193,9 +193,13 @@ impl Printer {
             TurnEnd::Failed { message } => ("error_during_execution", message.clone()),
         };
         if self.verbose {
+            // A model without known prices has an unknown cost, never $0.
+            let cost = summary
+                .cost()
+                .map_or_else(|| "unknown".to_string(), |usd| format!("${usd:.4}"));
             eprintln!(
-                "usage: {} input, {} output tokens; cost ${:.4}",
-                summary.usage.input_tokens, summary.usage.output_tokens, summary.cost_usd
+                "usage: {} input, {} output tokens; cost {cost}",
+                summary.usage.input_tokens, summary.usage.output_tokens
             );
         }
         match self.format {
@@ -219,7 +223,8 @@ impl Printer {
                     "num_turns": summary.requests,
                     "duration_ms": elapsed.as_millis() as u64,
                     "duration_api_ms": summary.duration_api_ms,
-                    "total_cost_usd": summary.cost_usd,
+                    // null when some request's model has no known prices.
+                    "total_cost_usd": summary.cost(),
                     "usage": summary.usage,
                 }));
             }

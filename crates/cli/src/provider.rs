@@ -6,16 +6,23 @@
 //! exported in the shell; cairn gives the provider the same view without changing its own
 //! process environment.
 //!
-//! Today the provider is Anthropic's (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`, else the
-//! `apiKeyHelper` setting's command; `ANTHROPIC_BASE_URL`). An OpenAI-compatible provider is chosen here too, from the same
-//! view, and reads `OPENAI_API_KEY` and `OPENAI_BASE_URL`.
+//! The provider is Anthropic's (`ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`, else the
+//! `apiKeyHelper` setting's command; `ANTHROPIC_BASE_URL`) unless the model names a built-in
+//! OpenAI-compatible provider as its prefix (`openai/gpt-4o`, `ollama/llama3.2`; see
+//! [`cairn_llm::openai::providers`]), which then reads its own variables from the same view
+//! (`OPENAI_API_KEY` and `OPENAI_BASE_URL`, `OLLAMA_HOST`, …) and needs no Anthropic
+//! credential. Any other id with a `/` is the default provider's.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cairn_config::LoadedSettings;
 use cairn_llm::credential::{API_KEY_HELPER_TTL_VAR, CredentialSource, KeyHelper};
-use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError};
+use cairn_llm::openai::split_provider;
+use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError, OpenAiClient};
+use routing::{RoutingClient, RunView};
+
+mod routing;
 
 /// The client a run sends its requests through, and where its credential came from.
 pub struct ProviderClient {
@@ -28,10 +35,144 @@ pub struct ProviderClient {
 /// The model client `settings` and cairn's environment describe. Fails when the provider's
 /// credential is missing, naming the variables it reads, or when one of its variables holds
 /// something it cannot use.
-pub fn model_client(settings: &LoadedSettings) -> anyhow::Result<ProviderClient> {
-    let var = |name: &str| run_variable(settings.env(), name, |name| std::env::var(name).ok());
-    let helper = key_helper(settings, &var)?;
-    Ok(client_for(var, helper)?)
+///
+/// The client routes each request by its model: `/model ollama/llama3.2` mid-session goes to
+/// Ollama, `/model sonnet` back to Anthropic. The provider of `model` is set up now (its
+/// errors stop the run before it starts); another one when a request first names it.
+pub fn model_client(settings: &LoadedSettings, model: &str) -> anyhow::Result<ProviderClient> {
+    let view = RunView {
+        env: settings.env().clone(),
+        providers: settings.get("providers").cloned(),
+        key_helper: settings.settings().api_key_helper.clone(),
+        always_thinking: settings.get("alwaysThinkingEnabled")
+            == Some(&serde_json::Value::Bool(true)),
+        process: Arc::new(|name: &str| std::env::var(name).ok()),
+    };
+    Ok(RoutingClient::start(view, model)?)
+}
+
+/// Builds the client of the provider `model` names, reading variables as `view` sees them.
+fn provider_client(view: &RunView, model: &str) -> Result<ProviderClient, ModelError> {
+    let var = |name: &str| view.var(name);
+    if let Some(client) = custom_client(view.providers.as_ref(), model, &var)? {
+        return Ok(client);
+    }
+    if let Some(client) = compatible_client(model, &var)? {
+        return Ok(client);
+    }
+    let helper = key_helper(view.key_helper.as_deref(), &var)?;
+    let mut config = AnthropicConfig::from_vars_or_source(var, helper)?;
+    // `alwaysThinkingEnabled` thinks as far as Claude Code's does; `MAX_THINKING_TOKENS` wins.
+    if view.always_thinking && config.thinking_budget.is_none() {
+        config.thinking_budget = Some(ALWAYS_THINKING_BUDGET);
+    }
+    anthropic_client(config)
+}
+
+/// The thinking budget of `alwaysThinkingEnabled`, Claude Code's largest.
+const ALWAYS_THINKING_BUDGET: u32 = 31_999;
+
+/// The client of the custom provider (`providers` in the settings) `model`'s prefix names:
+/// `{"kind": "openai", "baseUrl": …, "apiKeyEnv": …, "headers": {…}}`. A project's settings
+/// reach here only when the user approved them (`apply_project_rule` guards `baseUrl`,
+/// `apiKeyEnv` and `headers`: a project may not point a credential at a URL of its choosing).
+fn custom_client(
+    providers: Option<&serde_json::Value>,
+    model: &str,
+    var: &impl Fn(&str) -> Option<String>,
+) -> Result<Option<ProviderClient>, ModelError> {
+    let Some((prefix, _)) = model.trim().split_once('/') else {
+        return Ok(None);
+    };
+    let Some(entry) = providers
+        .and_then(serde_json::Value::as_object)
+        .and_then(|providers| providers.get(prefix))
+    else {
+        return Ok(None);
+    };
+    let setting = |field: &str| format!("providers.{prefix}.{field}");
+    // Names live for the whole run: the error messages that name them are built from them.
+    let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+    let kind = entry["kind"].as_str().unwrap_or("openai");
+    if kind != "openai" {
+        return Err(ModelError::InvalidSetting {
+            variable: leak(setting("kind")),
+            value: kind.to_owned(),
+            expected: "`openai` (Chat Completions), the only kind of custom provider",
+        });
+    }
+    let Some(base_url) = entry["baseUrl"].as_str() else {
+        return Err(ModelError::InvalidSetting {
+            variable: leak(setting("baseUrl")),
+            value: String::new(),
+            expected: "the provider's URL, such as http://host:8000/v1",
+        });
+    };
+    let key_variable = entry["apiKeyEnv"]
+        .as_str()
+        .map(|name| leak(name.to_owned()));
+    let api_key = match key_variable {
+        Some(name) => match var(name).filter(|key| !key.trim().is_empty()) {
+            Some(key) => Some(key.trim().to_owned()),
+            None => {
+                return Err(ModelError::MissingCredentials {
+                    variables: Box::leak(vec![name].into_boxed_slice()),
+                });
+            }
+        },
+        None => None,
+    };
+    let variables = cairn_llm::ProviderVariables {
+        credential: key_variable.unwrap_or_else(|| leak(setting("headers"))),
+        base_url: leak(setting("baseUrl")),
+    };
+    let mut config = cairn_llm::OpenAiConfig::new(base_url, api_key, variables);
+    config.model_prefix = Some(leak(prefix.to_owned()));
+    config.headers = entry["headers"]
+        .as_object()
+        .map(|headers| {
+            headers
+                .iter()
+                .filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some(ProviderClient {
+        client: Arc::new(OpenAiClient::new(config)?),
+        credential_variable: key_variable.unwrap_or("none"),
+    }))
+}
+
+/// The client of the OpenAI-compatible provider `model`'s prefix names, or `None` when it
+/// names none (the model is Anthropic's, or a gateway's id with a `/`).
+fn compatible_client(
+    model: &str,
+    var: &impl Fn(&str) -> Option<String>,
+) -> Result<Option<ProviderClient>, ModelError> {
+    let Some((provider, _)) = split_provider(model) else {
+        return Ok(None);
+    };
+    let config = provider.config(var)?;
+    // stream-json's `apiKeySource`: the variable, or `none` for a local server without one.
+    let credential_variable = if config.api_key.is_some() {
+        provider.key_variable
+    } else {
+        "none"
+    };
+    Ok(Some(ProviderClient {
+        client: Arc::new(OpenAiClient::new(config)?),
+        credential_variable,
+    }))
+}
+
+/// The model side requests (memory recall) go to for a run of `model`: on Anthropic the
+/// small model `anthropic_small` names (`ANTHROPIC_SMALL_FAST_MODEL`, else haiku); on another
+/// provider, which has no haiku, the main model itself.
+pub fn small_model(model: &str, anthropic_small: Option<String>) -> Option<String> {
+    match split_provider(model) {
+        Some(_) => Some(model.to_owned()),
+        None => anthropic_small,
+    }
 }
 
 /// The `apiKeyHelper` command, run in the working directory, its key kept for
@@ -39,16 +180,10 @@ pub fn model_client(settings: &LoadedSettings) -> anyhow::Result<ProviderClient>
 /// interactive UI has asked about the folder by then), and only when no credential variable
 /// is set.
 fn key_helper(
-    settings: &LoadedSettings,
+    command: Option<&str>,
     var: &impl Fn(&str) -> Option<String>,
 ) -> Result<Option<Arc<dyn CredentialSource>>, ModelError> {
-    let Some(command) = settings
-        .settings()
-        .api_key_helper
-        .as_deref()
-        .map(str::trim)
-        .filter(|command| !command.is_empty())
-    else {
+    let Some(command) = command.map(str::trim).filter(|command| !command.is_empty()) else {
         return Ok(None);
     };
     let ttl = KeyHelper::ttl_from(var(API_KEY_HELPER_TTL_VAR).as_deref())?;
@@ -67,11 +202,16 @@ fn run_variable(
 }
 
 /// The provider's client, with every variable looked up through `var`.
+#[cfg(test)]
 fn client_for(
     var: impl Fn(&str) -> Option<String>,
     helper: Option<Arc<dyn CredentialSource>>,
 ) -> Result<ProviderClient, ModelError> {
-    let config = AnthropicConfig::from_vars_or_source(var, helper)?;
+    anthropic_client(AnthropicConfig::from_vars_or_source(var, helper)?)
+}
+
+/// The Anthropic client for `config`.
+fn anthropic_client(config: AnthropicConfig) -> Result<ProviderClient, ModelError> {
     let credential_variable = config.credential.variable();
     Ok(ProviderClient {
         client: Arc::new(AnthropicClient::new(config)?),
@@ -157,7 +297,7 @@ mod tests {
                 "ANTHROPIC_BASE_URL": server.url(),
             }}),
         );
-        let provider = model_client(&settings).unwrap();
+        let provider = model_client(&settings, "claude-sonnet-4-5").unwrap();
         assert_eq!(provider.credential_variable, "ANTHROPIC_API_KEY");
         let received = key_received(&provider, &server).await;
         assert!(

@@ -108,9 +108,10 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     };
     crate::settings::apply_project_rule(args, &mut settings, &cwd, face)?;
     // The provider checks its credentials after the settings load: their `env` may hold them.
-    let provider = crate::provider::model_client(&settings)?;
-    let api_key_source = provider.credential_variable;
     let model = chosen_model(args, &settings);
+    // The model's `<provider>/` prefix, when it names a built-in provider, chooses the client.
+    let provider = crate::provider::model_client(&settings, &model)?;
+    let api_key_source = provider.credential_variable;
     let max_output_tokens = match std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS") {
         Ok(value) => value.trim().parse().with_context(|| {
             format!("CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a whole number of tokens, not {value:?}")
@@ -208,6 +209,7 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
             .get(SMALL_MODEL_VARIABLE)
             .cloned()
             .or_else(|| std::env::var(SMALL_MODEL_VARIABLE).ok());
+        let small_model = crate::provider::small_model(&model, small_model);
         let side = SideModel::small(provider.client.clone(), small_model.as_deref());
         Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
     });

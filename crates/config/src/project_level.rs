@@ -117,13 +117,15 @@ pub fn project_key_effect(origin: &Source, key: &GuardedKey, consent: &Consent) 
 
 /// Whether the environment variable `name` chooses a model provider's endpoint or credential:
 /// the credential variables cairn keeps from commands, and any `*_BASE_URL`, `*_API_BASE`,
-/// `*_API_KEY`, `*_AUTH_TOKEN`, `ANTHROPIC_CUSTOM_HEADERS` (a header can carry a key).
+/// `*_API_KEY`, `*_AUTH_TOKEN`, `ANTHROPIC_CUSTOM_HEADERS` (a header can carry a key), and
+/// `OLLAMA_HOST` (where `--model ollama/…` sends the conversation, and `OLLAMA_API_KEY`).
 pub fn is_provider_variable(name: &str) -> bool {
     cairn_protocol::is_credential_variable(name.as_ref())
         || ["_BASE_URL", "_API_BASE", "_API_KEY", "_AUTH_TOKEN"]
             .iter()
             .any(|suffix| name.ends_with(suffix))
         || name == "ANTHROPIC_CUSTOM_HEADERS"
+        || name == "OLLAMA_HOST"
 }
 
 /// One guarded key whose effective value a project-level file supplies.
@@ -148,7 +150,9 @@ impl ProjectSetting {
 
 /// The guarded keys of `loaded` whose effective value comes from a project-level file:
 /// `permissions.defaultMode` when it is `bypassPermissions`, `sandbox.enabled` when it is
-/// false, `apiKeyHelper`, and every `env` variable [`is_provider_variable`] names.
+/// false, `apiKeyHelper`, every `env` variable [`is_provider_variable`] names, and a custom
+/// provider's `baseUrl`, `apiKeyEnv` and `headers` (`providers.<name>.baseUrl`): where its
+/// requests go and which variable's key, or which header, they carry.
 pub fn guarded_project_settings(loaded: &LoadedSettings) -> Vec<ProjectSetting> {
     let mut candidates = vec![
         (
@@ -161,6 +165,16 @@ pub fn guarded_project_settings(loaded: &LoadedSettings) -> Vec<ProjectSetting> 
     for name in loaded.env().keys() {
         if is_provider_variable(name) {
             candidates.push((GuardedKey::Credential(format!("env.{name}")), None));
+        }
+    }
+    if let Some(Value::Object(providers)) = loaded.get("providers") {
+        for name in providers.keys() {
+            for field in ["baseUrl", "apiKeyEnv", "headers"] {
+                candidates.push((
+                    GuardedKey::Credential(format!("providers.{name}.{field}")),
+                    None,
+                ));
+            }
         }
     }
     candidates
@@ -275,6 +289,9 @@ mod tests {
             "OPENAI_API_KEY",
             "GEMINI_API_KEY",
             "ANTHROPIC_CUSTOM_HEADERS",
+            "OLLAMA_HOST",
+            "DEEPSEEK_BASE_URL",
+            "OPENROUTER_API_KEY",
         ];
         let free = ["ANTHROPIC_MODEL", "PATH", "RUST_LOG", "BASE_URL_OF_DOCS"];
         for name in guarded {

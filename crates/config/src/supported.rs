@@ -12,6 +12,7 @@ use crate::{LoadedSettings, Source};
 pub const SUPPORTED_KEYS: &[&str] = &[
     // Documentation for editors; nothing to act on.
     "$schema",
+    "alwaysThinkingEnabled",
     "apiKeyHelper",
     "autoCompactEnabled",
     "autoMemoryDirectory",
@@ -23,6 +24,8 @@ pub const SUPPORTED_KEYS: &[&str] = &[
     "model",
     "outputStyle",
     "permissions",
+    // Custom OpenAI-compatible providers for `--model <name>/<model>` (cairn's own key).
+    "providers",
     "sandbox",
     "statusLine",
 ];

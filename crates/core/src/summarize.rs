@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use cairn_context::{Summarizer, Trigger};
-use cairn_llm::{ModelClient, ModelRequest, pricing};
+use cairn_llm::{ModelClient, ModelRequest};
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{
     BoxFuture, ContentBlock, EventSender, Message, Role, SystemPrompt, ToolSpec, Usage,
@@ -24,6 +24,8 @@ pub(crate) struct SummaryCost {
     pub requests: u32,
     pub usage: Usage,
     pub cost_usd: f64,
+    /// Some summary went to a model without known prices.
+    pub cost_unknown: bool,
 }
 
 /// Summarizes through the session's own client and request shape.
@@ -98,7 +100,14 @@ impl Summarizer for ConversationSummarizer<'_> {
                     .unwrap_or_else(|poisoned| poisoned.into_inner());
                 cost.requests += 1;
                 cost.usage += response.usage;
-                cost.cost_usd += pricing::cost_usd(&response.model, &response.usage);
+                match self
+                    .client
+                    .model_info(&response.model)
+                    .cost_usd(&response.usage)
+                {
+                    Some(usd) => cost.cost_usd += usd,
+                    None => cost.cost_unknown = true,
+                }
             }
             let text = Message {
                 role: Role::Assistant,

@@ -103,6 +103,15 @@ pub enum ModelError {
     #[error("the API rejected the request (400): {message}")]
     InvalidRequest { message: String },
 
+    /// The conversation is over the model's window, as the provider's dialect recognised
+    /// from its own error ("prompt is too long", `context_length_exceeded`): compacting it
+    /// may help, and the engine does so once by itself.
+    #[error(
+        "the conversation is over the model's context window{}: compact it (/compact) or start a new session",
+        api_says(.message)
+    )]
+    ContextWindowExceeded { message: String },
+
     /// Any other HTTP error status (429, 5xx, 529, …). `retry_after` is the server's
     /// `retry-after-ms` / `retry-after` header, when it sent one.
     #[error("{}{}", status_summary(*.status), api_says(.message))]
@@ -207,15 +216,23 @@ impl ModelError {
     /// Whether the API refused the request because the conversation is over the model's
     /// window ("prompt is too long", or a body over the size limit): compacting it may help.
     pub fn is_prompt_too_long(&self) -> bool {
+        matches!(
+            self,
+            ModelError::ContextWindowExceeded { .. } | ModelError::RequestTooLarge { .. }
+        )
+    }
+
+    /// A 400 whose message is `message` as [`ContextWindowExceeded`](Self::ContextWindowExceeded)
+    /// when `over_window` says the provider meant that, else as
+    /// [`InvalidRequest`](Self::InvalidRequest). Each dialect says what its words are.
+    pub(crate) fn bad_request(self, over_window: impl Fn(&str) -> bool) -> ModelError {
         match self {
-            ModelError::InvalidRequest { message } => {
-                let message = message.to_ascii_lowercase();
-                message.contains("prompt is too long")
-                    || message.contains("context window")
-                    || message.contains("context length")
+            ModelError::InvalidRequest { message }
+                if over_window(&message.to_ascii_lowercase()) =>
+            {
+                ModelError::ContextWindowExceeded { message }
             }
-            ModelError::RequestTooLarge { .. } => true,
-            _ => false,
+            other => other,
         }
     }
 
@@ -242,6 +259,7 @@ impl ModelError {
             | ModelError::NotFound { .. }
             | ModelError::RequestTooLarge { .. }
             | ModelError::InvalidRequest { .. }
+            | ModelError::ContextWindowExceeded { .. }
             | ModelError::NotAnEventStream { .. }
             | ModelError::InvalidStream(_)
             | ModelError::RetriesExhausted { .. }

@@ -4,22 +4,38 @@
 //! [`ModelRequest`], receive [`ModelEvent`]s while the answer streams, and get the complete
 //! [`ModelResponse`] at the end.
 //!
-//! Each provider is a module of its own that implements the contract. [`anthropic`] speaks
-//! the Anthropic Messages API ([`AnthropicClient`]): its request body, its event stream, its
-//! credentials. An OpenAI-compatible client will sit beside it as `openai`. What they share
-//! stays here: [`ModelError`], whose messages name the variables the failing provider reads
-//! ([`ProviderVariables`]); [`RetryPolicy`]; SSE framing ([`sse`]); the model registry
-//! ([`models`]); and [`pricing`], which turns usage into dollars.
+//! Each provider is a dialect over one streaming transport (`transport`: the POST, the
+//! status turned into a typed error, timeouts, the size cap, retries with `retry-after` and
+//! credential renewal). [`anthropic`] speaks the Anthropic Messages API
+//! ([`AnthropicClient`]); [`openai`] speaks Chat Completions ([`OpenAiClient`]), for OpenAI
+//! and the compatible servers (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, DeepSeek).
+//! What they share stays here: [`ModelError`], whose messages name the variables the failing
+//! provider reads ([`ProviderVariables`]); [`RetryPolicy`]; SSE framing ([`sse`]); and the
+//! model [`registry`], which a client reports a model's window, prices and capabilities from
+//! ([`ModelClient::model_info`]).
+//!
+//! # What [`Usage`] counts
+//!
+//! Every dialect maps its provider's counts into the same four numbers, each counted once:
+//! `input_tokens` is the input that was neither written to nor read from a cache,
+//! `cache_creation_input_tokens` the input written to a cache, `cache_read_input_tokens` the
+//! input read from one, and `output_tokens` everything the model wrote, its reasoning
+//! included. Their sum ([`Usage::input_total`]) is what the request filled of the window.
+//! Anthropic reports them so; OpenAI's `prompt_tokens` includes its cached tokens
+//! (`prompt_tokens_details.cached_tokens`), so that dialect subtracts them.
 
 pub mod anthropic;
 pub mod credential;
 mod error;
 mod http;
 pub mod models;
+pub mod openai;
 pub mod pricing;
+pub mod registry;
 mod retry;
 pub mod side;
 pub mod sse;
+mod transport;
 
 use async_trait::async_trait;
 use cairn_protocol::{
@@ -30,6 +46,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use anthropic::{AnthropicClient, AnthropicConfig, Credential, PromptCaching};
 pub use error::{ModelError, ProviderVariables};
+pub use openai::{OpenAiClient, OpenAiConfig};
+pub use registry::{Capabilities, ModelInfo};
 pub use retry::RetryPolicy;
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
 pub use side::{SideAnswer, SideModel};
@@ -103,4 +121,11 @@ pub trait ModelClient: Send + Sync {
         on_event: &mut (dyn FnMut(ModelEvent) + Send),
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError>;
+
+    /// What this provider knows of `model`: its window, output ceiling, prices and
+    /// capabilities. The engine reads the window and the cost here, never from a table of
+    /// its own; a model without known prices has no cost (`None`), never a cost of zero.
+    fn model_info(&self, model: &str) -> ModelInfo {
+        registry::lookup(model)
+    }
 }

@@ -6,27 +6,46 @@ use crate::models::resolve_model;
 
 /// List prices of one model in USD per million tokens.
 ///
-/// Prompt-cache writes cost 1.25× the input price and cache reads 0.1× of it.
+/// Prompt-cache writes and reads cost a multiple of the input price: on Anthropic 1.25× and
+/// 0.1× ([`Price::new`]); providers with automatic prefix caching charge nothing extra to
+/// write and their own share to read ([`Price::with_cache`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Price {
     pub input_per_mtok: f64,
     pub output_per_mtok: f64,
+    /// Cache writes, as a multiple of the input price.
+    pub cache_write_ratio: f64,
+    /// Cache reads, as a multiple of the input price.
+    pub cache_read_ratio: f64,
 }
 
 impl Price {
-    const fn new(input_per_mtok: f64, output_per_mtok: f64) -> Self {
+    /// Anthropic's prices: cache writes at 1.25× the input price, reads at 0.1×.
+    pub const fn new(input_per_mtok: f64, output_per_mtok: f64) -> Self {
+        Price::with_cache(input_per_mtok, output_per_mtok, 1.25, 0.1)
+    }
+
+    /// Prices with their own cache multipliers.
+    pub const fn with_cache(
+        input_per_mtok: f64,
+        output_per_mtok: f64,
+        cache_write_ratio: f64,
+        cache_read_ratio: f64,
+    ) -> Self {
         Price {
             input_per_mtok,
             output_per_mtok,
+            cache_write_ratio,
+            cache_read_ratio,
         }
     }
 
     pub fn cache_write_per_mtok(&self) -> f64 {
-        self.input_per_mtok * 1.25
+        self.input_per_mtok * self.cache_write_ratio
     }
 
     pub fn cache_read_per_mtok(&self) -> f64 {
-        self.input_per_mtok * 0.1
+        self.input_per_mtok * self.cache_read_ratio
     }
 
     /// The cost of `usage` at these prices.
@@ -88,10 +107,10 @@ fn starts_with_version_number(rest: &str) -> bool {
     (1..=2).contains(&digits)
 }
 
-/// The cost in USD of `usage` on `model`; 0.0 for a model without a known price (use
-/// [`price_for`] to tell that case apart).
-pub fn cost_usd(model: &str, usage: &Usage) -> f64 {
-    price_for(model).map_or(0.0, |price| price.cost_usd(usage))
+/// The cost in USD of `usage` on `model`, or `None` for a model without a known price: an
+/// unknown cost is never reported as free.
+pub fn cost_usd(model: &str, usage: &Usage) -> Option<f64> {
+    crate::registry::lookup(model).cost_usd(usage)
 }
 
 #[cfg(test)]
@@ -126,7 +145,7 @@ mod tests {
         assert_eq!(input_output("gpt-4o"), None);
         assert_eq!(input_output("claude-opus-4-6"), None);
         assert_eq!(input_output("claude-opus-45"), None);
-        assert_eq!(cost_usd("gpt-4o", &Usage::default()), 0.0);
+        assert_eq!(cost_usd("my-proxy-model", &Usage::default()), None);
     }
 
     #[test]
@@ -138,14 +157,14 @@ mod tests {
             cache_read_input_tokens: 1_000_000,
         };
         // 3 + 15 + 3.75 + 0.3
-        let cost = cost_usd("claude-sonnet-4-5", &usage);
+        let cost = cost_usd("claude-sonnet-4-5", &usage).unwrap_or(f64::NAN);
         assert!((cost - 22.05).abs() < 1e-9, "{cost}");
         let small = Usage {
             input_tokens: 1200,
             output_tokens: 300,
             ..Usage::default()
         };
-        let cost = cost_usd("claude-haiku-4-5-20251001", &small);
+        let cost = cost_usd("claude-haiku-4-5-20251001", &small).unwrap_or(f64::NAN);
         assert!((cost - (0.0012 + 0.0015)).abs() < 1e-12, "{cost}");
     }
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use cairn_protocol::{Message, SystemPrompt, Usage};
 use tokio_util::sync::CancellationToken;
 
-use crate::{ModelClient, ModelError, ModelRequest, models, pricing};
+use crate::{ModelClient, ModelError, ModelRequest, models};
 
 /// The variable that names the model for side requests, as Claude Code reads it.
 pub const SMALL_MODEL_VARIABLE: &str = "ANTHROPIC_SMALL_FAST_MODEL";
@@ -21,7 +21,8 @@ pub struct SideAnswer {
     pub text: String,
     pub model: String,
     pub usage: Usage,
-    pub cost_usd: f64,
+    /// `None` when the model's prices are unknown.
+    pub cost_usd: Option<f64>,
 }
 
 /// Sends side requests to one model through a client.
@@ -85,7 +86,10 @@ impl SideModel {
         }
         .text();
         Ok(SideAnswer {
-            cost_usd: pricing::cost_usd(&response.model, &response.usage),
+            cost_usd: self
+                .client
+                .model_info(&response.model)
+                .cost_usd(&response.usage),
             text,
             model: response.model,
             usage: response.usage,

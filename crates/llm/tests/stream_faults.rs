@@ -167,8 +167,9 @@ async fn a_request_over_the_size_limit_gets_the_apis_400_and_no_retry() {
         panic!("the request should have been refused");
     };
     assert!(
-        message.starts_with("the API rejected the request (400): prompt is too long: ")
-            && message.ends_with(" bytes > 10 maximum"),
+        message.starts_with(
+            "the conversation is over the model's context window: prompt is too long: "
+        ) && message.ends_with(" bytes > 10 maximum: compact it (/compact) or start a new session"),
         "{message}"
     );
     assert_eq!(retry_reasons(&events), Vec::<String>::new());

@@ -178,9 +178,21 @@ pub struct TurnSummary {
     /// Model requests that completed in this turn (stream-json's `num_turns`).
     pub requests: u32,
     pub usage: Usage,
+    /// The cost of the requests whose model has known prices.
     pub cost_usd: f64,
+    /// Some request went to a model without known prices: the turn's cost is unknown, and
+    /// `cost_usd` counts only the rest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cost_unknown: bool,
     /// Time spent waiting on the model API.
     pub duration_api_ms: u64,
+}
+
+impl TurnSummary {
+    /// The turn's cost in USD, or `None` when some of it is unknown.
+    pub fn cost(&self) -> Option<f64> {
+        (!self.cost_unknown).then_some(self.cost_usd)
+    }
 }
 
 /// Something the engine reports while it works. Deltas arrive as the model streams them.

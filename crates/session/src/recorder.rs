@@ -145,6 +145,7 @@ mod tests {
                 requests: 0,
                 usage: Usage::default(),
                 cost_usd: 0.0,
+                cost_unknown: false,
                 duration_api_ms: 0,
             })
         };

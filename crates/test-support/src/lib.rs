@@ -19,12 +19,17 @@
 //! assert_eq!(requests[0].header("x-api-key"), Some("test-key"));
 //! ```
 //!
+//! A request to a path ending in `/chat/completions` is answered in the OpenAI Chat
+//! Completions dialect instead: the same replies, as `chat.completion.chunk`s (see the
+//! `openai` module), so one scripted scenario runs against both providers.
+//!
 //! The `cairn-scripted-server` binary serves one text reply to every request, for benchmarks.
 //! The `cairn-test-mcp-server` binary is a test MCP server on stdio ([`mcp`]).
 
 pub mod cache;
 mod delivery;
 pub mod mcp;
+mod openai;
 mod reply;
 mod server;
 mod sse;

@@ -8,6 +8,7 @@ use hyper::StatusCode;
 use hyper::header::{HeaderName, HeaderValue};
 use serde::Serialize;
 
+use crate::openai;
 use crate::sse::{self, ScriptedMessage};
 
 /// One content block of a scripted assistant message.
@@ -56,6 +57,8 @@ pub struct Reply {
     delay: Option<Duration>,
     chunking: Chunking,
     ending: Ending,
+    /// The delta field thinking streams in on the Chat Completions dialect.
+    reasoning_field: &'static str,
 }
 
 #[derive(Clone, Debug)]
@@ -307,8 +310,16 @@ impl Reply {
         }
     }
 
-    /// Everything needed to answer one request, with `message_number` in the message id.
-    pub(crate) fn render(&self, model: &str, message_number: u64) -> Rendered {
+    /// Thinking streams as `delta.reasoning` (OpenRouter's name) rather than
+    /// `delta.reasoning_content` on the Chat Completions dialect.
+    pub fn with_reasoning_field(mut self, field: &'static str) -> Reply {
+        self.reasoning_field = field;
+        self
+    }
+
+    /// Everything needed to answer one request, with `message_number` in the message id, in
+    /// the Chat Completions dialect when `chat`.
+    pub(crate) fn render_in(&self, chat: bool, model: &str, message_number: u64) -> Rendered {
         let (status, content_type, known_length) = match &self.content {
             Content::Message { .. } | Content::RawSse(_) | Content::Endless { .. } => {
                 (StatusCode::OK, "text/event-stream", false)
@@ -324,7 +335,11 @@ impl Reply {
             content_type,
             headers: self.headers.clone(),
             delay: self.delay,
-            pieces: self.body_pieces(model, message_number),
+            pieces: if chat {
+                self.chat_pieces(model, message_number)
+            } else {
+                self.body_pieces(model, message_number)
+            },
             chunking: self.chunking,
             ending: self.ending,
             known_length,
@@ -339,6 +354,36 @@ impl Reply {
             delay: None,
             chunking: Chunking::Natural,
             ending: Ending::Complete,
+            reasoning_field: "reasoning_content",
+        }
+    }
+
+    /// The body in the Chat Completions dialect: chunks, or the OpenAI error body.
+    fn chat_pieces(&self, model: &str, message_number: u64) -> Vec<Bytes> {
+        match &self.content {
+            Content::Message {
+                blocks,
+                stop_reason,
+                usage,
+            } => openai::completion_events(&openai::ScriptedCompletion {
+                id: &format!("chatcmpl-scripted-{message_number}"),
+                model,
+                blocks,
+                stop_reason,
+                usage: *usage,
+                reasoning_field: self.reasoning_field,
+            })
+            .into_iter()
+            .map(Bytes::from)
+            .collect(),
+            Content::Error {
+                error_type,
+                message,
+                ..
+            } => vec![Bytes::from(openai::error_body(error_type, message))],
+            Content::RawSse(body) => vec![Bytes::from(body.clone())],
+            // Servers of this dialect keep an idle stream open with SSE comments.
+            Content::Endless { .. } => vec![Bytes::from_static(b": keep-alive\n\n")],
         }
     }
 

@@ -128,8 +128,9 @@ impl Shared {
             .map(|cache| cache.account(&request.body));
         // A side request: a summary (tools sent but not callable) or a request with no tools
         // at all (memory recall).
-        let text_only =
-            request.body["tool_choice"]["type"] == "none" || request.body.get("tools").is_none();
+        let text_only = request.body["tool_choice"]["type"] == "none"
+            || request.body["tool_choice"] == "none"
+            || request.body.get("tools").is_none();
         state.requests.push(request);
         let request_number = state.requests.len();
         let reply = match state.text_only_replies.len() {
@@ -406,7 +407,8 @@ async fn respond(
         received_at,
     };
     let answer = shared.record(recorded, body_len);
-    let rendered = answer.reply.render(&model, answer.message_number);
+    let chat = crate::openai::is_chat_completions(parts.uri.path());
+    let rendered = answer.reply.render_in(chat, &model, answer.message_number);
     if let Some(delay) = rendered.delay {
         tokio::time::sleep(delay).await;
     }

@@ -19,6 +19,7 @@ fn finished(end: TurnEnd) -> AgentEvent {
         requests: 1,
         usage: Usage::default(),
         cost_usd: 0.0,
+        cost_unknown: false,
         duration_api_ms: 0,
     })
 }

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use cairn_context::Trigger;
-use cairn_llm::{ModelError, ModelEvent, ModelRequest, ModelResponse, pricing};
+use cairn_llm::{ModelError, ModelEvent, ModelRequest, ModelResponse};
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{
     AgentEvent, ContentBlock, EventSender, Message, Role, StopReason, TurnEnd, TurnSummary, Usage,
@@ -24,11 +24,21 @@ pub(super) struct TurnTally {
     pub(super) requests: u32,
     pub(super) usage: Usage,
     pub(super) cost_usd: f64,
+    /// Some request's cost was unknown (a model without known prices).
+    pub(super) cost_unknown: bool,
     pub(super) duration_api_ms: u64,
     pub(super) result: String,
 }
 
 impl TurnTally {
+    /// Adds one request's cost, `None` when its model's prices are unknown.
+    pub(super) fn add_cost(&mut self, cost: Option<f64>) {
+        match cost {
+            Some(cost) => self.cost_usd += cost,
+            None => self.cost_unknown = true,
+        }
+    }
+
     /// The turn's summary, ended by `end`.
     pub(super) fn finish(self, end: TurnEnd) -> TurnSummary {
         TurnSummary {
@@ -37,6 +47,7 @@ impl TurnTally {
             requests: self.requests,
             usage: self.usage,
             cost_usd: self.cost_usd,
+            cost_unknown: self.cost_unknown,
             duration_api_ms: self.duration_api_ms,
         }
     }
@@ -254,8 +265,13 @@ impl Engine {
             tally.requests += 1;
             tally.usage += response.usage;
             self.last_reported = Some((response.usage.input_total(), sent));
-            let cost_usd = pricing::cost_usd(&response.model, &response.usage);
-            tally.cost_usd += cost_usd;
+            // The provider prices its own models; an unknown price is not a cost of zero.
+            let cost = self
+                .client
+                .model_info(&response.model)
+                .cost_usd(&response.usage);
+            tally.add_cost(cost);
+            let cost_usd = cost.unwrap_or(0.0);
             let message = Message {
                 role: Role::Assistant,
                 content: response.content.clone(),

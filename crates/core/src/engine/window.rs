@@ -2,7 +2,6 @@
 //! memories recall brings in.
 
 use cairn_context::{TokenAccounting, Trigger};
-use cairn_llm::models;
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentEvent, ContentBlock, EventSender, Message, TurnEnd, TurnSummary};
 use tokio_util::sync::CancellationToken;
@@ -53,7 +52,7 @@ impl Engine {
         let trigger = trigger.unwrap_or(Trigger::Auto);
         let accounting = TokenAccounting {
             last_reported: self.last_reported,
-            context_window: models::context_window(&self.config.model),
+            context_window: self.client.model_info(&self.config.model).context_window,
             max_output_tokens: self.config.max_output_tokens,
         };
         let summarizer = ConversationSummarizer {
@@ -82,6 +81,7 @@ impl Engine {
         tally.requests += cost.requests;
         tally.usage += cost.usage;
         tally.cost_usd += cost.cost_usd;
+        tally.cost_unknown |= cost.cost_unknown;
         let projection = projected.map_err(|err| TurnEnd::Failed {
             message: err.to_string(),
         })?;

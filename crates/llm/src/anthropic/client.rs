@@ -1,36 +1,22 @@
-//! The Anthropic Messages API client: one streaming POST per attempt, retried as the
-//! [`RetryPolicy`] says.
+//! The Anthropic Messages API client: the Messages dialect over the shared
+//! [`Transport`](crate::transport::Transport).
 
 use std::fmt;
-use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use bytes::Bytes;
-use cairn_protocol::RetryNotice;
-use futures_util::StreamExt;
-use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
 use super::config::{AnthropicConfig, AuthHeaders, Credential, source_headers};
 use super::request_body::{PromptCaching, messages_body};
 use super::stream::StreamDecoder;
-use crate::credential::{CredentialSource, Freshness};
-use crate::error::{body_excerpt, error_chain};
-use crate::http::{HttpClient, is_event_stream, stream_broke};
-use crate::retry::{Setback, is_connection_refused, retry_after_from_headers};
-use crate::{
-    ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, ProviderVariables,
-    RetryPolicy,
-};
+use crate::transport::{Auth, Dialect, StreamDecode, Transport, TransportSettings};
+use crate::{ModelClient, ModelError, ModelEvent, ModelRequest, ModelResponse, ProviderVariables};
 
 /// The API version cairn speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
-
-/// After `message_stop`, how long to wait for the body's end before dropping the connection.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// A [`ModelClient`] for the Anthropic Messages API.
 ///
@@ -40,19 +26,46 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 /// attempt had already streamed output, the notice says to discard it. Every wait (the
 /// request, each chunk, the pause between attempts) gives way to cancellation at once.
 pub struct AnthropicClient {
-    http: HttpClient,
-    url: Url,
-    /// The base URL as configured, for saying where nothing is listening.
-    base_url: String,
-    auth: Auth,
-    /// Where the credential and the base URL came from, for error messages.
-    variables: ProviderVariables,
-    retry: RetryPolicy,
-    idle_timeout: Duration,
-    request_timeout: Duration,
-    max_response_bytes: u64,
-    prompt_caching: PromptCaching,
+    transport: Transport,
+    dialect: Messages,
 }
+
+/// The Messages API's wire format.
+struct Messages {
+    prompt_caching: PromptCaching,
+    thinking_budget: Option<u32>,
+}
+
+/// The thinking budget the `ultrathink` keyword asks for: Claude Code's largest.
+const ULTRATHINK_BUDGET: u32 = 31_999;
+
+/// Whether the prompt of the turn in progress (the last user message that answers no tool
+/// call) says `ultrathink`.
+fn ultrathink(request: &ModelRequest) -> bool {
+    use cairn_protocol::{ContentBlock, Role};
+    request
+        .messages
+        .iter()
+        .rev()
+        .find(|message| {
+            message.role == Role::User
+                && !message
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, ContentBlock::ToolResult { .. }))
+        })
+        .is_some_and(|prompt| {
+            prompt.content.iter().any(|block| match block {
+                ContentBlock::Text { text } => text
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|word| word.eq_ignore_ascii_case("ultrathink")),
+                _ => false,
+            })
+        })
+}
+
+/// The beta that lets thinking come between tool calls in one answer.
+const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 
 impl AnthropicClient {
     /// A client for `config`.
@@ -73,217 +86,153 @@ impl AnthropicClient {
             }
         };
         Ok(AnthropicClient {
-            http: HttpClient::warm_up(config.connect_timeout),
-            url,
-            base_url: config.base_url.trim_end_matches('/').to_owned(),
-            auth,
-            variables: config.variables(),
-            retry: config.retry,
-            idle_timeout: config.idle_timeout,
-            request_timeout: config.request_timeout,
-            max_response_bytes: config.max_response_bytes,
-            prompt_caching: config.prompt_caching,
+            transport: Transport::new(TransportSettings {
+                url,
+                base_url: config.base_url.trim_end_matches('/').to_owned(),
+                auth,
+                variables: config.variables(),
+                retry: config.retry,
+                connect_timeout: config.connect_timeout,
+                idle_timeout: config.idle_timeout,
+                request_timeout: config.request_timeout,
+                max_response_bytes: config.max_response_bytes,
+            }),
+            dialect: Messages {
+                prompt_caching: config.prompt_caching,
+                thinking_budget: config.thinking_budget,
+            },
+        })
+    }
+}
+
+impl Messages {
+    /// The thinking `request` asks for: the configured budget, the most when the turn's
+    /// prompt says "ultrathink" (as in Claude Code), none for a summary (plain text).
+    fn thinking_budget(&self, request: &ModelRequest) -> Option<u32> {
+        if request.text_only {
+            return None;
+        }
+        if ultrathink(request) {
+            return Some(ULTRATHINK_BUDGET.max(self.thinking_budget.unwrap_or(0)));
+        }
+        self.thinking_budget
+    }
+}
+
+impl Dialect for Messages {
+    fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError> {
+        let mut body = messages_body(request, self.prompt_caching);
+        if let Some(budget) = self.thinking_budget(request) {
+            body = body.with_thinking(budget);
+        }
+        serde_json::to_vec(&body).map_err(|error| ModelError::InvalidRequest {
+            message: format!("could not encode the request: {error}"),
         })
     }
 
-    /// One attempt: send, then stream the answer. `trace` records what the retry that may
-    /// follow needs to know.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one attempt's inputs, all distinct"
-    )]
-    async fn attempt(
+    fn headers(&self, request: &ModelRequest, headers: &mut HeaderMap) {
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        if self.thinking_budget(request).is_some() {
+            headers.insert(
+                HeaderName::from_static("anthropic-beta"),
+                HeaderValue::from_static(INTERLEAVED_THINKING_BETA),
+            );
+        }
+    }
+
+    fn source_headers(&self, key: &str, setting: &'static str) -> Result<AuthHeaders, ModelError> {
+        source_headers(key, setting)
+    }
+
+    fn decoder(&self, _request: &ModelRequest) -> Box<dyn StreamDecode> {
+        Box::new(StreamDecoder::new())
+    }
+
+    fn classify(
         &self,
-        body: &Bytes,
+        status: u16,
+        body: &[u8],
+        retry_after: Option<Duration>,
+        variables: ProviderVariables,
         model: &str,
-        auth: &AuthHeaders,
-        on_event: &mut (dyn FnMut(ModelEvent) + Send),
-        trace: &mut AttemptTrace,
-        cancel: &CancellationToken,
-    ) -> Result<ModelResponse, ModelError> {
-        let send = self
-            .http
-            .get()?
-            .post(self.url.clone())
-            .headers(request_headers(auth))
-            .body(body.clone())
-            .send();
-        let response = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(ModelError::Cancelled),
-            sent = tokio::time::timeout(self.idle_timeout, send) => match sent {
-                Ok(Ok(response)) => response,
-                Ok(Err(error)) if is_connection_refused(&error) => {
-                    trace.setback = Setback::NothingListening;
-                    return Err(ModelError::Connection { message: self.nothing_listening() });
-                }
-                Ok(Err(error)) => {
-                    return Err(ModelError::Connection { message: error_chain(&error) });
-                }
-                Err(_) => {
-                    return Err(ModelError::Connection {
-                        message: format!(
-                            "no response within {} s",
-                            self.idle_timeout.as_secs()
-                        ),
-                    });
-                }
-            },
-        };
-
-        let status = response.status();
-        if !status.is_success() {
-            let retry_after = retry_after_from_headers(response.headers());
-            let body = tokio::select! {
-                biased;
-                () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                body = tokio::time::timeout(self.idle_timeout, response.bytes()) => {
-                    body.ok().and_then(Result::ok).unwrap_or_default()
-                }
-            };
-            return Err(ModelError::from_status(
-                status.as_u16(),
-                &body,
-                retry_after,
-                self.variables,
-                model,
-            ));
-        }
-
-        let content_type = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
-        if !is_event_stream(content_type.as_deref()) {
-            let body = tokio::select! {
-                biased;
-                () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                body = tokio::time::timeout(self.idle_timeout, response.bytes()) => {
-                    body.ok().and_then(Result::ok).unwrap_or_default()
-                }
-            };
-            return Err(ModelError::NotAnEventStream {
-                content_type: content_type.unwrap_or_default(),
-                body: body_excerpt(&body),
-                base_url_variable: self.variables.base_url,
+    ) -> ModelError {
+        // The Messages API says "prompt is too long: N tokens > M maximum", or that the input
+        // and `max_tokens` exceed the context limit.
+        let error = ModelError::from_status(status, body, retry_after, variables, model)
+            .bad_request(|message| {
+                message.contains("prompt is too long") || message.contains("context limit")
             });
+        match error {
+            // A model that is not Claude's went to Anthropic: say how another provider is chosen.
+            ModelError::NotFound {
+                model,
+                message,
+                base_url_variable,
+            } if !model.starts_with("claude") => ModelError::NotFound {
+                message: format!(
+                    "{}{}",
+                    if message.is_empty() {
+                        ""
+                    } else {
+                        message.as_str()
+                    },
+                    provider_hint(&model, message.is_empty())
+                ),
+                model,
+                base_url_variable,
+            },
+            other => other,
         }
-
-        let mut body = pin!(response.bytes_stream());
-        let mut decoder = StreamDecoder::new();
-        let mut forward = |event: ModelEvent| {
-            trace.emitted = true;
-            on_event(event);
-        };
-        let mut received: u64 = 0;
-        // Set once the answer is whole: how long the rest of the body may take to end.
-        let mut drain_until = None;
-        loop {
-            if drain_until.is_none() && decoder.is_complete() {
-                drain_until = Some(tokio::time::Instant::now() + DRAIN_TIMEOUT);
-            }
-            let deadline =
-                drain_until.unwrap_or_else(|| tokio::time::Instant::now() + self.idle_timeout);
-            let next = tokio::select! {
-                biased;
-                () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                next = tokio::time::timeout_at(deadline, body.next()) => next,
-            };
-            let complete = drain_until.is_some();
-            match next {
-                // The answer is whole: the rest of the body only matters for reusing the
-                // connection, so a failure or a wait there changes nothing.
-                Ok(Some(Ok(_))) if complete => {}
-                Ok(Some(Err(_))) | Err(_) if complete => break,
-                Ok(Some(Ok(chunk))) => {
-                    received += chunk.len() as u64;
-                    if received > self.max_response_bytes {
-                        return Err(ModelError::ResponseTooLarge {
-                            limit: self.max_response_bytes,
-                        });
-                    }
-                    decoder.push(&chunk, &mut forward)?;
-                }
-                Ok(Some(Err(error))) => return Err(stream_broke(&error)),
-                Ok(None) => break,
-                Err(_) => return Err(ModelError::StreamStalled(self.idle_timeout)),
-            }
-        }
-        decoder.finish(&mut forward)
-    }
-
-    /// The credential headers for the next attempt: the fixed ones, or the source's key
-    /// (`Fresh` after a 401), asked for while cancellation can still stop the wait.
-    async fn auth_headers(
-        &self,
-        freshness: Freshness,
-        cancel: &CancellationToken,
-    ) -> Result<AuthHeaders, ModelError> {
-        match &self.auth {
-            Auth::Fixed(headers) => Ok(headers.clone()),
-            Auth::Source(source) => {
-                let key = tokio::select! {
-                    biased;
-                    () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                    key = source.key(freshness) => key?,
-                };
-                source_headers(&key, source.setting())
-            }
-        }
-    }
-
-    /// The message of a refused connection: where, and which variable says so.
-    fn nothing_listening(&self) -> String {
-        format!(
-            "nothing is listening at {} (connection refused): check {}",
-            self.base_url, self.variables.base_url
-        )
     }
 }
 
-/// The headers of one request: the API version, JSON in, an event stream out, and `auth`.
-fn request_headers(auth: &AuthHeaders) -> HeaderMap {
-    let mut headers = HeaderMap::with_capacity(5);
-    headers.insert(
-        HeaderName::from_static("anthropic-version"),
-        HeaderValue::from_static(ANTHROPIC_VERSION),
-    );
-    headers.insert(
-        reqwest::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert(
-        reqwest::header::ACCEPT,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    for (name, value) in auth {
-        headers.insert(name.clone(), value.clone());
+/// How to send `model` to another provider, for a 404 from Anthropic's endpoint.
+fn provider_hint(model: &str, alone: bool) -> String {
+    let names: Vec<String> = crate::openai::BUILTIN_PROVIDERS
+        .iter()
+        .map(|provider| format!("{}/", provider.name))
+        .collect();
+    format!(
+        "{}it went to the Anthropic API; another provider is chosen with its prefix, such as \
+         openai/{}, one of {}",
+        if alone { "" } else { "; " },
+        model.rsplit('/').next().unwrap_or(model),
+        names.join(", ")
+    )
+}
+
+impl StreamDecode for StreamDecoder {
+    fn push(
+        &mut self,
+        chunk: &[u8],
+        on_event: &mut dyn FnMut(ModelEvent),
+    ) -> Result<(), ModelError> {
+        StreamDecoder::push(self, chunk, on_event)
     }
-    headers
-}
 
-/// How the client authenticates: the same headers every time, or a key asked of a source
-/// before each request and again after a 401.
-enum Auth {
-    Fixed(AuthHeaders),
-    Source(Arc<dyn CredentialSource>),
-}
+    fn is_complete(&self) -> bool {
+        StreamDecoder::is_complete(self)
+    }
 
-/// What one attempt did besides its result, for the retry that may follow.
-struct AttemptTrace {
-    /// Output was forwarded: a retry notice says to discard it.
-    emitted: bool,
-    /// How patiently a failure is retried.
-    setback: Setback,
+    fn finish(
+        self: Box<Self>,
+        on_event: &mut dyn FnMut(ModelEvent),
+    ) -> Result<ModelResponse, ModelError> {
+        StreamDecoder::finish(*self, on_event)
+    }
 }
 
 impl fmt::Debug for AnthropicClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let settings = &self.transport.settings;
         f.debug_struct("AnthropicClient")
-            .field("url", &self.url.as_str())
-            .field("credential", &self.variables.credential)
-            .field("retry", &self.retry)
-            .field("idle_timeout", &self.idle_timeout)
+            .field("url", &settings.url.as_str())
+            .field("credential", &settings.variables.credential)
+            .field("retry", &settings.retry)
+            .field("idle_timeout", &settings.idle_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -296,81 +245,9 @@ impl ModelClient for AnthropicClient {
         on_event: &mut (dyn FnMut(ModelEvent) + Send),
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
-        let body =
-            serde_json::to_vec(&messages_body(request, self.prompt_caching)).map_err(|error| {
-                ModelError::InvalidRequest {
-                    message: format!("could not encode the request: {error}"),
-                }
-            })?;
-        let body = Bytes::from(body);
-        let mut attempt = 1;
-        let mut freshness = Freshness::Kept;
-        let mut key_renewed = false;
-        loop {
-            if cancel.is_cancelled() {
-                return Err(ModelError::Cancelled);
-            }
-            let auth = self.auth_headers(freshness, cancel).await?;
-            freshness = Freshness::Kept;
-            let mut trace = AttemptTrace {
-                emitted: false,
-                setback: Setback::Transient,
-            };
-            let attempted = tokio::time::timeout(
-                self.request_timeout,
-                self.attempt(&body, &request.model, &auth, on_event, &mut trace, cancel),
-            )
-            .await;
-            let error = match attempted {
-                Ok(Ok(response)) => return Ok(response),
-                Ok(Err(error)) => error,
-                Err(_) => ModelError::RequestTimedOut(self.request_timeout),
-            };
-            // A key from a source may have expired: ask it for a new one and send once more.
-            if matches!(error, ModelError::Unauthorized { .. })
-                && matches!(self.auth, Auth::Source(_))
-                && !key_renewed
-            {
-                key_renewed = true;
-                freshness = Freshness::Fresh;
-                continue;
-            }
-            if !error.is_retryable() {
-                return Err(error);
-            }
-            let max_attempts = self.retry.attempts_after(trace.setback);
-            if attempt >= max_attempts {
-                return Err(if max_attempts > 1 {
-                    ModelError::RetriesExhausted {
-                        attempts: attempt,
-                        last: Box::new(error),
-                    }
-                } else {
-                    error
-                });
-            }
-            let delay = self
-                .retry
-                .delay_after(trace.setback, attempt, error.retry_after());
-            // The first notice already says where nothing is listening.
-            let reason = match trace.setback {
-                Setback::NothingListening => format!("nothing is listening at {}", self.base_url),
-                Setback::Transient => error.retry_reason(),
-            };
-            on_event(ModelEvent::Retrying(RetryNotice {
-                attempt: attempt + 1,
-                max_attempts,
-                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                reason,
-                discard_partial: trace.emitted,
-            }));
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                () = tokio::time::sleep(delay) => {}
-            }
-            attempt += 1;
-        }
+        self.transport
+            .stream(&self.dialect, request, on_event, cancel)
+            .await
     }
 }
 
@@ -380,6 +257,55 @@ mod tests {
 
     use super::*;
     use crate::anthropic::Credential;
+    use crate::transport::request_headers;
+
+    fn hello() -> ModelRequest {
+        ModelRequest {
+            model: "claude-sonnet-4-5".to_string(),
+            system: cairn_protocol::SystemPrompt::default(),
+            messages: vec![cairn_protocol::Message::user_text("hi")],
+            tools: vec![],
+            max_tokens: 64,
+            text_only: false,
+        }
+    }
+
+    /// The keyword in the turn's prompt asks for the most thinking, for every request of
+    /// that turn; a summary asks for none; without either, the configured budget.
+    #[test]
+    fn ultrathink_in_the_prompt_asks_for_the_most_thinking() {
+        use cairn_protocol::{ContentBlock, Message, Role};
+        let dialect = Messages {
+            prompt_caching: PromptCaching::Enabled,
+            thinking_budget: None,
+        };
+        let mut request = hello();
+        assert_eq!(dialect.thinking_budget(&request), None);
+        request.messages = vec![Message::user_text("Ultrathink: why does it fail?")];
+        assert_eq!(dialect.thinking_budget(&request), Some(31_999));
+        request.messages.push(Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: "t".into(),
+                name: "Read".into(),
+                input: serde_json::json!({}),
+            }],
+        });
+        request.messages.push(Message {
+            role: Role::User,
+            content: vec![ContentBlock::tool_result("t", "ultrathink", false)],
+        });
+        assert_eq!(dialect.thinking_budget(&request), Some(31_999));
+        request
+            .messages
+            .push(Message::user_text("thanks, now the next one"));
+        assert_eq!(dialect.thinking_budget(&request), None);
+        request.messages = vec![Message::user_text("ultrathinking is not the word")];
+        assert_eq!(dialect.thinking_budget(&request), None);
+        request.messages = vec![Message::user_text("ultrathink")];
+        request.text_only = true;
+        assert_eq!(dialect.thinking_budget(&request), None);
+    }
 
     #[test]
     fn debug_output_hides_secrets() {
@@ -396,16 +322,29 @@ mod tests {
             match AnthropicClient::new(config) {
                 Ok(client) => {
                     shown.push(format!("{client:?}"));
-                    let Auth::Fixed(auth) = &client.auth else {
+                    let Auth::Fixed(auth) = &client.transport.settings.auth else {
                         panic!("a key from a variable is fixed");
                     };
-                    shown.push(format!("{:?}", request_headers(auth)));
+                    shown.push(format!(
+                        "{:?}",
+                        request_headers(&client.dialect, &hello(), auth)
+                    ));
                 }
                 Err(error) => panic!("{error}"),
             }
         }
         match source_headers(secret, "apiKeyHelper") {
-            Ok(auth) => shown.push(format!("{:?}", request_headers(&auth))),
+            Ok(auth) => shown.push(format!(
+                "{:?}",
+                request_headers(
+                    &Messages {
+                        prompt_caching: PromptCaching::Enabled,
+                        thinking_budget: None,
+                    },
+                    &hello(),
+                    &auth
+                )
+            )),
             Err(error) => panic!("{error}"),
         }
         for text in &shown {

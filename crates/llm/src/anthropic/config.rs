@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::Url;
-use reqwest::header::{HeaderName, HeaderValue};
+use reqwest::header::HeaderName;
 
 use super::request_body::PromptCaching;
 use crate::credential::CredentialSource;
+pub(crate) use crate::transport::AuthHeaders;
+use crate::transport::sensitive;
 use crate::{ModelError, ProviderVariables, RetryPolicy};
 
 /// Where requests go unless `ANTHROPIC_BASE_URL` says otherwise.
@@ -28,6 +30,8 @@ const DISABLE_CACHING_VAR: &str = "DISABLE_PROMPT_CACHING";
 
 /// The longest one attempt may take, in milliseconds.
 const API_TIMEOUT_VAR: &str = "API_TIMEOUT_MS";
+/// The most tokens each answer may think for (Claude Code's variable).
+pub const THINKING_VAR: &str = "MAX_THINKING_TOKENS";
 /// Claude Code's default for `API_TIMEOUT_MS`: ten minutes.
 const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 /// The largest response body read. The longest real answer (128k output tokens, each delta
@@ -46,9 +50,6 @@ pub enum Credential {
     /// sent both as `x-api-key` and as a bearer token, as Claude Code sends a helper's key.
     Source(Arc<dyn CredentialSource>),
 }
-
-/// The headers that carry a credential, each marked sensitive.
-pub(crate) type AuthHeaders = Vec<(HeaderName, HeaderValue)>;
 
 impl Credential {
     /// Where this credential is read from (an environment variable, or the setting of a
@@ -95,18 +96,6 @@ pub(crate) fn source_headers(key: &str, setting: &'static str) -> Result<AuthHea
             setting,
         )?,
     ])
-}
-
-/// A header marked sensitive, so that HTTP-level debug output leaves it out.
-fn sensitive(
-    name: HeaderName,
-    value: String,
-    variable: &'static str,
-) -> Result<(HeaderName, HeaderValue), ModelError> {
-    let mut value =
-        HeaderValue::try_from(value).map_err(|_| ModelError::InvalidCredential { variable })?;
-    value.set_sensitive(true);
-    Ok((name, value))
 }
 
 impl PartialEq for Credential {
@@ -163,6 +152,9 @@ pub struct AnthropicConfig {
     pub max_response_bytes: u64,
     /// Whether requests carry prompt-caching breakpoints.
     pub prompt_caching: PromptCaching,
+    /// Extended thinking of up to this many tokens per answer (`MAX_THINKING_TOKENS`, or
+    /// the `alwaysThinkingEnabled` setting); `None` asks for none.
+    pub thinking_budget: Option<u32>,
 }
 
 impl AnthropicConfig {
@@ -179,6 +171,7 @@ impl AnthropicConfig {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             prompt_caching: PromptCaching::Enabled,
+            thinking_budget: None,
         }
     }
 
@@ -225,6 +218,20 @@ impl AnthropicConfig {
         if value(DISABLE_CACHING_VAR).is_some_and(|value| value != "0" && value != "false") {
             config.prompt_caching = PromptCaching::Disabled;
         }
+        if let Some(text) = value(THINKING_VAR) {
+            let tokens = text
+                .parse::<u32>()
+                .ok()
+                .filter(|tokens| {
+                    *tokens == 0 || *tokens >= super::request_body::MIN_THINKING_BUDGET
+                })
+                .ok_or_else(|| ModelError::InvalidSetting {
+                    variable: THINKING_VAR,
+                    value: text.clone(),
+                    expected: "a whole number of tokens, at least 1024 (0 turns thinking off)",
+                })?;
+            config.thinking_budget = (tokens > 0).then_some(tokens);
+        }
         if let Some(text) = value(API_TIMEOUT_VAR) {
             let ms = text
                 .parse::<u64>()
@@ -250,20 +257,12 @@ impl AnthropicConfig {
 
     /// The messages endpoint under `base_url`.
     pub(crate) fn messages_url(&self) -> Result<Url, ModelError> {
-        let invalid = || ModelError::InvalidSetting {
-            variable: BASE_URL_VAR,
-            value: self.base_url.clone(),
-            expected: "an http or https URL such as https://api.anthropic.com",
-        };
-        let url = Url::parse(&format!(
-            "{}/v1/messages",
-            self.base_url.trim_end_matches('/')
-        ))
-        .map_err(|_| invalid())?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(invalid());
-        }
-        Ok(url)
+        crate::transport::endpoint(
+            &self.base_url,
+            "/v1/messages",
+            BASE_URL_VAR,
+            "an http or https URL such as https://api.anthropic.com",
+        )
     }
 }
 

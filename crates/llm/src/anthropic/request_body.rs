@@ -55,7 +55,24 @@ pub fn messages_body(request: &ModelRequest, caching: PromptCaching) -> Messages
         tool_choice: (request.text_only && !request.tools.is_empty())
             .then(|| json!({"type": "none"})),
         tools,
+        thinking: None,
         stream: true,
+    }
+}
+
+/// The least thinking budget the Messages API accepts.
+pub const MIN_THINKING_BUDGET: u32 = 1024;
+
+impl MessagesBody<'_> {
+    /// Asks for extended thinking of up to `budget` tokens, kept under the answer's
+    /// `max_tokens` as the API requires; a budget that cannot fit the API's minimum asks for
+    /// none.
+    pub fn with_thinking(mut self, budget: u32) -> Self {
+        let budget = budget.min(self.max_tokens.saturating_sub(1));
+        if budget >= MIN_THINKING_BUDGET {
+            self.thinking = Some(json!({"type": "enabled", "budget_tokens": budget}));
+        }
+        self
     }
 }
 
@@ -71,6 +88,8 @@ pub struct MessagesBody<'a> {
     tools: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Value>,
     stream: bool,
 }
 

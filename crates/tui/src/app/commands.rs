@@ -327,7 +327,10 @@ impl App {
             Ok((sources, _)) => sources.join(", "),
             Err(message) => message,
         };
-        let auth = if self.config.credential_variable.is_empty() {
+        // `none`: a local server (Ollama, vLLM) that takes no key.
+        let auth = if self.config.credential_variable.is_empty()
+            || self.config.credential_variable == "none"
+        {
             "none".to_string()
         } else {
             format!(

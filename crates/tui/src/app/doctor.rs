@@ -95,6 +95,10 @@ fn credential_check(variable: &str) -> Check {
             "from the apiKeyHelper command in the settings (run when a request needs the key)",
         );
     }
+    // A local OpenAI-compatible server (`ollama/…`) that takes no key.
+    if variable == "none" {
+        return Check::passed("credentials", "none needed by this model's provider");
+    }
     let set = std::env::var_os(variable).is_some_and(|value| !value.is_empty());
     if set {
         Check::passed("credentials", format!("{variable} is set"))
@@ -259,8 +263,7 @@ mod tests {
                     outcome: Outcome::Noted,
                     what: "unsupported settings".into(),
                     detail: format!(
-                        "cairn reads but does not act on: alwaysThinkingEnabled (in {0}), \
-                         spinnerTipsEnabled (in {0})",
+                        "cairn reads but does not act on: spinnerTipsEnabled (in {0})",
                         file.display()
                     ),
                 },

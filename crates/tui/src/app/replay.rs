@@ -93,6 +93,7 @@ pub fn replay_all(transcript: &mut Transcript, messages: &[Message]) {
         requests: 0,
         usage: Usage::default(),
         cost_usd: 0.0,
+        cost_unknown: false,
         duration_api_ms: 0,
     }));
 }

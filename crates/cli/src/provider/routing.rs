@@ -1,0 +1,195 @@
+//! One client for a run whose model may change provider mid-session (`/model`): each
+//! request goes to the client of the provider its model names, built when first needed.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use cairn_llm::openai::split_provider;
+use cairn_llm::{ModelClient, ModelError, ModelEvent, ModelInfo, ModelRequest, ModelResponse};
+use tokio_util::sync::CancellationToken;
+
+use super::{ProviderClient, provider_client, run_variable};
+
+/// How a variable of the process environment is read.
+pub(super) type ProcessVariable = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// What building a provider's client reads, kept for the whole run.
+pub(super) struct RunView {
+    /// The settings' `env`, which wins over the process's.
+    pub env: BTreeMap<String, String>,
+    /// The settings' `providers`, as the run's guards left them.
+    pub providers: Option<serde_json::Value>,
+    /// The `apiKeyHelper` command.
+    pub key_helper: Option<String>,
+    /// `alwaysThinkingEnabled: true`: Anthropic models think before they answer.
+    pub always_thinking: bool,
+    /// The process environment.
+    pub process: ProcessVariable,
+}
+
+impl RunView {
+    pub(super) fn var(&self, name: &str) -> Option<String> {
+        run_variable(&self.env, name, |name| (self.process)(name))
+    }
+
+    /// Which provider `model` goes to: a configured one's name, a built-in one's, or
+    /// `anthropic`.
+    fn route(&self, model: &str) -> String {
+        let prefix = model.trim().split_once('/').map(|(prefix, _)| prefix);
+        if let Some(prefix) = prefix
+            && self
+                .providers
+                .as_ref()
+                .and_then(|providers| providers.get(prefix))
+                .is_some()
+        {
+            return prefix.to_owned();
+        }
+        split_provider(model).map_or_else(|| "anthropic".to_owned(), |(p, _)| p.name.to_owned())
+    }
+}
+
+/// The routing client. See the module documentation.
+pub(super) struct RoutingClient {
+    view: RunView,
+    clients: Mutex<Vec<(String, Arc<dyn ModelClient>)>>,
+}
+
+impl RoutingClient {
+    /// The client of a run that starts with `model`, whose provider is set up now.
+    pub(super) fn start(view: RunView, model: &str) -> Result<ProviderClient, ModelError> {
+        let first = provider_client(&view, model)?;
+        let route = view.route(model);
+        let router = RoutingClient {
+            view,
+            clients: Mutex::new(vec![(route, first.client)]),
+        };
+        Ok(ProviderClient {
+            client: Arc::new(router),
+            credential_variable: first.credential_variable,
+        })
+    }
+
+    /// The client for `model`'s provider, built the first time it is named.
+    fn client(&self, model: &str) -> Result<Arc<dyn ModelClient>, ModelError> {
+        let route = self.view.route(model);
+        let mut clients = self
+            .clients
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, client)) = clients.iter().find(|(name, _)| *name == route) {
+            return Ok(Arc::clone(client));
+        }
+        let client = provider_client(&self.view, model)?.client;
+        clients.push((route, Arc::clone(&client)));
+        Ok(client)
+    }
+}
+
+#[async_trait]
+impl ModelClient for RoutingClient {
+    async fn stream(
+        &self,
+        request: &ModelRequest,
+        on_event: &mut (dyn FnMut(ModelEvent) + Send),
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, ModelError> {
+        let client = self.client(&request.model)?;
+        client.stream(request, on_event, cancel).await
+    }
+
+    /// The answer of the provider's client when the run has one; otherwise the registry's,
+    /// without setting a client up (a response names its model without a provider prefix).
+    fn model_info(&self, model: &str) -> ModelInfo {
+        let route = self.view.route(model);
+        let client = self
+            .clients
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .find(|(name, _)| *name == route)
+            .map(|(_, client)| Arc::clone(client));
+        match client {
+            Some(client) => client.model_info(model),
+            None => {
+                let mut info = cairn_llm::registry::lookup(model);
+                info.context_window = cairn_llm::registry::context_window(model);
+                info
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests")]
+mod tests {
+    use cairn_protocol::{Message, SystemPrompt};
+    use cairn_test_support::{Reply, ScriptedServer};
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn request(model: &str) -> ModelRequest {
+        ModelRequest {
+            model: model.to_owned(),
+            system: SystemPrompt::default(),
+            messages: vec![Message::user_text("hi")],
+            tools: vec![],
+            max_tokens: 64,
+            text_only: false,
+        }
+    }
+
+    /// `/model` from Claude to Ollama and back: each request reaches its provider's
+    /// endpoint; a provider whose key is missing fails that request, naming the variable.
+    #[tokio::test]
+    async fn each_request_goes_to_the_provider_its_model_names() {
+        let server = ScriptedServer::start();
+        let url = server.url();
+        let view = RunView {
+            env: BTreeMap::new(),
+            providers: None,
+            key_helper: None,
+            always_thinking: false,
+            process: Arc::new(move |name: &str| match name {
+                "ANTHROPIC_API_KEY" => Some("sk-ant".to_owned()),
+                "ANTHROPIC_BASE_URL" | "OLLAMA_HOST" => Some(url.clone()),
+                _ => None,
+            }),
+        };
+        let client = RoutingClient::start(view, "sonnet").unwrap().client;
+        let cancel = CancellationToken::new();
+        for model in ["claude-sonnet-4-5", "ollama/llama3.2", "claude-haiku-4-5"] {
+            server.push(Reply::text("ok"));
+            let sent = client.stream(&request(model), &mut |_| {}, &cancel).await;
+            assert!(sent.is_ok(), "{model}: {sent:?}");
+        }
+        let paths: Vec<(String, serde_json::Value)> = server
+            .requests()
+            .iter()
+            .map(|r| (r.path.clone(), r.body["model"].clone()))
+            .collect();
+        assert_eq!(
+            paths,
+            vec![
+                ("/v1/messages".into(), "claude-sonnet-4-5".into()),
+                ("/v1/chat/completions".into(), "llama3.2".into()),
+                ("/v1/messages".into(), "claude-haiku-4-5".into()),
+            ]
+        );
+        let missing = client
+            .stream(&request("openai/gpt-4o"), &mut |_| {}, &cancel)
+            .await
+            .map(|_| ())
+            .map_err(|error| error.to_string());
+        assert_eq!(
+            missing,
+            Err("no API credentials: set OPENAI_API_KEY".into())
+        );
+        assert_eq!(
+            client.model_info("ollama/llama3.2").context_window,
+            Some(128_000)
+        );
+    }
+}

@@ -1,0 +1,680 @@
+//! Providers through the real binary: the same scenarios on the Anthropic Messages dialect
+//! and on an OpenAI-compatible one (Chat Completions), and what only the second has —
+//! `<provider>/<model>`, a run with no Anthropic variable at all, reasoning passed back where
+//! the model needs it, and the cost of a model without known prices shown as unknown.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cairn_test_support::{RecordedRequest, Reply, ScriptedBlock};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+mod support;
+use support::{Harness, WAIT};
+
+/// Which API a scenario's server speaks, and how cairn is pointed at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    /// The default provider: `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
+    Anthropic,
+    /// `--model openai/gpt-4o` with `OPENAI_API_KEY` and `OPENAI_BASE_URL`, and no
+    /// Anthropic variable set.
+    OpenAi,
+}
+
+const BOTH: [Dialect; 2] = [Dialect::Anthropic, Dialect::OpenAi];
+
+/// Every Anthropic variable a run could read; an OpenAI-dialect run has none of them.
+const ANTHROPIC_VARIABLES: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+];
+
+/// Removes every Anthropic variable from `command`.
+fn without_anthropic(command: &mut Command) -> &mut Command {
+    for name in ANTHROPIC_VARIABLES {
+        command.env_remove(name);
+    }
+    command
+}
+
+impl Dialect {
+    /// `cairn -p …` in `h`, pointed at its server in this dialect.
+    fn command(self, h: &Harness) -> Command {
+        let mut command = h.command();
+        if self == Dialect::OpenAi {
+            without_anthropic(&mut command)
+                .env("OPENAI_API_KEY", "sk-openai-test")
+                .env("OPENAI_BASE_URL", format!("{}/v1", h.server.url()))
+                .args(["--model", "openai/gpt-4o"]);
+        }
+        command
+    }
+
+    fn path(self) -> &'static str {
+        match self {
+            Dialect::Anthropic => "/v1/messages",
+            Dialect::OpenAi => "/v1/chat/completions",
+        }
+    }
+
+    /// The tool results request `request` carries, as (call id, result text, is error).
+    fn tool_results(self, request: &RecordedRequest) -> Vec<(String, String, bool)> {
+        let messages = request.body["messages"].as_array().unwrap();
+        match self {
+            Dialect::Anthropic => messages
+                .iter()
+                .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+                .filter(|block| block["type"] == "tool_result")
+                .map(|block| {
+                    let text = block["content"]
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| block["content"].to_string());
+                    (
+                        block["tool_use_id"].as_str().unwrap().to_owned(),
+                        text,
+                        block["is_error"] == json!(true),
+                    )
+                })
+                .collect(),
+            Dialect::OpenAi => messages
+                .iter()
+                .filter(|message| message["role"] == "tool")
+                .map(|message| {
+                    let text = message["content"].as_str().unwrap().to_owned();
+                    let error = text.starts_with("Error");
+                    (
+                        message["tool_call_id"].as_str().unwrap().to_owned(),
+                        text,
+                        error,
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+fn tool_use(id: &str, name: &str, input: Value) -> ScriptedBlock {
+    ScriptedBlock::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+fn run(command: &mut Command) -> (Option<i32>, String, String) {
+    let output = command.output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// Two reads in one message, answered by their ids in the next request, then the answer.
+#[test]
+fn a_parallel_tool_round_trip_is_answered_by_id_on_both_dialects() {
+    for dialect in BOTH {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        std::fs::write(h.path("b.txt"), "beta\n").unwrap();
+        h.server.push(Reply::blocks(vec![
+            tool_use("call_a", "Read", json!({"file_path": "a.txt"})),
+            tool_use("call_b", "Read", json!({"file_path": "b.txt"})),
+        ]));
+        h.server.push(Reply::text("Both read."));
+        let (code, stdout, stderr) = run(dialect.command(&h).args(["-p", "read both"]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        assert_eq!(stdout, "Both read.\n", "{dialect:?}");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        assert!(
+            requests.iter().all(|r| r.path == dialect.path()),
+            "{dialect:?}"
+        );
+        let results = dialect.tool_results(&requests[1]);
+        let ids: Vec<&str> = results.iter().map(|(id, _, _)| id.as_str()).collect();
+        assert_eq!(ids, vec!["call_a", "call_b"], "{dialect:?}");
+        assert!(results[0].1.contains("alpha"), "{dialect:?}: {results:?}");
+        assert!(results[1].1.contains("beta"), "{dialect:?}: {results:?}");
+    }
+}
+
+/// In `-p` nobody can be asked: a write is refused, the model is told why, the disk is
+/// untouched, on either dialect.
+#[test]
+fn print_mode_refuses_a_write_on_both_dialects() {
+    for dialect in BOTH {
+        let h = Harness::new();
+        h.server.push(Reply::tool_use(
+            "w",
+            "Write",
+            json!({"file_path": "new.txt", "content": "x"}),
+        ));
+        h.server.push(Reply::text("Could not write."));
+        let (code, stdout, stderr) = run(dialect.command(&h).args(["-p", "write it"]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        assert_eq!(stdout, "Could not write.\n");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        let results = dialect.tool_results(&requests[1]);
+        assert_eq!(results.len(), 1, "{dialect:?}");
+        let (id, text, is_error) = &results[0];
+        assert_eq!(id, "w");
+        assert!(is_error, "{dialect:?}: {text}");
+        assert!(text.contains("nobody can be asked in cairn -p"), "{text}");
+        assert!(!h.path("new.txt").exists(), "{dialect:?}");
+    }
+}
+
+/// Chat Completions specifics: the system prompt first, tools as functions, usage asked for,
+/// the key as a bearer token and no Anthropic header.
+#[test]
+fn an_openai_run_needs_no_anthropic_variable_and_sends_the_chat_dialect() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Hello."));
+    let (code, stdout, stderr) = run(Dialect::OpenAi.command(&h).args(["-p", "hi"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "Hello.\n");
+    let request = &h.server.wait_for_requests(1, WAIT)[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(
+        request.header("authorization"),
+        Some("Bearer sk-openai-test")
+    );
+    assert_eq!(request.header("x-api-key"), None);
+    assert_eq!(request.header("anthropic-version"), None);
+    let body = &request.body;
+    assert_eq!(body["model"], json!("gpt-4o"));
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    // gpt-4o writes at most 16,384 tokens: the engine's larger cap is lowered to it.
+    assert_eq!(body["max_completion_tokens"], json!(16_384));
+    assert_eq!(body.get("max_tokens"), None);
+    assert_eq!(body["messages"][0]["role"], json!("system"));
+    assert_eq!(body["tools"][0]["type"], json!("function"));
+    assert!(body["tools"][0]["function"]["parameters"].is_object());
+}
+
+/// `ollama/<model>` goes to `OLLAMA_HOST`'s `/v1` with no key at all.
+#[test]
+fn ollama_needs_only_its_host() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Local."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args(["--model", "ollama/llama3.2", "-p", "hi"]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "Local.\n");
+    let request = &h.server.wait_for_requests(1, WAIT)[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.header("authorization"), None);
+    assert_eq!(request.body["model"], json!("llama3.2"));
+    // A model the registry does not know keeps the engine's cap, in the field servers read.
+    assert_eq!(request.body["max_tokens"], json!(32_000));
+}
+
+/// A prefix that is no provider's name is part of the model id, sent to Anthropic as it is
+/// (gateways behind `ANTHROPIC_BASE_URL` name models so).
+#[test]
+fn an_unknown_prefix_stays_with_the_default_provider() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Via the gateway."));
+    let (code, _, stderr) =
+        run(h
+            .command()
+            .args(["--model", "anthropic/claude-sonnet-4-5", "-p", "hi"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    let request = &h.server.wait_for_requests(1, WAIT)[0];
+    assert_eq!(request.path, "/v1/messages");
+    assert_eq!(request.body["model"], json!("anthropic/claude-sonnet-4-5"));
+}
+
+/// DeepSeek's reasoner must get its reasoning back between tool calls; a model the registry
+/// does not mark so does not. Either way the reasoning is shown as thinking.
+#[test]
+fn reasoning_is_shown_and_passed_back_where_the_model_needs_it() {
+    for (model, passed_back) in [
+        ("deepseek/deepseek-reasoner", true),
+        ("openai/gpt-4o", false),
+    ] {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        h.server.push(Reply::blocks(vec![
+            ScriptedBlock::Thinking {
+                thinking: "I should read a.txt first.".into(),
+                signature: String::new(),
+            },
+            tool_use("call_r", "Read", json!({"file_path": "a.txt"})),
+        ]));
+        h.server.push(Reply::text("Read it."));
+        let mut command = h.command();
+        without_anthropic(&mut command)
+            .env("DEEPSEEK_API_KEY", "sk-ds")
+            .env("DEEPSEEK_BASE_URL", h.server.url())
+            .env("OPENAI_API_KEY", "sk-oa")
+            .env("OPENAI_BASE_URL", h.server.url())
+            .args([
+                "--model",
+                model,
+                "-p",
+                "go",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ]);
+        let (code, stdout, stderr) = run(&mut command);
+        assert_eq!(code, Some(0), "{model}: {stderr}");
+        let shown = stdout.lines().any(|line| {
+            let line: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+            line["type"] == "assistant"
+                && line["message"]["content"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|block| {
+                        block["type"] == "thinking"
+                            && block["thinking"] == "I should read a.txt first."
+                    })
+        });
+        assert!(shown, "{model}: {stdout}");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        let assistant = requests[1].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|message| message["role"] == "assistant")
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            assistant.get("reasoning_content").cloned(),
+            passed_back.then(|| json!("I should read a.txt first.")),
+            "{model}"
+        );
+        assert_eq!(assistant["tool_calls"][0]["id"], json!("call_r"));
+    }
+}
+
+/// OpenRouter streams reasoning as `reasoning`; it is thinking all the same.
+#[test]
+fn openrouter_reasoning_is_thinking_too() {
+    let h = Harness::new();
+    h.server.push(
+        Reply::blocks(vec![
+            ScriptedBlock::Thinking {
+                thinking: "Hmm.".into(),
+                signature: String::new(),
+            },
+            ScriptedBlock::Text("Done.".into()),
+        ])
+        .with_reasoning_field("reasoning"),
+    );
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OPENROUTER_API_KEY", "sk-or")
+        .env("OPENROUTER_BASE_URL", h.server.url())
+        .args(["--model", "openrouter/deepseek/deepseek-r1", "-p", "go"])
+        .args(["--output-format", "stream-json", "--verbose"]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains(r#""thinking":"Hmm.""#), "{stdout}");
+    assert_eq!(
+        h.server.wait_for_requests(1, WAIT)[0].body["model"],
+        json!("deepseek/deepseek-r1")
+    );
+}
+
+#[test]
+fn a_429_on_the_openai_dialect_is_retried_after_retry_after() {
+    let h = Harness::new();
+    h.server.push(
+        Reply::error(429, "rate_limit_exceeded", "Slow down").with_header("retry-after", "1"),
+    );
+    h.server.push(Reply::text("Made it."));
+    let started = Instant::now();
+    let (code, stdout, stderr) = run(Dialect::OpenAi.command(&h).args(["-p", "hi"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "Made it.\n");
+    assert!(
+        stderr.contains("retrying in 1.0s (rate limited)"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    assert_eq!(h.server.requests().len(), 2);
+}
+
+#[test]
+fn a_401_on_the_openai_dialect_exits_1_naming_openai_api_key() {
+    let h = Harness::new();
+    h.server.push(Reply::error(
+        401,
+        "invalid_request_error",
+        "Incorrect API key provided",
+    ));
+    let (code, stdout, stderr) = run(Dialect::OpenAi.command(&h).args(["-p", "hi"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("check the value of OPENAI_API_KEY"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Incorrect API key provided"), "{stderr}");
+    assert!(
+        !stderr.contains("sk-openai-test"),
+        "the key must never be printed"
+    );
+    assert_eq!(h.server.requests().len(), 1);
+    // Without the key, the run stops before any request and names the variable.
+    let mut command = h.command();
+    without_anthropic(&mut command).args(["--model", "openai/gpt-4o", "-p", "hi"]);
+    let (code, _, stderr) = run(&mut command);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("set OPENAI_API_KEY"), "{stderr}");
+    assert_eq!(h.server.requests().len(), 1);
+}
+
+/// A model the registry has no prices for costs "unknown", never $0; a known one is priced.
+#[test]
+fn an_unknown_models_cost_is_reported_as_unknown() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Local."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args([
+            "--model",
+            "ollama/llama3.2",
+            "-p",
+            "hi",
+            "--output-format",
+            "json",
+        ]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["total_cost_usd"], Value::Null, "{result}");
+
+    h.server.push(Reply::text("Local."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args(["--model", "ollama/llama3.2", "-p", "hi", "--verbose"]);
+    let (_, _, stderr) = run(&mut command);
+    assert!(stderr.contains("output tokens; cost unknown"), "{stderr}");
+
+    h.server
+        .push(Reply::text("Priced.").with_usage(1_000_000, 0));
+    let (_, stdout, stderr) =
+        run(Dialect::OpenAi
+            .command(&h)
+            .args(["-p", "hi", "--output-format", "json"]));
+    let result: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stderr}"));
+    let cost = result["total_cost_usd"].as_f64().unwrap();
+    // gpt-4o's input at $2.50 per million tokens.
+    assert!((cost - 2.5).abs() < 1e-9, "{result}");
+}
+
+/// A project's settings cannot choose where `ollama/…` sends the conversation: its
+/// `OLLAMA_HOST` is ignored as its `ANTHROPIC_BASE_URL` would be, and the run goes to the
+/// default host (where nothing listens here) instead of the project's.
+#[test]
+fn a_projects_ollama_host_is_not_followed() {
+    let h = Harness::new();
+    h.settings(json!({"env": {"OLLAMA_HOST": h.server.url()}}));
+    h.server.push(Reply::text("Exfiltrated."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env_remove("OLLAMA_HOST")
+        .env("CAIRN_MAX_RETRIES", "0")
+        .args(["--model", "ollama/llama3.2", "-p", "hi"]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(h.server.requests().is_empty(), "{stderr}");
+}
+
+/// `-c` carries the conversation on: the second run's request holds the first exchange, on
+/// either dialect.
+#[test]
+fn continue_carries_the_conversation_on_both_dialects() {
+    for dialect in BOTH {
+        let h = Harness::new();
+        h.server.push(Reply::text("The number is noted."));
+        h.server.push(Reply::text("It was 42."));
+        let (code, _, stderr) = run(dialect.command(&h).args(["-p", "Remember the number 42."]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        let (code, stdout, stderr) =
+            run(dialect
+                .command(&h)
+                .args(["-c", "-p", "What was the number?"]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        assert_eq!(stdout, "It was 42.\n");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        let sent = requests[1].body["messages"].to_string();
+        assert!(
+            sent.contains("Remember the number 42.") && sent.contains("The number is noted."),
+            "{dialect:?}: {sent}"
+        );
+        assert_eq!(requests[1].path, dialect.path());
+    }
+}
+
+/// A reply that fills the window (as its usage says) is compacted before the next request,
+/// through the provider's own summary request, on either dialect.
+#[test]
+fn a_full_window_is_compacted_on_both_dialects() {
+    const SUMMARY: &str = "SUMMARY-OF-THE-SESSION: a.txt was read.";
+    for dialect in BOTH {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
+        h.server.push(
+            Reply::tool_use("call_r", "Read", json!({"file_path": "a.txt"})).with_usage(19_500, 10),
+        );
+        h.server.push(Reply::text("Done."));
+        let (code, stdout, stderr) = run(dialect
+            .command(&h)
+            .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "20000")
+            .args(["-p", "read a.txt"]));
+        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
+        assert_eq!(stdout, "Done.\n", "{dialect:?}");
+        let requests = h.server.requests();
+        let summaries = requests
+            .iter()
+            .filter(|r| r.body["tool_choice"]["type"] == "none" || r.body["tool_choice"] == "none")
+            .count();
+        assert_eq!(summaries, 1, "{dialect:?}: {requests:#?}");
+        let last = requests.last().unwrap().body["messages"].to_string();
+        assert!(
+            last.contains("SUMMARY-OF-THE-SESSION"),
+            "{dialect:?}: {last}"
+        );
+    }
+}
+
+/// Memory recall on another provider goes to the run's own model: that provider has no
+/// haiku to ask.
+#[test]
+fn recall_on_another_provider_asks_the_main_model() {
+    let h = Harness::new();
+    let dir = h.home.path().join("memories");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("feedback_0.md"),
+        "---\nname: rule\ndescription: what the user said about tests\ntype: feedback\n---\nUse tables.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("MEMORY.md"), "- [rule](feedback_0.md) — tests\n").unwrap();
+    let claude = h.home.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        json!({"autoMemoryDirectory": dir}).to_string(),
+    )
+    .unwrap();
+    h.server
+        .reply_to_side_requests(vec![Reply::text("{\"selected_memories\": []}")]);
+    h.server
+        .push(Reply::text("done").with_delay(Duration::from_millis(300)));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args(["--model", "ollama/llama3.2", "-p", "how do we write tests?"]);
+    let (code, _, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    let requests = h.server.requests();
+    let models: Vec<&Value> = requests.iter().map(|r| &r.body["model"]).collect();
+    assert!(requests.len() >= 2, "a recall and the answer: {models:?}");
+    assert!(
+        models.iter().all(|m| **m == json!("llama3.2")),
+        "{models:?}"
+    );
+}
+
+/// A model that is not Claude's, sent to Anthropic's endpoint, gets a 404 that says how to
+/// choose another provider.
+#[test]
+fn a_404_for_a_foreign_model_says_how_to_choose_a_provider() {
+    let h = Harness::new();
+    h.server
+        .push(Reply::error(404, "not_found_error", "model: gpt-4o"));
+    let (code, _, stderr) = run(h.command().args(["--model", "gpt-4o", "-p", "hi"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("for model `gpt-4o`: model: gpt-4o; it went to the Anthropic API; another provider is chosen with its prefix, such as openai/gpt-4o, one of openai/, ollama/"),
+        "{stderr}"
+    );
+}
+
+/// A custom provider from the user's settings: its URL, its key variable and its headers.
+fn custom_provider(h: &Harness) -> Value {
+    json!({"providers": {"mylab": {
+        "kind": "openai",
+        "baseUrl": format!("{}/v1", h.server.url()),
+        "apiKeyEnv": "MYLAB_KEY",
+        "headers": {"x-team": "blue"},
+    }}})
+}
+
+#[test]
+fn a_custom_provider_from_the_users_settings_is_used() {
+    let h = Harness::new();
+    h.user_settings(custom_provider(&h));
+    h.server.push(Reply::text("From the lab."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("MYLAB_KEY", "sk-lab")
+        .args(["--model", "mylab/qwen3-coder", "-p", "hi"]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "From the lab.\n");
+    let request = &h.server.wait_for_requests(1, WAIT)[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.header("authorization"), Some("Bearer sk-lab"));
+    assert_eq!(request.header("x-team"), Some("blue"));
+    assert_eq!(request.body["model"], json!("qwen3-coder"));
+
+    // Without its key variable the run stops before any request and names it.
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env_remove("MYLAB_KEY")
+        .args(["--model", "mylab/qwen3-coder", "-p", "hi"]);
+    let (code, _, stderr) = run(&mut command);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("set MYLAB_KEY"), "{stderr}");
+    assert_eq!(h.server.requests().len(), 1);
+}
+
+/// A project's settings may not point a key at a URL of their choosing: the same provider
+/// in `.claude/settings.json` stops a `-p` run before anything is sent, naming the keys.
+#[test]
+fn a_custom_provider_from_a_projects_settings_is_refused() {
+    let h = Harness::new();
+    h.settings(custom_provider(&h));
+    h.server.push(Reply::text("Exfiltrated."));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("MYLAB_KEY", "sk-lab")
+        .args(["--model", "mylab/qwen3-coder", "-p", "hi"]);
+    let (code, _, stderr) = run(&mut command);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("providers.mylab.baseUrl"), "{stderr}");
+    assert!(stderr.contains("providers.mylab.apiKeyEnv"), "{stderr}");
+    assert!(h.server.requests().is_empty());
+}
+
+/// `MAX_THINKING_TOKENS` asks Anthropic for thinking (with interleaved thinking between tool
+/// calls); the thinking block and its signature go back intact with the tool call.
+#[test]
+fn anthropic_thinking_is_asked_for_and_its_signature_kept_across_a_tool_call() {
+    let h = Harness::new();
+    std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+    h.server.push(Reply::blocks(vec![
+        ScriptedBlock::Thinking {
+            thinking: "Read a.txt.".into(),
+            signature: "sig-abc".into(),
+        },
+        tool_use("toolu_1", "Read", json!({"file_path": "a.txt"})),
+    ]));
+    h.server.push(Reply::text("Read."));
+    let (code, stdout, stderr) = run(h
+        .command()
+        .env("MAX_THINKING_TOKENS", "4096")
+        .args(["-p", "go"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "Read.\n");
+    let requests = h.server.wait_for_requests(2, WAIT);
+    for request in &requests {
+        assert_eq!(
+            request.body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4096})
+        );
+        assert_eq!(
+            request.header("anthropic-beta"),
+            Some("interleaved-thinking-2025-05-14")
+        );
+    }
+    let assistant = &requests[1].body["messages"][1];
+    assert_eq!(assistant["role"], json!("assistant"));
+    assert_eq!(
+        assistant["content"][0],
+        json!({"type": "thinking", "thinking": "Read a.txt.", "signature": "sig-abc"})
+    );
+    assert_eq!(assistant["content"][1]["id"], json!("toolu_1"));
+
+    // `alwaysThinkingEnabled` thinks without the variable; without either, no thinking.
+    h.user_settings(json!({"alwaysThinkingEnabled": true}));
+    h.server.push(Reply::text("Thought."));
+    let (code, _, stderr) = run(h.command().args(["-p", "go"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        h.server.wait_for_requests(3, WAIT)[2].body["thinking"]["budget_tokens"],
+        json!(31_999)
+    );
+    h.user_settings(json!({}));
+    h.server.push(Reply::text("Plain."));
+    let (code, _, stderr) = run(h.command().args(["-p", "go"]));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        h.server.wait_for_requests(4, WAIT)[3].body.get("thinking"),
+        None
+    );
+
+    // A budget under the API's minimum is refused before anything is sent.
+    let (code, _, stderr) = run(h
+        .command()
+        .env("MAX_THINKING_TOKENS", "100")
+        .args(["-p", "go"]));
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("MAX_THINKING_TOKENS is `100`"), "{stderr}");
+    assert_eq!(h.server.requests().len(), 4);
+}
