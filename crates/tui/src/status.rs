@@ -1,7 +1,7 @@
 //! The status line under the input: model, permission mode, how full the context is, and what
 //! the session has cost so far.
 
-use cairn_protocol::AgentEvent;
+use cairn_protocol::{AgentEvent, TurnSummary};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -41,6 +41,9 @@ pub struct StatusLine {
     /// The model's context window, when known.
     pub context_window: Option<u64>,
     pub cost_usd: f64,
+    /// Some request went to a model whose prices cairn does not know: `cost_usd` counts only
+    /// the others, and the line says so rather than show a cost that is too low.
+    pub cost_unknown: bool,
     /// The `statusLine` command, whose line shows instead of this one once it has printed.
     pub command: Option<StatusCommand>,
 }
@@ -53,6 +56,7 @@ impl StatusLine {
             context_tokens: 0,
             context_window: None,
             cost_usd: 0.0,
+            cost_unknown: false,
             command: None,
         }
     }
@@ -70,6 +74,16 @@ impl StatusLine {
                 model: self.model.clone(),
                 cost_usd: self.cost_usd,
             });
+        }
+    }
+
+    /// The session's cost as the line shows it: never a figure that leaves out requests to a
+    /// model of unknown prices without saying so.
+    pub fn cost_text(&self) -> String {
+        match (self.cost_unknown, self.cost_usd > 0.0) {
+            (false, _) => format!("${:.4}", self.cost_usd),
+            (true, true) => format!("${:.4} + unknown", self.cost_usd),
+            (true, false) => "cost unknown".to_owned(),
         }
     }
 
@@ -96,6 +110,9 @@ impl StatusLine {
                     + usage.output_tokens;
                 self.cost_usd += cost_usd;
             }
+            AgentEvent::TurnFinished(TurnSummary {
+                cost_unknown: true, ..
+            }) => self.cost_unknown = true,
             AgentEvent::UserMessage { .. }
             | AgentEvent::TextDelta { .. }
             | AgentEvent::ThinkingDelta { .. }
@@ -110,7 +127,10 @@ impl StatusLine {
             | AgentEvent::Warning { .. }
             | AgentEvent::Debug { .. }
             | AgentEvent::Compacted(_)
-            | AgentEvent::TurnFinished(_) => {}
+            | AgentEvent::TurnFinished(TurnSummary {
+                cost_unknown: false,
+                ..
+            }) => {}
         }
         self.tell_command();
     }
@@ -148,7 +168,7 @@ impl StatusLine {
             };
             parts.push(Span::styled(format!("{percent}% context"), style));
         }
-        parts.push(Span::styled(format!("${:.4}", self.cost_usd), theme.status));
+        parts.push(Span::styled(self.cost_text(), theme.status));
 
         let separator = Span::styled(" · ", theme.status);
         let mut spans: Vec<Span<'static>> = Vec::new();
@@ -238,5 +258,32 @@ mod tests {
             status.line(16, &Theme::plain()).to_string(),
             "model · default"
         );
+    }
+
+    /// A request to a model whose prices cairn does not know makes the cost unknown: never a
+    /// figure that silently leaves it out.
+    #[test]
+    fn a_cost_that_is_partly_unknown_says_so() {
+        let finished = |cost_unknown| {
+            AgentEvent::TurnFinished(TurnSummary {
+                end: cairn_protocol::TurnEnd::Completed,
+                result: String::new(),
+                requests: 1,
+                usage: Usage::default(),
+                cost_usd: 0.0,
+                cost_unknown,
+                duration_api_ms: 0,
+            })
+        };
+        let mut status = StatusLine::new("ollama/llama3", "default");
+        status.apply(&finished(false));
+        assert_eq!(status.cost_text(), "$0.0000");
+        status.apply(&finished(true));
+        assert_eq!(
+            status.line(80, &Theme::plain()).to_string(),
+            "ollama/llama3 · default · cost unknown"
+        );
+        status.cost_usd = 0.5;
+        assert_eq!(status.cost_text(), "$0.5000 + unknown");
     }
 }

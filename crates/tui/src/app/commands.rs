@@ -241,10 +241,18 @@ impl App {
 
     pub(super) fn cost_report(&self) -> String {
         let usage = &self.usage;
+        let cost = match (self.cost_unknown, self.cost_usd > 0.0) {
+            (false, _) => format!("${:.4}", self.cost_usd),
+            (true, true) => format!(
+                "${:.4} for the requests of known prices, plus requests to a model whose \
+                 prices cairn does not know",
+                self.cost_usd
+            ),
+            (true, false) => "unknown (the model's prices are not in cairn's registry)".to_owned(),
+        };
         format!(
-            "Total cost: ${:.4}\nTokens: {} input, {} output, {} cache read, {} cache write\n\
+            "Total cost: {cost}\nTokens: {} input, {} output, {} cache read, {} cache write\n\
              Session time: {}s",
-            self.cost_usd,
             usage.input_tokens,
             usage.output_tokens,
             usage.cache_read_input_tokens,

@@ -209,6 +209,8 @@ struct App {
     hint: Option<String>,
     usage: Usage,
     cost_usd: f64,
+    /// Some request went to a model of unknown prices: `cost_usd` counts only the others.
+    cost_unknown: bool,
     first_message_context: Vec<String>,
     exit: Option<AppExit>,
     started: Instant,
@@ -322,6 +324,7 @@ impl App {
             hint: None,
             usage: Usage::default(),
             cost_usd: 0.0,
+            cost_unknown: false,
             first_message_context,
             exit: None,
             started: Instant::now(),
@@ -626,7 +629,8 @@ impl App {
                 self.turn_tokens += usage.output_tokens;
                 self.streamed_bytes = 0;
             }
-            AgentEvent::TurnFinished(_) => {
+            AgentEvent::TurnFinished(summary) => {
+                self.cost_unknown |= summary.cost_unknown;
                 self.turns_pending = self.turns_pending.saturating_sub(1);
                 self.turn_started = self.is_running().then(Instant::now);
                 self.turn_tokens = 0;
