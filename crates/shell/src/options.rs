@@ -378,10 +378,6 @@ impl Parsed {
     }
 
     /// The values given to any of `names`, in order.
-    #[allow(
-        dead_code,
-        reason = "for the judges that read option values themselves"
-    )]
     pub(crate) fn values<'s>(
         &'s self,
         names: &'s [&'s str],
@@ -393,10 +389,6 @@ impl Parsed {
     }
 
     /// The options given whose effect is `effect`.
-    #[allow(
-        dead_code,
-        reason = "for the judges that read option values themselves"
-    )]
     pub(crate) fn with_effect(&self, effect: Effect) -> impl Iterator<Item = &Given> {
         self.options
             .iter()
