@@ -838,9 +838,10 @@ fn suggestion(
         // A rule that would not lift a program option is no way to allow the call: offer the
         // command as written, which names the option.
         if let (Some([command]), Some(analysis)) = (part.bash_commands, analysis)
-            && suggested.iter().any(|rule| {
-                names_a_program_option(command, analysis) && !names_all(rule, command, analysis)
-            })
+            && names_a_program_option(command, analysis)
+            && !suggested
+                .iter()
+                .all(|rule| names_all(rule, command, analysis))
         {
             suggested = vec![format!("Bash({command})")];
         }
