@@ -73,7 +73,7 @@ pub async fn run(args: Args) -> ExitCode {
     tokio::spawn(engine.run(op_receiver, EventSender::new(Arc::new(ChannelSink(events)))));
     let stopped_by = watch_stop_signals(ops.clone(), tool_state.clone());
     let op = match compact {
-        Some(instructions) => Op::Compact { instructions },
+        Some(instructions) => Op::compact(instructions),
         None => turn.into_op(),
     };
     if ops.send(op).is_err() {

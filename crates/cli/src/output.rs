@@ -190,7 +190,9 @@ impl Printer {
                 format!("Reached the maximum number of turns ({limit})."),
             ),
             TurnEnd::Interrupted => ("error_during_execution", "Interrupted by the user.".into()),
-            TurnEnd::Failed { message } => ("error_during_execution", message.clone()),
+            TurnEnd::Failed { message } | TurnEnd::HookBlocked { message } => {
+                ("error_during_execution", message.clone())
+            }
         };
         if self.verbose {
             // A model without known prices has an unknown cost, never $0.

@@ -232,6 +232,7 @@ impl Governance {
                     source,
                     rule,
                     reason: None,
+                    input: call.input.clone(),
                 }));
                 Ok(call)
             }
@@ -418,6 +419,7 @@ impl Governance {
             source: DecisionSource::User,
             rule,
             reason: None,
+            input: call.input.clone(),
         }));
     }
 
@@ -436,6 +438,7 @@ impl Governance {
             source,
             rule,
             reason: Some(reason.clone()),
+            input: call.input.clone(),
         }));
         ToolOutput::error(reason)
     }

@@ -606,6 +606,7 @@ async fn a_commands_model_and_allowed_tools_hold_for_its_turn_only() {
     let (events, mut event_rx) = tokio::sync::mpsc::unbounded_channel();
     let task = tokio::spawn(engine.run(receiver, EventSender::new(Arc::new(ChannelSink(events)))));
     ops.send(Op::UserMessage {
+        id: String::new(),
         content: vec![ContentBlock::text("edit it")],
         model: Some("claude-haiku-4-5".into()),
         allowed_tools: vec!["Edit".into(), "Bash(".into()],

@@ -16,6 +16,10 @@ pub enum Op {
     /// turn on the command's `model` and let it use the tools its `allowed-tools` rules allow
     /// without asking; both hold for that turn only.
     UserMessage {
+        /// The id the turn's [`TurnSummary::op_id`] answers to; empty when the sender
+        /// needs none (the session host gives every turn one).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        id: String,
         content: Vec<ContentBlock>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
@@ -26,7 +30,12 @@ pub enum Op {
     Interrupt,
     /// Summarize the conversation now (`/compact [instructions]`). Runs like a turn, in order
     /// with the messages around it, and ends with [`AgentEvent::TurnFinished`].
-    Compact { instructions: Option<String> },
+    Compact {
+        /// As [`Op::UserMessage`]'s.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        id: String,
+        instructions: Option<String>,
+    },
     /// Use another model from the next request on.
     SetModel { model: String },
     /// Judge tool calls by another permission mode from now on (Shift+Tab in the TUI); the
@@ -53,10 +62,39 @@ impl Op {
         allowed_tools: Vec<String>,
     ) -> Op {
         Op::UserMessage {
+            id: String::new(),
             content,
             model,
             allowed_tools,
         }
+    }
+
+    /// `/compact [instructions]` as an operation.
+    pub fn compact(instructions: Option<String>) -> Op {
+        Op::Compact {
+            id: String::new(),
+            instructions,
+        }
+    }
+
+    /// The id of an operation that starts work (a message, a compaction); `None` for the
+    /// others.
+    pub fn work_id(&self) -> Option<&str> {
+        match self {
+            Op::UserMessage { id, .. } | Op::Compact { id, .. } => Some(id),
+            Op::Interrupt
+            | Op::SetModel { .. }
+            | Op::SetPermissionMode { .. }
+            | Op::PermissionAnswer { .. } => None,
+        }
+    }
+
+    /// The same operation with `new_id` as its id, when it starts work; others unchanged.
+    pub fn with_id(mut self, new_id: impl Into<String>) -> Op {
+        if let Op::UserMessage { id, .. } | Op::Compact { id, .. } = &mut self {
+            *id = new_id.into();
+        }
+        self
     }
 }
 
@@ -107,6 +145,10 @@ pub struct PermissionDecision {
     /// The rule that decided, when one did.
     pub rule: Option<String>,
     pub reason: Option<String>,
+    /// The call's input as judged (after any hook rewrote it), for the result's
+    /// `permission_denials`.
+    #[serde(default)]
+    pub input: Value,
 }
 
 /// A request that failed and will be tried again.
@@ -155,15 +197,20 @@ pub enum TurnEnd {
     MaxRequests { limit: u32 },
     /// The user interrupted the turn.
     Interrupted,
-    /// A request failed for good.
+    /// A request failed for good (the API, the network, the context pipeline).
     Failed { message: String },
+    /// A hook refused the turn (a UserPromptSubmit hook blocked the prompt).
+    HookBlocked { message: String },
 }
 
 impl TurnEnd {
     pub fn is_error(&self) -> bool {
         match self {
             TurnEnd::Completed | TurnEnd::MaxTokens => false,
-            TurnEnd::MaxRequests { .. } | TurnEnd::Interrupted | TurnEnd::Failed { .. } => true,
+            TurnEnd::MaxRequests { .. }
+            | TurnEnd::Interrupted
+            | TurnEnd::Failed { .. }
+            | TurnEnd::HookBlocked { .. } => true,
         }
     }
 }
@@ -172,6 +219,9 @@ impl TurnEnd {
 /// model is done; each call to the model within it is a *request*.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnSummary {
+    /// The id of the operation this turn answers ([`Op::work_id`]); empty when it had none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub op_id: String,
     pub end: TurnEnd,
     /// The text of the last assistant message.
     pub result: String,

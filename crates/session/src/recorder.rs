@@ -140,6 +140,7 @@ mod tests {
     fn a_failed_turn_is_recorded_and_other_ends_are_not() {
         let finished = |end| {
             AgentEvent::TurnFinished(TurnSummary {
+                op_id: String::new(),
                 end,
                 result: String::new(),
                 requests: 0,

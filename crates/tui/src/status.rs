@@ -266,6 +266,7 @@ mod tests {
     fn a_cost_that_is_partly_unknown_says_so() {
         let finished = |cost_unknown| {
             AgentEvent::TurnFinished(TurnSummary {
+                op_id: String::new(),
                 end: cairn_protocol::TurnEnd::Completed,
                 result: String::new(),
                 requests: 1,

@@ -578,7 +578,8 @@ impl Transcript {
                 TurnEnd::Completed
                 | TurnEnd::MaxTokens
                 | TurnEnd::MaxRequests { .. }
-                | TurnEnd::Failed { .. },
+                | TurnEnd::Failed { .. }
+                | TurnEnd::HookBlocked { .. },
             ) => "No result",
         };
         self.pending.append(&mut self.streaming);
@@ -608,7 +609,7 @@ impl Transcript {
                 self.finished
                     .push(Cell::Warning("Interrupted by user".into()));
             }
-            Some(TurnEnd::Failed { message }) => {
+            Some(TurnEnd::Failed { message } | TurnEnd::HookBlocked { message }) => {
                 self.finished.push(Cell::Error(message.clone()));
             }
         }

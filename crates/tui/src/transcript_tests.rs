@@ -14,6 +14,7 @@ fn texts(lines: &[Line<'_>]) -> Vec<String> {
 
 fn finished(end: TurnEnd) -> AgentEvent {
     AgentEvent::TurnFinished(TurnSummary {
+        op_id: String::new(),
         end,
         result: String::new(),
         requests: 1,
@@ -138,6 +139,7 @@ fn a_call_waiting_for_the_user_says_so_until_the_answer() {
     );
     transcript.apply(&AgentEvent::PermissionDecided(
         cairn_protocol::PermissionDecision {
+            input: serde_json::Value::Null,
             tool_use_id: "t1".into(),
             tool: "Bash".into(),
             allowed: true,

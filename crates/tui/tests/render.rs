@@ -95,6 +95,7 @@ fn text(delta: &str) -> AgentEvent {
 
 fn turn_finished(end: TurnEnd) -> AgentEvent {
     AgentEvent::TurnFinished(TurnSummary {
+        op_id: String::new(),
         end,
         result: String::new(),
         requests: 1,

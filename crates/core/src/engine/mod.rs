@@ -54,6 +54,10 @@ pub struct Engine {
     last_reported: Option<(u64, usize)>,
     /// The memory recall running beside the turn, until its result is taken.
     recall_running: Option<tokio::task::JoinHandle<RecallOutcome>>,
+    /// The id of the operation whose work runs now, for its [`TurnSummary`]'s `op_id`.
+    ///
+    /// [`TurnSummary`]: cairn_protocol::TurnSummary
+    current_op: String,
 }
 
 impl std::fmt::Debug for Engine {
@@ -71,6 +75,40 @@ enum Work {
     Message(Vec<ContentBlock>, TurnOverrides),
     /// `/compact [instructions]`.
     Compact(Option<String>),
+}
+
+/// Work and the id of the operation that asked for it.
+struct Queued {
+    id: String,
+    work: Work,
+}
+
+impl Queued {
+    /// The work `op` asks for; `None` for an operation that starts none.
+    fn from_op(op: Op) -> Result<Queued, Op> {
+        match op {
+            Op::UserMessage {
+                id,
+                content,
+                model,
+                allowed_tools,
+            } => Ok(Queued {
+                id,
+                work: Work::Message(
+                    content,
+                    TurnOverrides {
+                        model,
+                        allowed_tools,
+                    },
+                ),
+            }),
+            Op::Compact { id, instructions } => Ok(Queued {
+                id,
+                work: Work::Compact(instructions),
+            }),
+            other => Err(other),
+        }
+    }
 }
 
 /// What a custom command changes for its own turn.
@@ -95,6 +133,7 @@ impl Engine {
             log: None,
             last_reported: None,
             recall_running: None,
+            current_op: String::new(),
         }
     }
 
@@ -136,40 +175,30 @@ impl Engine {
             Some(log) => events.with_sink(Arc::new(Recorder::new(log, events.sink()))),
             None => events,
         };
-        let mut queued: std::collections::VecDeque<Work> = Default::default();
+        let mut queued: std::collections::VecDeque<Queued> = Default::default();
         loop {
-            let work = match queued.pop_front() {
-                Some(work) => work,
-                None => match ops.recv().await {
-                    Some(Op::UserMessage {
-                        content,
-                        model,
-                        allowed_tools,
-                    }) => Work::Message(
-                        content,
-                        TurnOverrides {
-                            model,
-                            allowed_tools,
-                        },
-                    ),
-                    Some(Op::Compact { instructions }) => Work::Compact(instructions),
-                    Some(Op::Interrupt) => continue,
-                    // No turn is running, so no question is waiting.
-                    Some(Op::PermissionAnswer { .. }) => continue,
-                    Some(Op::SetModel { model }) => {
+            let Queued { id, work } = match queued.pop_front() {
+                Some(queued) => queued,
+                None => match ops.recv().await.map(Queued::from_op) {
+                    Some(Ok(queued)) => queued,
+                    Some(Err(Op::SetModel { model })) => {
                         events.emit(AgentEvent::ModelChanged {
                             model: model.clone(),
                         });
                         self.config.model = model;
                         continue;
                     }
-                    Some(Op::SetPermissionMode { mode }) => {
+                    Some(Err(Op::SetPermissionMode { mode })) => {
                         set_permission_mode(self.config.governance.gate.as_deref(), mode, &events);
                         continue;
                     }
+                    // No turn is running, so there is nothing to interrupt and no question
+                    // is waiting.
+                    Some(Err(_)) => continue,
                     None => return self,
                 },
             };
+            self.current_op = id;
             let cancel = CancellationToken::new();
             let broker = self.permissions.clone();
             // A mode change holds at once, for the calls of the running turn too.
@@ -186,35 +215,23 @@ impl Engine {
                 loop {
                     tokio::select! {
                         _ = &mut turn => break,
-                        op = ops.recv(), if !senders_gone => match op {
+                        op = ops.recv(), if !senders_gone => match op.map(Queued::from_op) {
                             // An interrupt stops everything asked for so far: the messages
                             // queued behind this turn are dropped too (the UI gives them back
                             // to the user).
-                            Some(Op::Interrupt) => {
+                            Some(Err(Op::Interrupt)) => {
                                 cancel.cancel();
                                 queued.clear();
                             }
-                            Some(Op::UserMessage {
-                                content,
-                                model,
-                                allowed_tools,
-                            }) => queued.push_back(Work::Message(
-                                content,
-                                TurnOverrides {
-                                    model,
-                                    allowed_tools,
-                                },
-                            )),
-                            Some(Op::Compact { instructions }) => {
-                                queued.push_back(Work::Compact(instructions));
-                            }
-                            Some(Op::SetModel { model }) => next_model = Some(model),
-                            Some(Op::SetPermissionMode { mode }) => {
+                            Some(Ok(work)) => queued.push_back(work),
+                            Some(Err(Op::SetModel { model })) => next_model = Some(model),
+                            Some(Err(Op::SetPermissionMode { mode })) => {
                                 set_permission_mode(gate.as_deref(), mode, &events);
                             }
-                            Some(Op::PermissionAnswer { request_id, answer }) => {
+                            Some(Err(Op::PermissionAnswer { request_id, answer })) => {
                                 broker.answer(&request_id, answer);
                             }
+                            Some(Err(Op::UserMessage { .. } | Op::Compact { .. })) => {}
                             None => senders_gone = true,
                         },
                     }

@@ -42,6 +42,7 @@ impl TurnTally {
     /// The turn's summary, ended by `end`.
     pub(super) fn finish(self, end: TurnEnd) -> TurnSummary {
         TurnSummary {
+            op_id: String::new(),
             end,
             result: self.result,
             requests: self.requests,
@@ -67,7 +68,8 @@ impl Engine {
             Ok(()) => self.turn_loop(events, cancel, &mut tally).await,
             Err(end) => end,
         };
-        let summary = tally.finish(end);
+        let mut summary = tally.finish(end);
+        summary.op_id = std::mem::take(&mut self.current_op);
         events.emit(AgentEvent::TurnFinished(summary.clone()));
         summary
     }
@@ -94,7 +96,7 @@ impl Engine {
             .await
         {
             if let Some(reason) = outcome.block.or(outcome.stop) {
-                return Err(TurnEnd::Failed {
+                return Err(TurnEnd::HookBlocked {
                     message: format!("A UserPromptSubmit hook blocked the prompt: {reason}"),
                 });
             }

@@ -139,7 +139,8 @@ impl Engine {
             }
             Err(end) => end,
         };
-        let summary = tally.finish(end);
+        let mut summary = tally.finish(end);
+        summary.op_id = std::mem::take(&mut self.current_op);
         events.emit(AgentEvent::TurnFinished(summary.clone()));
         summary
     }

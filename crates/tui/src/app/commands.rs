@@ -137,7 +137,7 @@ impl App {
             Some(text) => format!("/compact {text}"),
             None => "/compact".to_string(),
         };
-        if self.ops.send(Op::Compact { instructions }).is_err() {
+        if self.ops.send(Op::compact(instructions)).is_err() {
             self.transcript
                 .push_error("The engine has stopped; the conversation was not compacted.");
             return;

@@ -88,6 +88,7 @@ pub fn replay_all(transcript: &mut Transcript, messages: &[Message]) {
     }
     // Whatever is left open (a call the session ended before answering) is closed as it stands.
     transcript.apply(&AgentEvent::TurnFinished(TurnSummary {
+        op_id: String::new(),
         end: TurnEnd::Completed,
         result: String::new(),
         requests: 0,
