@@ -8,12 +8,12 @@ use std::sync::Arc;
 
 use cairn_config::{LoadedSettings, Source};
 use cairn_core::Governance;
+use cairn_policy::PermissionGate;
 use cairn_policy::hooks::{HookCommon, HookConfig, HookRunner};
 use cairn_policy::rules::{PrefixReach, RuleKind, RuleOrigin, RuleSet};
 use cairn_policy::sandbox::{
     NetworkAccess, SandboxSupport, default_policy, detect_support, explain_failure, wrap_command,
 };
-use cairn_policy::{Asking, PermissionGate};
 use cairn_protocol::PermissionMode;
 use cairn_tools::{CommandSandbox, GuardedFiles, GuardedList};
 use serde_json::Value;
@@ -37,8 +37,6 @@ pub struct GovernanceInputs<'a> {
     pub mode: PermissionMode,
     pub session_id: &'a str,
     pub transcript_path: &'a Path,
-    /// Whether a user can answer permission questions.
-    pub asking: Asking,
 }
 
 pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<GovernanceSetup> {
@@ -50,7 +48,6 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         mode,
         session_id,
         transcript_path,
-        asking,
     } = *inputs;
     let (rules, errors) = RuleSet::new(collect_rules(args, settings, cwd, home));
     for error in errors {
@@ -68,7 +65,6 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         workspace_roots.clone(),
         cwd.to_path_buf(),
         home.to_path_buf(),
-        asking,
     );
 
     // Each layer's hooks are checked on their own, so a message names the file it is about;
@@ -81,8 +77,7 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
         }
     }
     let (hook_config, _reported_above) = HookConfig::from_settings(&settings.settings().hooks);
-    let hooks = (!hook_config.is_empty())
-        .then(|| Arc::new(HookRunner::new(hook_config, cwd.to_path_buf())));
+    let hooks = Arc::new(HookRunner::new(hook_config, cwd.to_path_buf()));
     let hook_common = HookCommon {
         session_id: session_id.to_string(),
         transcript_path: transcript_path.display().to_string(),
@@ -91,12 +86,7 @@ pub fn build_governance(inputs: &GovernanceInputs<'_>) -> anyhow::Result<Governa
     };
 
     Ok(GovernanceSetup {
-        governance: Governance {
-            gate: Some(Arc::new(gate)),
-            hooks,
-            hook_common: Some(hook_common),
-            rules_kept_in: None,
-        },
+        governance: Governance::new(Arc::new(gate), hooks, hook_common),
         sandbox: sandbox(settings, &workspace_roots, &read_denied, home)?,
     })
 }

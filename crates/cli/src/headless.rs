@@ -6,30 +6,31 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context;
-use cairn_core::ChannelSink;
+use cairn_config::project_level::Face;
 use cairn_core::assembly::{self, Turn};
-use cairn_policy::Asking;
-use cairn_policy::hooks::HookEvent;
-use cairn_protocol::{AgentAddress, AgentEvent, ContentBlock, EventEnvelope, EventSender, Op};
+use cairn_core::{EndReason, SessionInput, StartSource};
+use cairn_protocol::{AgentAddress, AgentEvent, ContentBlock, EventEnvelope, NobodyToAsk, Op};
 use cairn_tools::SessionState;
 use tokio::signal::unix::{Signal, SignalKind, signal};
-use tokio::sync::mpsc;
 
 use crate::args::{Args, USAGE_STATUS, UsageError};
 use crate::output::{Printer, print_error_result};
-use crate::setup::{Prepared, prepare, run_session_hook};
+use crate::setup::{Prepared, prepare};
 
 pub async fn run(args: Args) -> ExitCode {
     let started = Instant::now();
-    let prepared = read_prompt(args.prompt.as_deref())
-        .and_then(|prompt| Ok((prompt, prepare(&args, Asking::NonInteractive)?)));
+    // Nobody can answer a permission question in `-p`.
+    let prepared = read_prompt(args.prompt.as_deref()).and_then(|prompt| {
+        Ok((
+            prompt,
+            prepare(&args, Face::Headless, Arc::new(NobodyToAsk))?,
+        ))
+    });
     let (
         prompt,
         Prepared {
-            engine,
-            session,
-            tool_state,
-            governance,
+            host,
+            session: mut info,
             resumed,
             cwd,
             home,
@@ -55,33 +56,17 @@ pub async fn run(args: Args) -> ExitCode {
     for warning in &command.warnings {
         eprintln!("warning: {warning}");
     }
-    let mut turn = command
+    let turn = command
         .turn
         .unwrap_or_else(|| Turn::message(vec![ContentBlock::text(prompt)]));
-    // SessionStart hooks may add context to the first prompt.
-    let source = if resumed { "resume" } else { "startup" };
-    let mut input = serde_json::Map::new();
-    input.insert("source".into(), source.into());
-    turn.add_context(
-        run_session_hook(&governance, HookEvent::SessionStart, Some(source), input).await,
-    );
     // MCP servers get a short moment to connect before the first request.
-    let mut session = session;
-    crate::mcp::settle(mcp.as_ref(), &mut session, args.verbose).await;
-    let (ops, op_receiver) = mpsc::unbounded_channel();
-    let (events, mut event_receiver) = mpsc::unbounded_channel::<EventEnvelope>();
-    tokio::spawn(engine.run(op_receiver, EventSender::new(Arc::new(ChannelSink(events)))));
-    let stopped_by = watch_stop_signals(ops.clone(), tool_state.clone());
-    let op = match compact {
-        Some(instructions) => Op::compact(instructions),
-        None => turn.into_op(),
+    crate::mcp::settle(mcp.as_ref(), &mut info, args.verbose).await;
+    let source = if resumed {
+        StartSource::Resume
+    } else {
+        StartSource::Startup
     };
-    if ops.send(op).is_err() {
-        eprintln!("error: the engine stopped before the prompt was sent");
-        return ExitCode::FAILURE;
-    }
-
-    let mut printer = Printer::new(args.output_format, args.verbose, session);
+    let mut printer = Printer::new(args.output_format, args.verbose, info);
     printer.start();
     for message in instruction_warnings {
         printer.event(&EventEnvelope {
@@ -89,8 +74,21 @@ pub async fn run(args: Args) -> ExitCode {
             event: AgentEvent::Warning { message },
         });
     }
+    let mut session = host.start(source).await;
+    let input = session.input();
+    let stopped_by = watch_stop_signals(input.clone(), session.background_shells());
+    let sent = match compact {
+        Some(instructions) => input.compact(instructions),
+        None => input.submit(turn),
+    };
     let mut code = None;
-    while let Some(envelope) = event_receiver.recv().await {
+    if sent.is_err() {
+        eprintln!("error: the engine stopped before the prompt was sent");
+        code = Some(ExitCode::FAILURE);
+    }
+    while code.is_none()
+        && let Some(envelope) = session.next_event().await
+    {
         // The main agent's turn ends the run; a sub-agent's ends only its own call.
         if let (true, AgentEvent::TurnFinished(summary)) =
             (envelope.from.is_main(), &envelope.event)
@@ -105,11 +103,9 @@ pub async fn run(args: Args) -> ExitCode {
         }
         printer.event(&envelope);
     }
-    // Background shells do not outlive cairn.
-    tool_state.shells.kill_all();
-    let mut input = serde_json::Map::new();
-    input.insert("reason".into(), "other".into());
-    run_session_hook(&governance, HookEvent::SessionEnd, Some("other"), input).await;
+    for warning in session.end(EndReason::Other).await {
+        eprintln!("warning: {warning}");
+    }
     if let Some(status) = stopped_by.get().and_then(|signal| signal.exit_status()) {
         return ExitCode::from(status);
     }
@@ -151,7 +147,7 @@ impl StopSignal {
 /// The handlers are registered before this returns, so a signal that arrives while the first
 /// request is in flight is never missed. Returns the first signal once it has come.
 fn watch_stop_signals(
-    ops: mpsc::UnboundedSender<Op>,
+    input: SessionInput,
     tool_state: Arc<SessionState>,
 ) -> Arc<OnceLock<StopSignal>> {
     let first = Arc::new(OnceLock::new());
@@ -174,7 +170,7 @@ fn watch_stop_signals(
                 std::process::exit(i32::from(status));
             }
             let _ = seen.set(signal);
-            let _ = ops.send(Op::Interrupt);
+            let _ = input.send(Op::Interrupt);
         }
     });
     first

@@ -3,18 +3,15 @@
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 
+use cairn_config::project_level::Face;
 use cairn_config::trust::{self, TrustedFolders};
 use cairn_config::{PermissionMode, Source};
 use cairn_context::commands::discover_commands;
-use cairn_core::ChannelSink;
+use cairn_core::{AskThroughEvents, EndReason, StartSource};
 use cairn_llm::models;
-use cairn_policy::Asking;
-use cairn_policy::hooks::HookEvent;
-use cairn_protocol::{EventEnvelope, EventSender};
 use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 use cairn_tui::app::{AppConfig, AppExit, SettingsView, run_app};
 use cairn_tui::picker::{PickerEntry, run_picker};
@@ -22,17 +19,13 @@ use cairn_tui::{
     Appearance, ImportsAnswer, Theme, TrustAnswer, TrustQuestion, run_imports_dialog,
     run_trust_dialog,
 };
-use tokio::sync::mpsc;
 
 use crate::args::Args;
 use crate::session::sessions_to_resume;
-use crate::setup::{Prepared, prepare, run_session_hook};
+use crate::setup::{Prepared, prepare};
 
 /// The exit status after SIGTERM or SIGHUP, as a shell reports a process killed by SIGTERM.
 const TERMINATED_STATUS: u8 = 143;
-
-/// How long the way out waits for the engine to stop and the session log to be written.
-const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
 /// Runs the interactive UI; `main` calls it only when stdin and stdout are terminals.
 pub async fn run(mut args: Args) -> ExitCode {
@@ -88,18 +81,18 @@ enum Start {
 /// One session of the app, from setup to the SessionEnd hook. Returns the exit code, how the
 /// app ended (`None` when it did not start).
 async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
+    // Questions go to the app's dialog, through the event stream.
+    let broker = Arc::new(AskThroughEvents::default());
     let Prepared {
-        engine,
+        host,
         session,
-        tool_state,
-        governance,
         resumed,
         cwd,
         home,
         memory_dir,
         status_command,
         ..
-    } = match prepare(args, Asking::Interactive) {
+    } = match prepare(args, Face::Interactive, broker) {
         Ok(prepared) => prepared,
         Err(err) => {
             eprintln!("error: {err:#}");
@@ -107,28 +100,20 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         }
     };
     let source = match (start, resumed) {
-        (Start::Clear, _) => "clear",
-        (Start::Resume, _) | (Start::Startup, true) => "resume",
-        (Start::Startup, false) => "startup",
+        (Start::Clear, _) => StartSource::Clear,
+        (Start::Resume, _) | (Start::Startup, true) => StartSource::Resume,
+        (Start::Startup, false) => StartSource::Startup,
     };
-    let system_prompt = engine.config().system_prompt.clone();
+    let system_prompt = host.engine().config().system_prompt.clone();
     let history = if resumed {
-        engine.messages().to_vec()
+        host.engine().messages().to_vec()
     } else {
         Vec::new()
     };
-    let mut input = serde_json::Map::new();
-    input.insert("source".into(), source.into());
-    let first_message_context =
-        run_session_hook(&governance, HookEvent::SessionStart, Some(source), input).await;
-
-    let (ops, op_receiver) = mpsc::unbounded_channel();
-    let (ui_events, ui_receiver) = mpsc::unbounded_channel::<EventEnvelope>();
+    let permission_gate = Some(host.governance().gate().clone());
     // The engine records the session before the UI sees each event.
-    let engine_task = tokio::spawn(engine.run(
-        op_receiver,
-        EventSender::new(Arc::new(ChannelSink(ui_events))),
-    ));
+    let mut running = host.start(source).await;
+    let ui_events = running.take_events();
 
     let config = AppConfig {
         version: env!("CARGO_PKG_VERSION").to_string(),
@@ -144,7 +129,6 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         }),
         commands: discover_commands(&cwd, Some(&home)),
         initial_prompt: args.prompt.clone(),
-        first_message_context,
         resolve_model: models::resolve_model,
         // The provider's window: a model of another provider has one too.
         context_window: cairn_llm::registry::context_window,
@@ -156,26 +140,23 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         // The engine's own prompt, for `/context`'s estimate.
         system_prompt: Some(system_prompt),
         tool_specs: ToolRegistry::with_builtins(ToolContext::new(cwd.clone())).specs(),
-        permission_gate: governance.gate.clone(),
+        permission_gate,
         history,
         resumable_sessions,
         status_command,
         // The directory the engine's memory uses, for `#` and `/memory`.
         memory_dir,
     };
-    let result = run_app(config, ops.clone(), ui_receiver).await;
-    // The UI interrupted any running turn; closing the channel lets the engine stop.
-    drop(ops);
-    let _ = tokio::time::timeout(SHUTDOWN_WAIT, engine_task).await;
-    tool_state.shells.kill_all();
+    // The UI interrupts any running turn on its way out.
+    let result = run_app(config, running.input(), ui_events).await;
     let reason = match &result {
-        Ok(AppExit::Clear) => "clear",
-        Ok(AppExit::Resume(_) | AppExit::Terminated | AppExit::InputClosed) => "other",
-        Ok(AppExit::UserQuit) | Err(_) => "prompt_input_exit",
+        Ok(AppExit::Clear) => EndReason::Clear,
+        Ok(AppExit::Resume(_) | AppExit::Terminated | AppExit::InputClosed) => EndReason::Other,
+        Ok(AppExit::UserQuit) | Err(_) => EndReason::PromptInputExit,
     };
-    let mut input = serde_json::Map::new();
-    input.insert("reason".into(), reason.into());
-    run_session_hook(&governance, HookEvent::SessionEnd, Some(reason), input).await;
+    for warning in running.end(reason).await {
+        say_err(format_args!("warning: {warning}"));
+    }
     let (code, exit) = match result {
         Ok(exit) => (ExitCode::SUCCESS, Some(exit)),
         Err(err) => {

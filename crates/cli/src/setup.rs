@@ -1,7 +1,6 @@
 //! What both faces (`cairn -p` and the interactive UI) build before the first request:
 //! settings, the model client, the session log, governance, the tools and the engine.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,16 +11,11 @@ use cairn_context::PromptBuilder;
 use cairn_context::StandardPipeline;
 use cairn_context::memory::{MemoryRecall, Recall};
 use cairn_context::pipeline::PipelineSettings;
-use cairn_core::{AskThroughEvents, Engine, EngineConfig, Governance};
+use cairn_core::{EngineConfig, SessionHost, SessionParts};
 use cairn_llm::models;
 use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
-use cairn_policy::Asking;
-use cairn_policy::hooks::HookEvent;
-use cairn_protocol::{AgentEvent, CollectedEvents, EventSender};
-use cairn_tools::{
-    CompositeExecutor, SessionState, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots,
-};
-use tokio_util::sync::CancellationToken;
+use cairn_protocol::PermissionBroker;
+use cairn_tools::{CompositeExecutor, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
 
 use crate::args::Args;
 use crate::governance::{GovernanceInputs, build_governance};
@@ -34,12 +28,9 @@ const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
 
 /// What a run is made of.
 pub struct Prepared {
-    pub engine: Engine,
+    /// The session, ready to start.
+    pub host: SessionHost,
     pub session: SessionInfo,
-    /// The tools' session state, for stopping background shells on the way out.
-    pub tool_state: Arc<SessionState>,
-    /// For the session hooks the CLI runs itself (SessionStart, SessionEnd).
-    pub governance: Governance,
     /// The run continues an earlier session.
     pub resumed: bool,
     pub cwd: PathBuf,
@@ -55,35 +46,6 @@ pub struct Prepared {
     pub mcp: Option<Arc<cairn_mcp::McpTools>>,
 }
 
-/// Runs SessionStart or SessionEnd hooks, printing what they say for the user; returns the
-/// context they add.
-pub async fn run_session_hook(
-    governance: &Governance,
-    event: HookEvent,
-    subject: Option<&str>,
-    input: serde_json::Map<String, serde_json::Value>,
-) -> Vec<String> {
-    let notes = Arc::new(CollectedEvents::default());
-    let outcome = governance
-        .run_hooks(
-            event,
-            subject,
-            input,
-            &EventSender::new(notes.clone()),
-            &CancellationToken::new(),
-        )
-        .await;
-    for note in notes.take() {
-        if let AgentEvent::Warning { message } = note.event {
-            // Dropped if the terminal is gone (a SessionEnd hook after the window closed).
-            let _ = writeln!(std::io::stderr(), "warning: {message}");
-        }
-    }
-    outcome
-        .map(|outcome| outcome.additional_context)
-        .unwrap_or_default()
-}
-
 /// The model the flags, environment and settings ask for (in that order), aliases resolved.
 pub fn chosen_model(args: &Args, settings: &LoadedSettings) -> String {
     models::resolve_model(
@@ -97,15 +59,16 @@ pub fn chosen_model(args: &Args, settings: &LoadedSettings) -> String {
 }
 
 /// Everything a run needs before the first request: the credentials, the tools and the
-/// engine. `asking` says whether a user can answer permission questions.
-pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
+/// session host. `face` says which rules for project-level settings hold; `broker` answers
+/// permission questions, and whether anyone can be asked follows from it.
+pub fn prepare(
+    args: &Args,
+    face: Face,
+    broker: Arc<dyn PermissionBroker>,
+) -> anyhow::Result<Prepared> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let mut settings = load_settings(args, &cwd)?;
     // Before the provider reads a base URL, the mode is chosen and the sandbox built.
-    let face = match asking {
-        Asking::Interactive => Face::Interactive,
-        Asking::NonInteractive => Face::Headless,
-    };
     crate::settings::apply_project_rule(args, &mut settings, &cwd, face)?;
     // The provider checks its credentials after the settings load: their `env` may hold them.
     let model = chosen_model(args, &settings);
@@ -146,11 +109,10 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         mode: permission_mode,
         session_id: &session_id,
         transcript_path: &opened.transcript_path,
-        asking,
     })?;
     // Where someone answers, "don't ask again" keeps the rule in the project's local settings.
-    if asking == Asking::Interactive {
-        governance.governance.rules_kept_in = Some(cwd.clone());
+    if broker.can_ask() {
+        governance.governance = governance.governance.keeping_rules_in(cwd.clone());
     }
     let mut tool_context = ToolContext::new(cwd.clone());
     // Commands never see a credential, not even one the settings' `env` holds.
@@ -163,9 +125,8 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     tool_context.sandbox = governance.sandbox;
     // Directories the file tools create in cairn's own state (the memory directory) are 0700.
     tool_context.private_dirs = crate::session::cairn_home().into_iter().collect();
-    if let Some(gate) = governance.governance.gate.clone() {
-        tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
-    }
+    let gate = governance.governance.gate().clone();
+    tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
     let builtins = ToolRegistry::with_builtins(tool_context);
@@ -201,9 +162,10 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     let memory_dir = memory.as_ref().map(|memory| memory.directory.clone());
     let status_command = crate::settings::status_command(&settings);
     let recall = memory.map(|memory| {
-        if let Some(gate) = &governance.governance.gate {
-            gate.allow_own_state(&memory.directory);
-        }
+        governance
+            .governance
+            .gate()
+            .allow_own_state(&memory.directory);
         let small_model = settings
             .env()
             .get(SMALL_MODEL_VARIABLE)
@@ -213,46 +175,44 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
         let side = SideModel::small(provider.client.clone(), small_model.as_deref());
         Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
     });
-    let engine = Engine::new(
-        provider.client,
-        tools,
-        EngineConfig {
-            system_prompt: Arc::new(system_prompt),
-            model,
-            max_requests: args.max_turns,
-            max_output_tokens,
-            recall,
-            pipeline: Arc::new(
-                StandardPipeline::new(spill_dir)
-                    .with_settings(PipelineSettings::from_env_and_settings(
-                        // The run's environment: the settings' `env` over cairn's own.
-                        |name| {
-                            settings
-                                .env()
-                                .get(name)
-                                .cloned()
-                                .or_else(|| std::env::var(name).ok())
-                        },
-                        &serde_json::Value::Object(settings.raw().clone()),
-                    ))
-                    // A resumed session's requests show the view its last run collapsed to.
-                    .with_collapsed_through(opened.collapsed_through.unwrap_or(0)),
-            ),
-            governance: governance.governance.clone(),
-        },
-    )
-    .with_history(opened.history)
-    .with_session_log(opened.log);
-    // Questions go to whoever can answer: the interactive UI's dialog; in `-p` nobody.
-    let engine = match asking {
-        Asking::Interactive => engine.with_permissions(Arc::new(AskThroughEvents::default())),
-        Asking::NonInteractive => engine,
-    };
-    Ok(Prepared {
-        engine,
-        session,
-        tool_state,
+    let config = EngineConfig {
+        system_prompt: Arc::new(system_prompt),
+        model,
+        max_requests: args.max_turns,
+        max_output_tokens,
+        recall,
+        pipeline: Arc::new(
+            StandardPipeline::new(spill_dir)
+                .with_settings(PipelineSettings::from_env_and_settings(
+                    // The run's environment: the settings' `env` over cairn's own.
+                    |name| {
+                        settings
+                            .env()
+                            .get(name)
+                            .cloned()
+                            .or_else(|| std::env::var(name).ok())
+                    },
+                    &serde_json::Value::Object(settings.raw().clone()),
+                ))
+                // A resumed session's requests show the view its last run collapsed to.
+                .with_collapsed_through(opened.collapsed_through.unwrap_or(0)),
+        ),
         governance: governance.governance,
+    };
+    let host = SessionHost::new(
+        SessionParts {
+            client: provider.client,
+            tools,
+            config,
+            history: opened.history,
+            log: Some(opened.log),
+            tool_state,
+        },
+        broker,
+    );
+    Ok(Prepared {
+        host,
+        session,
         resumed,
         cwd,
         home,

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use cairn_policy::hooks::{HookCommon, HookEvent, HookOutcome, HookPermission, HookRunner};
-use cairn_policy::{CallInfo, PermissionGate, Verdict};
+use cairn_policy::{Asking, CallInfo, PermissionGate, Verdict};
 use cairn_protocol::{
     AgentEvent, DecisionSource, EventSender, PermissionAnswer, PermissionBroker,
     PermissionDecision, PermissionQuestion, ToolResultBlock, ToolResultContent,
@@ -19,7 +19,12 @@ use tokio_util::sync::CancellationToken;
 /// What the gate judges of a prepared call.
 /// Attributes the tool's provider only claims (an MCP server's `readOnlyHint`) never make a
 /// call read-only here: such a call asks unless a rule allows it.
-fn call_info<'a>(call: &'a PreparedCall, tools: &dyn ToolExecutor) -> CallInfo<'a> {
+/// `broker` says whether anyone can answer a question about it.
+fn call_info<'a>(
+    call: &'a PreparedCall,
+    tools: &dyn ToolExecutor,
+    broker: &dyn PermissionBroker,
+) -> CallInfo<'a> {
     CallInfo {
         tool: &call.name,
         input: &call.input,
@@ -27,6 +32,11 @@ fn call_info<'a>(call: &'a PreparedCall, tools: &dyn ToolExecutor) -> CallInfo<'
         read_only: call.safety.access == Access::ReadOnly
             && tools.assurance(call) == Assurance::Checked,
         destructive: call.safety.destructive == Destructiveness::Destructive,
+        asking: if broker.can_ask() {
+            Asking::Interactive
+        } else {
+            Asking::NonInteractive
+        },
     }
 }
 
@@ -78,27 +88,62 @@ fn claimed_reason(verdict: Verdict, call: &PreparedCall, tools: &dyn ToolExecuto
     }
 }
 
-/// The governance parts of one engine. All optional: an engine without them runs every call
-/// (sub-agents inherit their parent's, tests may leave them out).
-#[derive(Debug, Clone, Default)]
+/// The governance of one session: the permission gate, the hooks and the fields every hook
+/// input carries. Every engine has one, and there is no default that would allow every call:
+/// a face builds it from the session's settings, and a nested engine (a sub-agent) gets its
+/// parent's through the session host's spawner. A session without hooks has a runner with an
+/// empty configuration, so a hook runner cannot be forgotten.
+#[derive(Debug, Clone)]
 pub struct Governance {
-    pub gate: Option<Arc<PermissionGate>>,
-    pub hooks: Option<Arc<HookRunner>>,
-    /// The fields every hook input carries.
-    pub hook_common: Option<HookCommon>,
+    gate: Arc<PermissionGate>,
+    hooks: Arc<HookRunner>,
+    hook_common: HookCommon,
     /// The project whose `.claude/settings.local.json` keeps the rules the user allows for
     /// good; `None` keeps them for the session only.
-    pub rules_kept_in: Option<std::path::PathBuf>,
+    rules_kept_in: Option<std::path::PathBuf>,
 }
 
 impl Governance {
-    fn runner(&self, event: HookEvent) -> Option<(&HookRunner, &HookCommon)> {
-        match (&self.hooks, &self.hook_common) {
-            (Some(hooks), Some(common)) if hooks.config().has_hooks(event) => {
-                Some((hooks.as_ref(), common))
-            }
-            _ => None,
+    /// The governance of a session judged by `gate`, whose hooks `hooks` runs with
+    /// `hook_common` in every input. "Don't ask again" keeps its rules for the session only
+    /// until [`Governance::keeping_rules_in`] names a project.
+    pub fn new(gate: Arc<PermissionGate>, hooks: Arc<HookRunner>, hook_common: HookCommon) -> Self {
+        Governance {
+            gate,
+            hooks,
+            hook_common,
+            rules_kept_in: None,
         }
+    }
+
+    /// Keeps the rules the user allows for good in `project`'s `.claude/settings.local.json`
+    /// (where someone answers questions; in `-p` nobody can say "don't ask again").
+    pub fn keeping_rules_in(mut self, project: std::path::PathBuf) -> Self {
+        self.rules_kept_in = Some(project);
+        self
+    }
+
+    /// The permission gate: its mode, rules and workspace, shared by every engine of the
+    /// session.
+    pub fn gate(&self) -> &Arc<PermissionGate> {
+        &self.gate
+    }
+
+    /// The hook runner (its configuration may be empty).
+    pub fn hooks(&self) -> &Arc<HookRunner> {
+        &self.hooks
+    }
+
+    /// The fields every hook input carries (session id, transcript, directory, mode).
+    pub fn hook_common(&self) -> &HookCommon {
+        &self.hook_common
+    }
+
+    fn runner(&self, event: HookEvent) -> Option<(&HookRunner, &HookCommon)> {
+        self.hooks
+            .config()
+            .has_hooks(event)
+            .then_some((self.hooks.as_ref(), &self.hook_common))
     }
 
     /// Runs the hooks of `event` (if any are configured) and reports their messages.
@@ -133,7 +178,7 @@ impl Governance {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<PreparedCall, ToolOutput> {
-        self.validate(tools, &call).await?;
+        self.validate(tools, &call, broker).await?;
         let mut hook_permission = None;
         let mut input = Map::new();
         input.insert("tool_name".into(), json!(call.name));
@@ -165,22 +210,16 @@ impl Governance {
                     input: updated,
                 };
                 call = tools.prepare(&rewritten)?;
-                self.validate(tools, &call).await?;
+                self.validate(tools, &call, broker).await?;
             }
             hook_permission = outcome.permission;
         }
 
-        let verdict = match &self.gate {
-            Some(gate) => claimed_reason(
-                gate.check(&call_info(&call, tools.as_ref())),
-                &call,
-                tools.as_ref(),
-            ),
-            None => Verdict::Allow {
-                source: DecisionSource::Mode,
-                rule: None,
-            },
-        };
+        let verdict = claimed_reason(
+            self.gate.check(&call_info(&call, tools.as_ref(), broker)),
+            &call,
+            tools.as_ref(),
+        );
         // A deny rule beats whatever a hook said; otherwise the hook decides when it spoke.
         let verdict = match (verdict, hook_permission) {
             (
@@ -259,16 +298,15 @@ impl Governance {
         &self,
         tools: &Arc<dyn ToolExecutor>,
         call: &PreparedCall,
+        broker: &dyn PermissionBroker,
     ) -> Result<(), ToolOutput> {
-        let denied_by_rule = self.gate.as_ref().is_some_and(|gate| {
-            matches!(
-                gate.check(&call_info(call, tools.as_ref())),
-                Verdict::Deny {
-                    source: DecisionSource::Rule,
-                    ..
-                }
-            )
-        });
+        let denied_by_rule = matches!(
+            self.gate.check(&call_info(call, tools.as_ref(), broker)),
+            Verdict::Deny {
+                source: DecisionSource::Rule,
+                ..
+            }
+        );
         if denied_by_rule {
             return Ok(());
         }
@@ -384,9 +422,7 @@ impl Governance {
     /// "Yes, during this session": the rule holds until the session ends. A rule the gate
     /// cannot take is a warning (the call itself is allowed); returns whether it took it.
     fn allow_for_session(&self, rule: &str, events: &EventSender) -> bool {
-        if let Some(gate) = &self.gate
-            && let Err(err) = gate.allow_for_session(rule)
-        {
+        if let Err(err) = self.gate.allow_for_session(rule) {
             events.emit(AgentEvent::Warning {
                 message: format!("{err}; allowed this once only"),
             });

@@ -14,6 +14,7 @@ pub mod assembly;
 mod engine;
 mod events;
 mod governance;
+pub mod host;
 mod orchestrate;
 mod permission;
 mod summarize;
@@ -22,5 +23,9 @@ pub use cairn_context::PromptSource;
 pub use engine::{Engine, EngineConfig, INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};
 pub use events::{ChannelSink, Recorder};
 pub use governance::Governance;
+pub use host::{
+    EndReason, EngineStopped, NestedConfig, Session, SessionHost, SessionInput, SessionParts,
+    Spawner, StartSource,
+};
 pub use orchestrate::MAX_PARALLEL;
 pub use permission::AskThroughEvents;

@@ -73,6 +73,10 @@ impl PermissionBroker for AskThroughEvents {
         })
     }
 
+    fn can_ask(&self) -> bool {
+        true
+    }
+
     fn answer(&self, request_id: &str, answer: PermissionAnswer) -> bool {
         match lock(&self.pending).remove(request_id) {
             Some(sender) => sender.send(answer).is_ok(),

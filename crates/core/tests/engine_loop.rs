@@ -112,7 +112,7 @@ fn engine(client: Arc<ScriptedClient>, tools: Arc<EchoTools>, max_requests: Opti
             pipeline: Arc::new(StandardPipeline::new(
                 std::env::temp_dir().join("cairn-engine-tests"),
             )),
-            governance: cairn_core::Governance::default(),
+            governance: support::gated::bypass_governance(&std::env::temp_dir()),
         },
     )
 }
@@ -451,7 +451,6 @@ fn gated_engine(
         vec![workspace.to_path_buf()],
         workspace.to_path_buf(),
         workspace.to_path_buf(),
-        cairn_policy::Asking::Interactive,
     );
     Engine::new(
         client,
@@ -465,10 +464,14 @@ fn gated_engine(
             pipeline: Arc::new(StandardPipeline::new(
                 std::env::temp_dir().join("cairn-engine-tests"),
             )),
-            governance: cairn_core::Governance {
-                gate: Some(Arc::new(gate)),
-                ..cairn_core::Governance::default()
-            },
+            governance: cairn_core::Governance::new(
+                Arc::new(gate),
+                Arc::new(cairn_policy::hooks::HookRunner::new(
+                    cairn_policy::hooks::HookConfig::default(),
+                    workspace.to_path_buf(),
+                )),
+                cairn_policy::hooks::HookCommon::default(),
+            ),
         },
     )
     .with_permissions(Arc::new(cairn_core::AskThroughEvents::default()))

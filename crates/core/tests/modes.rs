@@ -275,9 +275,7 @@ async fn a_session_started_in_plan_mode_is_told_once_even_across_a_resume() {
     engine
         .config()
         .governance
-        .gate
-        .as_ref()
-        .unwrap()
+        .gate()
         .set_mode(PermissionMode::Plan);
     let mut running = run(engine);
     running.turn("what would you do").await;
@@ -301,9 +299,7 @@ async fn a_session_started_in_plan_mode_is_told_once_even_across_a_resume() {
     resumed
         .config()
         .governance
-        .gate
-        .as_ref()
-        .unwrap()
+        .gate()
         .set_mode(PermissionMode::Plan);
     let mut running = run(resumed);
     running.turn("and then?").await;

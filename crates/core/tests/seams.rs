@@ -242,7 +242,7 @@ fn config() -> EngineConfig {
         pipeline: Arc::new(StandardPipeline::new(
             std::env::temp_dir().join("cairn-seams-tests"),
         )),
-        governance: cairn_core::Governance::default(),
+        governance: support::gated::bypass_governance(&std::env::temp_dir()),
     }
 }
 

@@ -64,6 +64,10 @@ pub struct CallInfo<'a> {
     /// The tool declares that this call can destroy what it does not carry (overwriting a
     /// whole file, deleting): no mode but `bypassPermissions` lets it run unasked.
     pub destructive: bool,
+    /// Whether someone can answer a question about this call: it follows from the broker of
+    /// the engine that makes the call, so a question nobody can answer is refused with the
+    /// way to allow it instead.
+    pub asking: Asking,
 }
 
 /// The gate's answer.
@@ -100,7 +104,6 @@ pub struct PermissionGate {
     workspace_roots: Mutex<Vec<PathBuf>>,
     cwd: PathBuf,
     home: PathBuf,
-    asking: Asking,
     /// Directories of cairn's own state the file tools may write without a question (the
     /// memory directory): not the user's code.
     own_state: RwLock<Vec<PathBuf>>,
@@ -118,7 +121,6 @@ impl PermissionGate {
         workspace_roots: Vec<PathBuf>,
         cwd: PathBuf,
         home: PathBuf,
-        asking: Asking,
     ) -> Self {
         PermissionGate {
             mode: Mutex::new(mode),
@@ -128,7 +130,6 @@ impl PermissionGate {
             workspace_roots: Mutex::new(workspace_roots),
             cwd,
             home,
-            asking,
             own_state: RwLock::default(),
         }
     }
@@ -168,10 +169,6 @@ impl PermissionGate {
             .mode
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()) = mode;
-    }
-
-    pub fn asking(&self) -> Asking {
-        self.asking
     }
 
     /// Adds `dir` to the workspace for the rest of the session (`/add-dir`): file tools may
@@ -403,7 +400,7 @@ impl PermissionGate {
         if let Some(finding) =
             self.finding_above_rules(call, &resolved_paths, &resolved_roots, analysis.as_ref())
         {
-            return self.question(mode, finding, None);
+            return self.question(call.asking, mode, finding, None);
         }
         if !is_bash && EDIT_TOOLS.contains(&call.tool) && self.in_own_state(&resolved_paths) {
             return Verdict::Allow {
@@ -413,6 +410,7 @@ impl PermissionGate {
         }
         if leaves_sandbox {
             return self.question(
+                call.asking,
                 mode,
                 format!("The model asks to run this command outside the sandbox. {why}"),
                 suggested_rule,
@@ -425,6 +423,7 @@ impl PermissionGate {
             // An ask rule outranks every allow rule: none would lift the question.
             Some((RuleKind::Ask, rule)) => {
                 return self.question(
+                    call.asking,
                     mode,
                     format!("The permission rule {rule} asks before this call."),
                     None,
@@ -434,7 +433,7 @@ impl PermissionGate {
                 let finding = program_option_finding(&rule, analysis.as_ref())
                     .or_else(|| self.outside_finding(&allowing, analysis.as_ref()));
                 return match finding {
-                    Some(finding) => self.question(mode, finding, None),
+                    Some(finding) => self.question(call.asking, mode, finding, None),
                     None => Verdict::Allow {
                         source: DecisionSource::Rule,
                         rule: Some(rule),
@@ -449,7 +448,7 @@ impl PermissionGate {
             let finding = program_option_finding(&rule, analysis.as_ref())
                 .or_else(|| self.outside_finding(&allowing, analysis.as_ref()));
             return match finding {
-                Some(finding) => self.question(mode, finding, None),
+                Some(finding) => self.question(call.asking, mode, finding, None),
                 None => Verdict::Allow {
                     source: DecisionSource::User,
                     rule: Some(rule),
@@ -489,8 +488,8 @@ impl PermissionGate {
         let suggested_rule =
             suggested_rule.filter(|_| self.outside_finding(&allowing, analysis.as_ref()).is_none());
         // Someone who can answer is asked however far the call is beyond the mode.
-        if one_short || self.asking == Asking::Interactive {
-            return self.question(mode, why, suggested_rule);
+        if one_short || call.asking == Asking::Interactive {
+            return self.question(call.asking, mode, why, suggested_rule);
         }
         let how_to_allow = match &suggested_rule {
             Some(rule) => format!(
@@ -658,6 +657,7 @@ impl PermissionGate {
     /// `bypassPermissions`, can let the call run.
     fn question(
         &self,
+        asking: Asking,
         mode: PermissionMode,
         reason: String,
         suggested_rule: Option<String>,
@@ -684,7 +684,7 @@ impl PermissionGate {
                 ),
             };
         }
-        match self.asking {
+        match asking {
             Asking::Interactive => Verdict::Ask {
                 reason,
                 suggested_rule,
@@ -950,7 +950,6 @@ mod tests {
             vec![project.clone()],
             project.clone(),
             dir.path().join("home"),
-            Asking::Interactive,
         );
         assert!(!gate.inside_workspace(&other.join("notes.txt")));
         gate.add_workspace_root(other.clone());

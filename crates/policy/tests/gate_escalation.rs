@@ -11,7 +11,7 @@ mod security_support;
 use std::path::{Path, PathBuf};
 
 use cairn_policy::rules::{RuleKind, RuleOrigin};
-use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
+use cairn_policy::{Asking, CallInfo, PermissionMode, Verdict};
 use cairn_protocol::DecisionSource;
 use serde_json::{Value, json};
 
@@ -39,7 +39,7 @@ fn gate(
     mode: PermissionMode,
     rules: &[(RuleKind, &str)],
     asking: Asking,
-) -> PermissionGate {
+) -> security_support::TestGate {
     security_support::gate_over(&f.workspace, &f.home, mode, rules, asking)
 }
 
@@ -94,13 +94,14 @@ fn bash(f: &Fixture, command: &str) -> Call {
     }
 }
 
-fn check(gate: &PermissionGate, call: &Call) -> Verdict {
+fn check(gate: &security_support::TestGate, call: &Call) -> Verdict {
     gate.check(&CallInfo {
         tool: call.tool,
         input: &call.input,
         paths: &call.paths,
         read_only: call.read_only,
         destructive: call.destructive,
+        asking: gate.asking,
     })
 }
 

@@ -12,7 +12,7 @@ mod security_support;
 use std::path::{Path, PathBuf};
 
 use cairn_policy::rules::RuleKind;
-use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
+use cairn_policy::{Asking, CallInfo, PermissionMode, Verdict};
 use cairn_protocol::DecisionSource;
 use serde_json::json;
 
@@ -39,7 +39,7 @@ fn fixture() -> Fixture {
     }
 }
 
-fn gate(f: &Fixture, mode: PermissionMode, deny: &[&str]) -> PermissionGate {
+fn gate(f: &Fixture, mode: PermissionMode, deny: &[&str]) -> security_support::TestGate {
     let rules: Vec<(RuleKind, &str)> = deny.iter().map(|text| (RuleKind::Deny, *text)).collect();
     let gate =
         security_support::gate_over(&f.workspace, &f.home, mode, &rules, Asking::NonInteractive);
@@ -47,13 +47,14 @@ fn gate(f: &Fixture, mode: PermissionMode, deny: &[&str]) -> PermissionGate {
     gate
 }
 
-fn write(gate: &PermissionGate, path: &Path) -> Verdict {
+fn write(gate: &security_support::TestGate, path: &Path) -> Verdict {
     gate.check(&CallInfo {
         tool: "Write",
         input: &json!({"file_path": path, "content": "x"}),
         paths: &[path.to_path_buf()],
         read_only: false,
         destructive: false,
+        asking: gate.asking,
     })
 }
 

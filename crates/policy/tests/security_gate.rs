@@ -15,7 +15,7 @@ mod security_support;
 use std::path::{Path, PathBuf};
 
 use cairn_policy::rules::RuleKind;
-use cairn_policy::{Asking, CallInfo, PermissionGate, PermissionMode, Verdict};
+use cairn_policy::{Asking, CallInfo, PermissionMode, Verdict};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -65,7 +65,7 @@ fn gate(
     mode: PermissionMode,
     rules: &[(RuleKind, &str)],
     asking: Asking,
-) -> PermissionGate {
+) -> security_support::TestGate {
     security_support::gate_over(&f.workspace, &f.home, mode, rules, asking)
 }
 
@@ -95,13 +95,14 @@ fn bash(f: &Fixture, command: &str) -> Call {
     }
 }
 
-fn check(gate: &PermissionGate, call: &Call) -> Verdict {
+fn check(gate: &security_support::TestGate, call: &Call) -> Verdict {
     gate.check(&CallInfo {
         tool: call.tool,
         input: &call.input,
         paths: &call.paths,
         read_only: call.read_only,
         destructive: false,
+        asking: gate.asking,
     })
 }
 

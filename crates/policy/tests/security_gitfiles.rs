@@ -73,6 +73,7 @@ fn verdicts(world: &World, tool: &str, input: serde_json::Value, paths: &[&Path]
                 paths: &paths,
                 read_only: false,
                 destructive: tool != "Edit",
+                asking: Asking::Interactive,
             })
         })
         .collect()
@@ -339,6 +340,7 @@ fn data_files_stay_allowed_under_an_allow_rule() {
             paths: std::slice::from_ref(&world.workspace),
             read_only: false,
             destructive: true,
+            asking: gate.asking,
         });
         assert_eq!(kind(&verdict), "allow", "{command}: {verdict:?}");
     }

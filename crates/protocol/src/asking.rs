@@ -40,6 +40,12 @@ pub trait PermissionBroker: Send + Sync {
         events: &'a EventSender,
     ) -> BoxFuture<'a, Option<PermissionAnswer>>;
 
+    /// Whether this broker can ever get an answer. The gate words its verdict from it: where
+    /// nobody can answer, a call that would be asked about is refused at once with the way to
+    /// allow it, instead of waiting for an answer that cannot come. There is no default, so
+    /// every broker says which it is.
+    fn can_ask(&self) -> bool;
+
     /// An answer that arrived as an operation; returns whether a question was waiting for it.
     /// Brokers that do not ask through events have nothing waiting.
     fn answer(&self, _request_id: &str, _answer: PermissionAnswer) -> bool {
@@ -59,5 +65,9 @@ impl PermissionBroker for NobodyToAsk {
         _events: &'a EventSender,
     ) -> BoxFuture<'a, Option<PermissionAnswer>> {
         Box::pin(std::future::ready(None))
+    }
+
+    fn can_ask(&self) -> bool {
+        false
     }
 }

@@ -46,6 +46,9 @@ pub enum Op {
         request_id: String,
         answer: PermissionAnswer,
     },
+    /// Stop serving: a running turn is interrupted (it still ends with its
+    /// [`AgentEvent::TurnFinished`]), what is queued is dropped, and the engine returns.
+    Shutdown,
 }
 
 impl Op {
@@ -83,6 +86,7 @@ impl Op {
         match self {
             Op::UserMessage { id, .. } | Op::Compact { id, .. } => Some(id),
             Op::Interrupt
+            | Op::Shutdown
             | Op::SetModel { .. }
             | Op::SetPermissionMode { .. }
             | Op::PermissionAnswer { .. } => None,

@@ -439,7 +439,6 @@ fn gate_verdict(project: &Project, rules: &[&str], name: &str) -> cairn_policy::
         vec![workspace.clone()],
         workspace.clone(),
         workspace.join("home"),
-        cairn_policy::Asking::NonInteractive,
     );
     let prepared = project.prepare(
         "Write",
@@ -451,6 +450,7 @@ fn gate_verdict(project: &Project, rules: &[&str], name: &str) -> cairn_policy::
         paths: &prepared.paths,
         read_only: false,
         destructive: false,
+        asking: cairn_policy::Asking::NonInteractive,
     })
 }
 

@@ -154,7 +154,6 @@ async fn write_never_lands_outside_while_a_directory_link_is_swapped() {
             vec![workspace.clone()],
             workspace.clone(),
             race.outside.clone(),
-            Asking::NonInteractive,
         );
         let cx = CallContext::detached(CancellationToken::new());
         let mut tally = Tally::default();
@@ -172,6 +171,7 @@ async fn write_never_lands_outside_while_a_directory_link_is_swapped() {
                 paths: &prepared.paths,
                 read_only: prepared.safety.access == Access::ReadOnly,
                 destructive: prepared.safety.destructive == Destructiveness::Destructive,
+                asking: Asking::NonInteractive,
             });
             if !matches!(verdict, Verdict::Allow { .. }) {
                 tally.refused_by_gate += 1;

@@ -35,7 +35,7 @@ pub struct EngineConfig {
     /// What of the conversation each request sends; it also keeps large tool results out of
     /// the conversation.
     pub pipeline: Arc<dyn ContextPipeline>,
-    /// Hooks and the permission gate; the default runs every call.
+    /// Hooks and the permission gate (there is no default: see [`Governance`]).
     pub governance: Governance,
     /// Memory recall, started when the user submits; `None` when memory is off.
     pub recall: Option<Arc<dyn Recall>>,
@@ -189,22 +189,23 @@ impl Engine {
                         continue;
                     }
                     Some(Err(Op::SetPermissionMode { mode })) => {
-                        set_permission_mode(self.config.governance.gate.as_deref(), mode, &events);
+                        set_permission_mode(self.config.governance.gate(), mode, &events);
                         continue;
                     }
+                    Some(Err(Op::Shutdown)) | None => return self,
                     // No turn is running, so there is nothing to interrupt and no question
                     // is waiting.
                     Some(Err(_)) => continue,
-                    None => return self,
                 },
             };
             self.current_op = id;
             let cancel = CancellationToken::new();
             let broker = self.permissions.clone();
             // A mode change holds at once, for the calls of the running turn too.
-            let gate = self.config.governance.gate.clone();
+            let gate = self.config.governance.gate().clone();
             let mut next_model = None;
             let mut senders_gone = false;
+            let mut shutting_down = false;
             let restore_model = match &work {
                 Work::Message(_, overrides) => self.apply_overrides(overrides, &events),
                 Work::Compact(_) => None,
@@ -223,10 +224,15 @@ impl Engine {
                                 cancel.cancel();
                                 queued.clear();
                             }
+                            Some(Err(Op::Shutdown)) => {
+                                cancel.cancel();
+                                queued.clear();
+                                shutting_down = true;
+                            }
                             Some(Ok(work)) => queued.push_back(work),
                             Some(Err(Op::SetModel { model })) => next_model = Some(model),
                             Some(Err(Op::SetPermissionMode { mode })) => {
-                                set_permission_mode(gate.as_deref(), mode, &events);
+                                set_permission_mode(&gate, mode, &events);
                             }
                             Some(Err(Op::PermissionAnswer { request_id, answer })) => {
                                 broker.answer(&request_id, answer);
@@ -240,14 +246,15 @@ impl Engine {
             if let Some(model) = restore_model {
                 self.config.model = model;
             }
-            if let Some(gate) = &self.config.governance.gate {
-                gate.clear_turn_rules();
-            }
+            self.config.governance.gate().clear_turn_rules();
             if let Some(model) = next_model {
                 events.emit(AgentEvent::ModelChanged {
                     model: model.clone(),
                 });
                 self.config.model = model;
+            }
+            if shutting_down {
+                return self;
             }
         }
     }
@@ -270,9 +277,8 @@ impl Engine {
         overrides: &TurnOverrides,
         events: &EventSender,
     ) -> Option<String> {
-        if !overrides.allowed_tools.is_empty()
-            && let Some(gate) = &self.config.governance.gate
-        {
+        if !overrides.allowed_tools.is_empty() {
+            let gate = self.config.governance.gate();
             for error in gate.set_turn_rules(&overrides.allowed_tools) {
                 events.emit(AgentEvent::Warning {
                     message: format!("allowed-tools: {error}"),
@@ -286,28 +292,16 @@ impl Engine {
     /// The model id the next request goes to: the session's model choice (`config.model`)
     /// for the permission mode in force, so that `opusplan` plans with opus.
     fn request_model(&self) -> String {
-        let mode = self
-            .config
-            .governance
-            .gate
-            .as_deref()
-            .map(|gate| gate.mode());
-        models::model_for_mode(
-            &self.config.model,
-            mode.unwrap_or(cairn_protocol::PermissionMode::Default),
-        )
+        models::model_for_mode(&self.config.model, self.config.governance.gate().mode())
     }
 }
 
-/// Puts `mode` in force in `gate` and says so; an engine without a gate runs every call, so
-/// there is no mode to change.
+/// Puts `mode` in force in `gate` and says so.
 fn set_permission_mode(
-    gate: Option<&cairn_policy::PermissionGate>,
+    gate: &cairn_policy::PermissionGate,
     mode: cairn_protocol::PermissionMode,
     events: &EventSender,
 ) {
-    if let Some(gate) = gate {
-        gate.set_mode(mode);
-        events.emit(AgentEvent::PermissionModeChanged { mode });
-    }
+    gate.set_mode(mode);
+    events.emit(AgentEvent::PermissionModeChanged { mode });
 }

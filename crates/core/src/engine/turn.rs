@@ -104,8 +104,8 @@ impl Engine {
                 content.push(system_reminder(&context));
             }
         }
-        if let Some(gate) = &self.config.governance.gate
-            && let Some(reminder) = plan_mode_reminder(&self.messages, gate.mode())
+        if let Some(reminder) =
+            plan_mode_reminder(&self.messages, self.config.governance.gate().mode())
         {
             content.push(system_reminder(reminder));
         }

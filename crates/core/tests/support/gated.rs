@@ -8,7 +8,7 @@ use cairn_context::StandardPipeline;
 use cairn_core::{AskThroughEvents, ChannelSink, Engine, EngineConfig, Governance};
 use cairn_policy::hooks::{HookCommon, HookConfig, HookRunner};
 use cairn_policy::rules::RuleSet;
-use cairn_policy::{Asking, PermissionGate, PermissionMode};
+use cairn_policy::{PermissionGate, PermissionMode};
 use cairn_protocol::{
     AgentEvent, ContentBlock, EventSender, Op, PermissionAnswer, SystemPrompt, TurnEnd,
 };
@@ -32,7 +32,6 @@ pub fn gated_engine(
         vec![workspace.to_path_buf()],
         workspace.to_path_buf(),
         workspace.to_path_buf(),
-        Asking::Interactive,
     );
     let (hook_config, problems) = HookConfig::from_settings(&hooks);
     assert_eq!(problems, Vec::<String>::new());
@@ -47,15 +46,11 @@ pub fn gated_engine(
             max_output_tokens: 1000,
             recall: None,
             pipeline: Arc::new(StandardPipeline::new(workspace.join(".spill"))),
-            governance: Governance {
-                gate: Some(Arc::new(gate)),
-                hooks: Some(Arc::new(HookRunner::new(
-                    hook_config,
-                    workspace.to_path_buf(),
-                ))),
-                hook_common: Some(HookCommon::default()),
-                rules_kept_in: None,
-            },
+            governance: Governance::new(
+                Arc::new(gate),
+                Arc::new(HookRunner::new(hook_config, workspace.to_path_buf())),
+                HookCommon::default(),
+            ),
         },
     )
     .with_permissions(Arc::new(AskThroughEvents::default()))
@@ -67,6 +62,26 @@ pub fn tool_use(id: &str, name: &str, input: Value) -> ContentBlock {
         name: name.into(),
         input,
     }
+}
+
+/// Governance that lets every call run: a gate in `bypassPermissions` over `workspace`, no
+/// hooks. For tests of the loop itself, where no call is judged.
+pub fn bypass_governance(workspace: &Path) -> Governance {
+    let gate = PermissionGate::new(
+        PermissionMode::BypassPermissions,
+        RuleSet::default(),
+        vec![workspace.to_path_buf()],
+        workspace.to_path_buf(),
+        workspace.to_path_buf(),
+    );
+    Governance::new(
+        Arc::new(gate),
+        Arc::new(HookRunner::new(
+            HookConfig::default(),
+            workspace.to_path_buf(),
+        )),
+        HookCommon::default(),
+    )
 }
 
 /// What one turn showed: the events, and the engine after it.

@@ -75,7 +75,6 @@ fn check_in(world: &World, mode: PermissionMode, allow: &[&str], command: &str) 
         vec![world.workspace.clone()],
         world.workspace.clone(),
         world.home.clone(),
-        Asking::Interactive,
     );
     let input = json!({ "command": command });
     let paths = [world.workspace.clone()];
@@ -85,6 +84,7 @@ fn check_in(world: &World, mode: PermissionMode, allow: &[&str], command: &str) 
         paths: &paths,
         read_only: false,
         destructive: true,
+        asking: Asking::Interactive,
     })
 }
 

@@ -76,7 +76,7 @@ impl World {
     }
 
     /// The gate in default mode with these allow rules, as `cairn -p` runs it.
-    pub fn gate(&self, allow: &[&str]) -> PermissionGate {
+    pub fn gate(&self, allow: &[&str]) -> TestGate {
         let rules: Vec<(RuleKind, &str)> =
             allow.iter().map(|text| (RuleKind::Allow, *text)).collect();
         gate_over(
@@ -92,13 +92,30 @@ impl World {
     pub fn check(&self, allow: &[&str], command: &str) -> Verdict {
         let input = json!({ "command": command });
         let paths = [self.workspace.clone()];
-        self.gate(allow).check(&CallInfo {
+        let gate = self.gate(allow);
+        gate.check(&CallInfo {
             tool: "Bash",
             input: &input,
             paths: &paths,
             read_only: false,
             destructive: true,
+            asking: gate.asking,
         })
+    }
+}
+
+/// A gate and whether someone can answer its questions, which in a session follows from the
+/// engine's broker and reaches the gate with each call.
+pub struct TestGate {
+    pub gate: PermissionGate,
+    pub asking: Asking,
+}
+
+impl std::ops::Deref for TestGate {
+    type Target = PermissionGate;
+
+    fn deref(&self) -> &PermissionGate {
+        &self.gate
     }
 }
 
@@ -110,7 +127,7 @@ pub fn gate_over(
     mode: PermissionMode,
     rules: &[(RuleKind, &str)],
     asking: Asking,
-) -> PermissionGate {
+) -> TestGate {
     let (rules, errors) = RuleSet::new(rules.iter().map(|(kind, text)| {
         (
             *kind,
@@ -119,14 +136,14 @@ pub fn gate_over(
         )
     }));
     assert!(errors.is_empty(), "{errors:?}");
-    PermissionGate::new(
+    let gate = PermissionGate::new(
         mode,
         rules,
         vec![workspace.to_path_buf()],
         workspace.to_path_buf(),
         home.to_path_buf(),
-        asking,
-    )
+    );
+    TestGate { gate, asking }
 }
 
 /// The verdict's kind, for table comparisons.

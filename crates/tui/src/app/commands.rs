@@ -137,7 +137,7 @@ impl App {
             Some(text) => format!("/compact {text}"),
             None => "/compact".to_string(),
         };
-        if self.ops.send(Op::compact(instructions)).is_err() {
+        if self.ops.compact(instructions).is_err() {
             self.transcript
                 .push_error("The engine has stopped; the conversation was not compacted.");
             return;
@@ -151,12 +151,11 @@ impl App {
     }
 
     /// Sends `turn`, which the transcript shows as `shown` (for a custom command, the line
-    /// as typed rather than its expansion). The first message carries the context the
-    /// SessionStart hooks gave.
-    fn send_turn(&mut self, mut turn: Turn, shown: String) {
+    /// as typed rather than its expansion). The session host adds the context the
+    /// SessionStart hooks gave to the first message.
+    fn send_turn(&mut self, turn: Turn, shown: String) {
         let queued = self.is_running().then_some(shown);
-        turn.add_context(self.first_message_context.drain(..));
-        if self.ops.send(turn.into_op()).is_err() {
+        if self.ops.submit(turn).is_err() {
             self.transcript
                 .push_error("The engine has stopped; the message was not sent.");
             return;

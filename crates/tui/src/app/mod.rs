@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use cairn_context::PromptSource;
 use cairn_context::commands::CustomCommand;
+use cairn_core::SessionInput;
 use cairn_policy::PermissionGate;
 use cairn_protocol::{AgentEvent, EventEnvelope, Message, Op, PermissionMode, ToolSpec, Usage};
 use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -42,7 +43,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use tokio::signal::unix::SignalKind;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::UnboundedReceiver;
 
 pub use composer::{Composer, Edit};
 use inline_backend::InlineBackend;
@@ -83,8 +84,6 @@ pub struct AppConfig {
     pub commands: Vec<CustomCommand>,
     /// Sent as the first message (`cairn "prompt"`).
     pub initial_prompt: Option<String>,
-    /// Context from SessionStart hooks, added to the first message.
-    pub first_message_context: Vec<String>,
     /// Turns a model alias (`opus`) into the id the API takes.
     pub resolve_model: fn(&str) -> String,
     /// How many tokens a model's context window holds (`None`: unknown), for the status
@@ -152,7 +151,7 @@ pub enum AppError {
 /// bracketed paste off) on every way out, errors and panics included.
 pub async fn run_app(
     config: AppConfig,
-    ops: UnboundedSender<Op>,
+    ops: SessionInput,
     mut events: UnboundedReceiver<EventEnvelope>,
 ) -> Result<AppExit, AppError> {
     let guard = terminal::TerminalGuard::enter()?;
@@ -185,7 +184,9 @@ pub async fn run_app(
 
 struct App {
     config: AppConfig,
-    ops: UnboundedSender<Op>,
+    /// Where what the user asks for goes: the session host carries SessionStart's context
+    /// into the first message.
+    ops: SessionInput,
     theme: Theme,
     transcript: Transcript,
     /// Finished lines not yet written into the scrollback.
@@ -211,7 +212,6 @@ struct App {
     cost_usd: f64,
     /// Some request went to a model of unknown prices: `cost_usd` counts only the others.
     cost_unknown: bool,
-    first_message_context: Vec<String>,
     exit: Option<AppExit>,
     started: Instant,
     /// Where the last frame was drawn.
@@ -248,7 +248,7 @@ struct App {
 }
 
 impl App {
-    fn new(mut config: AppConfig, ops: UnboundedSender<Op>) -> App {
+    fn new(mut config: AppConfig, ops: SessionInput) -> App {
         let theme = Theme::from_env(
             Appearance::from_colorfgbg(std::env::var("COLORFGBG").ok().as_deref()),
             std::env::var_os("NO_COLOR").as_deref(),
@@ -274,7 +274,6 @@ impl App {
                 },
             ));
         }
-        let first_message_context = config.first_message_context.clone();
         let mut input = InputAids::new(config.history_path.clone(), &config.cwd);
         input.set_commands(command_menu::entries(&config.commands));
         let conversation = std::mem::take(&mut config.history);
@@ -325,7 +324,6 @@ impl App {
             usage: Usage::default(),
             cost_usd: 0.0,
             cost_unknown: false,
-            first_message_context,
             exit: None,
             started: Instant::now(),
             viewport: Rect::default(),

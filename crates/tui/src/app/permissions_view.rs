@@ -156,8 +156,8 @@ fn title(kind: RuleKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cairn_policy::PermissionMode;
     use cairn_policy::rules::RuleSet;
-    use cairn_policy::{Asking, PermissionMode};
     use pretty_assertions::assert_eq;
 
     #[test]
@@ -206,7 +206,6 @@ mod tests {
             vec![cwd.to_path_buf()],
             cwd.to_path_buf(),
             cwd.to_path_buf(),
-            Asking::Interactive,
         );
 
         let said = add(&gate, cwd, RuleKind::Deny, "Bash(git push:*)").unwrap();
