@@ -19,46 +19,34 @@ mod support;
 use support::faces::{Face, FaceKind, Start, Step};
 use support::{Harness, WAIT};
 
-/// Two tests per scenario, `headless::NAME` and `interactive::NAME`, each running the
-/// scenario function `NAME` through its face; and for those the model should see alike,
-/// `alike::NAME`, which runs it through both and compares every request they sent.
+/// Three tests per scenario function `NAME`: `headless::NAME` and `interactive::NAME` run it
+/// through one face each; `alike::NAME` runs it through both and compares every request
+/// they sent.
 macro_rules! on_both_faces {
-    (alike: [$($alike:ident),* $(,)?], differing: [$($differing:ident),* $(,)?] $(,)?) => {
+    ($($scenario:ident),* $(,)?) => {
         mod headless {
             $(
                 #[test]
-                fn $alike() {
-                    super::$alike(&crate::support::faces::Headless);
-                }
-            )*
-            $(
-                #[test]
-                fn $differing() {
-                    super::$differing(&crate::support::faces::Headless);
+                fn $scenario() {
+                    super::$scenario(&crate::support::faces::Headless);
                 }
             )*
         }
         mod interactive {
             $(
                 #[test]
-                fn $alike() {
-                    super::$alike(&crate::support::faces::Interactive);
-                }
-            )*
-            $(
-                #[test]
-                fn $differing() {
-                    super::$differing(&crate::support::faces::Interactive);
+                fn $scenario() {
+                    super::$scenario(&crate::support::faces::Interactive);
                 }
             )*
         }
         mod alike {
             $(
                 #[test]
-                fn $alike() {
+                fn $scenario() {
                     pretty_assertions::assert_eq!(
-                        super::$alike(&crate::support::faces::Headless),
-                        super::$alike(&crate::support::faces::Interactive),
+                        super::$scenario(&crate::support::faces::Headless),
+                        super::$scenario(&crate::support::faces::Interactive),
                         "the requests of `cairn -p` (left) and the interactive UI (right)"
                     );
                 }
@@ -68,16 +56,13 @@ macro_rules! on_both_faces {
 }
 
 on_both_faces! {
-    alike: [
-        a_tool_result_reaches_the_next_request_and_the_answer_is_shown,
-        a_deny_rule_in_the_users_settings_refuses_the_call_unasked,
-        a_pre_tool_use_hook_that_exits_2_blocks_the_call_with_its_message,
-        a_custom_command_sends_its_name_and_its_expansion,
-        compact_summarizes_and_the_next_request_carries_the_summary,
-        continue_carries_the_first_runs_messages_into_the_second,
-    ],
-    // The refusal's words say who refused: nobody could be asked, or the user said No.
-    differing: [a_call_that_needs_approval_is_refused_and_the_model_is_told_why],
+    a_tool_result_reaches_the_next_request_and_the_answer_is_shown,
+    a_deny_rule_in_the_users_settings_refuses_the_call_unasked,
+    a_call_that_needs_approval_is_refused_and_the_model_is_told_why,
+    a_pre_tool_use_hook_that_exits_2_blocks_the_call_with_its_message,
+    a_custom_command_sends_its_name_and_its_expansion,
+    compact_summarizes_and_the_next_request_carries_the_summary,
+    continue_carries_the_first_runs_messages_into_the_second,
 }
 
 const SUMMARY: &str = "SUMMARY-OF-THE-SESSION: the user asked to remember the number 42.";
@@ -153,6 +138,29 @@ fn is_summary(request: &RecordedRequest) -> bool {
 /// `HOME`, `WORK` and `PROJECT`, so that two runs compare.
 #[derive(Debug, PartialEq)]
 struct Sent(Vec<Value>);
+
+impl Sent {
+    /// `text` replaced by `placeholder` wherever a request sent it as a whole string: for
+    /// what a scenario expects to differ between the faces, and has checked.
+    fn masking(mut self, text: &str, placeholder: &str) -> Sent {
+        fn mask(value: &mut Value, text: &str, placeholder: &str) {
+            match value {
+                Value::String(string) if string == text => *string = placeholder.to_string(),
+                Value::Object(object) => object
+                    .values_mut()
+                    .for_each(|value| mask(value, text, placeholder)),
+                Value::Array(items) => items
+                    .iter_mut()
+                    .for_each(|value| mask(value, text, placeholder)),
+                _ => {}
+            }
+        }
+        self.0
+            .iter_mut()
+            .for_each(|body| mask(body, text, placeholder));
+        self
+    }
+}
 
 fn sent(h: &Harness, requests: &[RecordedRequest]) -> Sent {
     let mut names: Vec<(String, &str)> = Vec::new();
@@ -271,7 +279,8 @@ fn a_call_that_needs_approval_is_refused_and_the_model_is_told_why(face: &dyn Fa
         FaceKind::Interactive => "The user denied this tool call.",
     };
     assert!(text.contains(why), "{text:?} should say {why:?}");
-    sent(&h, &requests)
+    // Who refused is the one difference the model may see.
+    sent(&h, &requests).masking(text, "<the refusal>")
 }
 
 fn a_pre_tool_use_hook_that_exits_2_blocks_the_call_with_its_message(face: &dyn Face) -> Sent {

@@ -213,22 +213,29 @@ impl InteractiveSession {
     /// Answers the permission dialog with "No" and no message, by the option's number.
     fn refuse_in_the_dialog(&self, line: &str) {
         let term = &self.term;
-        let screen = term.wait_until(&format!("a permission dialog after {line:?}"), |_| {
-            term.visible().contains(DIALOG_QUESTION)
+        // The dialog may take more than one frame to show its options.
+        term.wait_until(&format!("a permission dialog after {line:?}"), |_| {
+            let visible = term.visible();
+            visible.contains(DIALOG_QUESTION) && the_no_option(&visible).is_some()
         });
-        let number = term
-            .visible()
-            .lines()
-            .find_map(|row| {
-                let option = row.trim_start_matches(|c: char| !c.is_ascii_digit());
-                let (number, label) = option.split_once(". ")?;
-                label.starts_with("No").then(|| number.trim().to_string())
-            })
-            .unwrap_or_else(|| panic!("the dialog offers no \"No\":\n{screen}"));
+        let number = the_no_option(&term.visible()).unwrap_or_else(|| {
+            panic!("the dialog's \"No\" went away:\n{}", term.screen());
+        });
         term.press(&number);
         term.wait_for("enter to send");
         term.press("Enter");
     }
+}
+
+/// The number of the dialog's "No" option (`4. No, and tell cairn what to do differently`).
+fn the_no_option(visible: &str) -> Option<String> {
+    visible.lines().find_map(|row| {
+        let option = row.trim_start_matches(|c: char| !c.is_ascii_digit());
+        let (number, label) = option.split_once(". ")?;
+        label
+            .starts_with("No, and tell")
+            .then(|| number.to_string())
+    })
 }
 
 impl Session for InteractiveSession {
