@@ -1,9 +1,10 @@
 //! The same end-to-end scenarios through both faces, `cairn -p` and the interactive UI on a
 //! pseudo-terminal: a tool round trip, refusals (a deny rule, a question nobody or the user
 //! says no to), a hook that blocks, a custom command, a compaction and `-c`. Each scenario
-//! is written once against [`Face`] and instantiated for each face by [`on_both_faces!`]; it
-//! asserts what the model received (the scripted server records every request), what is on
-//! disk, and what the user saw.
+//! is written once against [`Face`] and instantiated by [`on_both_faces!`]: once per face,
+//! and once through both to compare every request they sent. Each asserts what the model
+//! received (the scripted server records every request), what is on disk, and what the user
+//! saw. A session begun in one face also continues in the other.
 
 #![allow(
     clippy::unwrap_used,
@@ -162,6 +163,7 @@ impl Sent {
     }
 }
 
+/// What `requests`, received by `h`'s server, sent (see [`Sent`]).
 fn sent(h: &Harness, requests: &[RecordedRequest]) -> Sent {
     let mut names: Vec<(String, &str)> = Vec::new();
     for project in std::fs::read_dir(h.cairn_home().join("projects")).unwrap() {
@@ -382,16 +384,21 @@ fn compact_summarizes_and_the_next_request_carries_the_summary(face: &dyn Face) 
 }
 
 fn continue_carries_the_first_runs_messages_into_the_second(face: &dyn Face) -> Sent {
+    continuing(face, face)
+}
+
+/// A session begun on `first` and continued with `-c` on `second`.
+fn continuing(first: &dyn Face, second: &dyn Face) -> Sent {
     let h = Harness::new();
     h.server.push(Reply::text("Noted: 42."));
     h.server.push(Reply::text("It was 42."));
 
-    let mut first = face.open(&h, Start::New);
-    first.say(&Step::new("Remember the number 42.", "Noted: 42."));
-    first.close();
-    let mut second = face.open(&h, Start::Continue);
-    second.say(&Step::new("What was the number?", "It was 42."));
-    second.close();
+    let mut session = first.open(&h, Start::New);
+    session.say(&Step::new("Remember the number 42.", "Noted: 42."));
+    session.close();
+    let mut session = second.open(&h, Start::Continue);
+    session.say(&Step::new("What was the number?", "It was 42."));
+    session.close();
 
     let requests = h.server.wait_for_requests(2, WAIT);
     assert_eq!(requests.len(), 2);
@@ -404,4 +411,22 @@ fn continue_carries_the_first_runs_messages_into_the_second(face: &dyn Face) -> 
         ]
     );
     sent(&h, &requests)
+}
+
+/// The faces share their sessions: one begun in either continues in the other, and the
+/// model gets what it gets when one face does both.
+#[test]
+fn a_session_continues_from_one_face_in_the_other() {
+    use support::faces::{Headless, Interactive};
+    let same_face = continuing(&Headless, &Headless);
+    assert_eq!(
+        continuing(&Headless, &Interactive),
+        same_face,
+        "-p, then the UI"
+    );
+    assert_eq!(
+        continuing(&Interactive, &Headless),
+        same_face,
+        "the UI, then -p"
+    );
 }

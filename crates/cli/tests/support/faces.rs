@@ -49,7 +49,8 @@ pub enum Start {
 /// A session opened on a face.
 pub trait Session {
     /// Sends what the user types and waits for the turn to end; panics (with what the face
-    /// showed) if it does not show what the step says it shows.
+    /// showed) if it does not show what the step says it shows: all of stdout in `-p`, a
+    /// part of the screen below the typed line on the interactive face.
     fn say(&mut self, step: &Step) -> Turn;
 
     /// Ends the session as a user would, and checks that cairn exited successfully.
@@ -166,7 +167,7 @@ impl Session for HeadlessSession<'_> {
         let shown = String::from_utf8(output.stdout.clone()).unwrap();
         let expected = step.shows(FaceKind::Headless);
         assert!(
-            output.status.success() && shown.contains(expected),
+            output.status.success() && shown == format!("{expected}\n"),
             "`cairn -p {:?}` was to show {expected:?}; {}",
             step.line,
             described(&output)
