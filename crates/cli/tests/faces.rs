@@ -61,7 +61,7 @@ on_both_faces! {
     a_deny_rule_in_the_users_settings_refuses_the_call_unasked,
     a_call_that_needs_approval_is_refused_and_the_model_is_told_why,
     a_pre_tool_use_hook_that_exits_2_blocks_the_call_with_its_message,
-    a_custom_command_sends_its_name_and_its_expansion,
+    a_custom_command_sends_its_name_its_expansion_and_the_session_context,
     compact_summarizes_and_the_next_request_carries_the_summary,
     continue_carries_the_first_runs_messages_into_the_second,
 }
@@ -317,18 +317,22 @@ fn a_pre_tool_use_hook_that_exits_2_blocks_the_call_with_its_message(face: &dyn 
     sent(&h, &requests)
 }
 
-fn a_custom_command_sends_its_name_and_its_expansion(face: &dyn Face) -> Sent {
+fn a_custom_command_sends_its_name_its_expansion_and_the_session_context(face: &dyn Face) -> Sent {
     let h = Harness::new();
     let commands = h.path(".claude/commands");
     std::fs::create_dir_all(&commands).unwrap();
     std::fs::write(commands.join("greet.md"), "Say hello to $ARGUMENTS\n").unwrap();
+    h.user_settings(json!({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": "echo 'The build uses make.'"}
+    ]}]}}));
     h.server.push(Reply::text("Hello, Ada!"));
 
     let mut session = face.open(&h, Start::New);
     let turn = session.say(&Step::new("/greet Ada", "Hello, Ada!"));
     session.close();
 
-    // The user sees the answer, not the expansion; the model gets both tag and expansion.
+    // The user sees the answer, not the expansion; the model gets the tag, the expansion
+    // and the SessionStart hook's context as a reminder.
     assert!(!turn.shown.contains("Say hello to Ada"), "{}", turn.shown);
     let requests = h.server.wait_for_requests(1, WAIT);
     assert_eq!(requests.len(), 1);
@@ -337,6 +341,7 @@ fn a_custom_command_sends_its_name_and_its_expansion(face: &dyn Face) -> Sent {
         [
             "<command-name>/greet</command-name>\n<command-args>Ada</command-args>",
             "Say hello to Ada",
+            "<system-reminder>\nThe build uses make.\n</system-reminder>",
         ]
     );
     sent(&h, &requests)
