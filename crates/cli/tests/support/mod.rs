@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use cairn_test_support::ScriptedServer;
 
+pub mod faces;
 pub mod terminal;
 
 /// How long a test waits for something the binary should do.
