@@ -413,3 +413,42 @@ fn a_model_without_known_prices_has_an_unknown_cost_not_zero() {
         }})
     );
 }
+
+#[test]
+fn a_compaction_writes_a_typed_compact_boundary_line() {
+    let h = Harness::new();
+    h.server.push(Reply::text("First answer."));
+    let output = h.command().args(["-p", "hello"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    h.server
+        .reply_to_side_requests(vec![Reply::text("SUMMARY: a greeting.")]);
+    let output = h
+        .command()
+        .args(["-p", "-c", "/compact", "--output-format", "stream-json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let lines = lines(&output);
+    for line in &lines {
+        assert_has_required_keys(line);
+    }
+    let boundaries: Vec<wire::CompactBoundary> = lines
+        .iter()
+        .filter_map(|line| match typed(line) {
+            wire::Line::System(wire::SystemLine::CompactBoundary(boundary)) => Some(boundary),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(boundaries.len(), 1, "{lines:?}");
+    let boundary = &boundaries[0];
+    assert_eq!(
+        boundary.compact_metadata.trigger,
+        wire::CompactTrigger::Manual
+    );
+    assert!(boundary.compact_metadata.pre_tokens > 0, "{boundary:?}");
+    assert_eq!(
+        boundary.session_id,
+        lines[0]["session_id"].as_str().unwrap()
+    );
+    assert_eq!(lines.last().unwrap()["subtype"], json!("success"));
+}
