@@ -348,3 +348,219 @@ fn print_line(line: &Line) {
         Err(err) => eprintln!("error: cannot write a stream-json line: {err}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::{AgentAddress, ContentBlock, DecisionSource, Message, PermissionDecision};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn session() -> SessionInfo {
+        SessionInfo {
+            session_id: "s-1".into(),
+            cwd: "/work".into(),
+            model: "claude-sonnet-4-5".into(),
+            tools: vec!["Read".into()],
+            api_key_source: "ANTHROPIC_API_KEY",
+            permission_mode: "default",
+            mcp_servers: Vec::new(),
+            slash_commands: Vec::new(),
+            agents: Vec::new(),
+        }
+    }
+
+    fn summary(end: TurnEnd) -> TurnSummary {
+        TurnSummary {
+            op_id: String::new(),
+            end,
+            result: "the answer".into(),
+            requests: 2,
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            cost_unknown: false,
+            duration_api_ms: 7,
+        }
+    }
+
+    fn from(agent: Option<&str>, event: AgentEvent) -> EventEnvelope {
+        EventEnvelope {
+            from: AgentAddress {
+                agent_id: agent.map(str::to_owned),
+                parent_tool_use_id: agent.map(|_| "toolu_agent".to_owned()),
+            },
+            event,
+        }
+    }
+
+    fn assistant(
+        model: &str,
+        stop_reason: StopReason,
+        input_tokens: u64,
+        output_tokens: u64,
+    ) -> AgentEvent {
+        AgentEvent::AssistantMessage {
+            message: Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::text("hi")],
+            },
+            id: "msg_1".into(),
+            model: model.into(),
+            stop_reason: Some(stop_reason),
+            usage: Usage {
+                input_tokens,
+                output_tokens,
+                ..Usage::default()
+            },
+            cost_usd: 0.0,
+        }
+    }
+
+    fn decided(id: &str, allowed: bool) -> AgentEvent {
+        AgentEvent::PermissionDecided(PermissionDecision {
+            tool_use_id: id.into(),
+            tool: "Bash".into(),
+            allowed,
+            source: DecisionSource::Rule,
+            rule: None,
+            reason: None,
+            input: json!({"command": id}),
+        })
+    }
+
+    #[test]
+    fn each_turn_end_has_claude_codes_subtype() {
+        let printer = Printer::new(OutputFormat::Json, false, session());
+        let ends = [
+            (TurnEnd::Completed, ResultSubtype::Success, false),
+            (TurnEnd::MaxTokens, ResultSubtype::Success, false),
+            (
+                TurnEnd::MaxRequests { limit: 3 },
+                ResultSubtype::ErrorMaxTurns,
+                true,
+            ),
+            (
+                TurnEnd::Interrupted,
+                ResultSubtype::ErrorDuringExecution,
+                true,
+            ),
+            (
+                TurnEnd::Failed {
+                    message: "overloaded".into(),
+                },
+                ResultSubtype::ErrorDuringExecution,
+                true,
+            ),
+            (
+                TurnEnd::HookBlocked {
+                    message: "no".into(),
+                },
+                ResultSubtype::ErrorDuringExecution,
+                true,
+            ),
+        ];
+        for (end, subtype, is_error) in ends {
+            let line = printer.result_line(&summary(end.clone()), Duration::ZERO);
+            assert_eq!(
+                (line.subtype, line.is_error),
+                (subtype, is_error),
+                "{end:?}"
+            );
+            let errors = if is_error {
+                vec![line.result.clone()]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(line.errors, errors, "{end:?}");
+        }
+    }
+
+    #[test]
+    fn the_result_lists_refusals_and_sums_usage_by_model_across_agents() {
+        let mut printer = Printer::new(OutputFormat::Json, false, session());
+        for envelope in [
+            from(
+                None,
+                assistant("claude-sonnet-4-5", StopReason::ToolUse, 100_000, 25_000),
+            ),
+            from(None, decided("toolu_allowed", true)),
+            from(None, decided("toolu_refused", false)),
+            from(
+                Some("agent-1"),
+                assistant("claude-haiku-4-5", StopReason::EndTurn, 250_000, 50_000),
+            ),
+            from(Some("agent-1"), decided("toolu_sub_refused", false)),
+            from(
+                None,
+                assistant("claude-sonnet-4-5", StopReason::MaxTokens, 150_000, 25_000),
+            ),
+            from(
+                None,
+                assistant("my-proxy-model", StopReason::EndTurn, 10, 1_000),
+            ),
+        ] {
+            printer.event(&envelope);
+        }
+        let mut line = printer.result_line(&summary(TurnEnd::Completed), Duration::from_millis(42));
+        line.uuid.clear();
+        let model_usage =
+            |input_tokens: u64, output_tokens: u64, cost_usd, window, output| ModelUsage {
+                input_tokens,
+                output_tokens,
+                cache_read_input_tokens: 0,
+                cache_creation_input_tokens: 0,
+                web_search_requests: 0,
+                cost_usd,
+                context_window: window,
+                max_output_tokens: output,
+            };
+        assert_eq!(
+            line,
+            ResultLine {
+                subtype: ResultSubtype::Success,
+                is_error: false,
+                result: "the answer".into(),
+                // The main agent's last message, not the sub-agent's.
+                stop_reason: Some(StopReason::EndTurn),
+                session_id: Some("s-1".into()),
+                num_turns: 2,
+                duration_ms: 42,
+                duration_api_ms: 7,
+                total_cost_usd: Some(0.0),
+                usage: Usage::default(),
+                model_usage: BTreeMap::from([
+                    // 250,000 input tokens at $1 and 50,000 output tokens at $5 per million.
+                    (
+                        "claude-haiku-4-5".to_owned(),
+                        model_usage(250_000, 50_000, Some(0.5), Some(200_000), Some(64_000)),
+                    ),
+                    // 250,000 input tokens at $3 and 50,000 output tokens at $15 per million.
+                    (
+                        "claude-sonnet-4-5".to_owned(),
+                        model_usage(250_000, 50_000, Some(1.5), Some(200_000), Some(64_000)),
+                    ),
+                    // Unknown prices: an unknown cost, not $0.
+                    (
+                        "my-proxy-model".to_owned(),
+                        model_usage(10, 1_000, None, None, None),
+                    ),
+                ]),
+                permission_denials: vec![
+                    PermissionDenial {
+                        tool_name: "Bash".into(),
+                        tool_use_id: "toolu_refused".into(),
+                        tool_input: json!({"command": "toolu_refused"}),
+                    },
+                    PermissionDenial {
+                        tool_name: "Bash".into(),
+                        tool_use_id: "toolu_sub_refused".into(),
+                        tool_input: json!({"command": "toolu_sub_refused"}),
+                    },
+                ],
+                errors: Vec::new(),
+                uuid: String::new(),
+            }
+        );
+    }
+}

@@ -452,3 +452,43 @@ fn a_compaction_writes_a_typed_compact_boundary_line() {
     );
     assert_eq!(lines.last().unwrap()["subtype"], json!("success"));
 }
+
+#[test]
+fn a_denial_names_the_input_as_judged_after_a_hook_rewrote_it() {
+    let h = Harness::new();
+    let script = h.path("rewrite.sh");
+    std::fs::write(
+        &script,
+        r#"#!/bin/sh
+cat > /dev/null
+echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "echo rewritten"}}}'
+"#,
+    )
+    .unwrap();
+    h.settings(
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": format!("sh {}", script.display())}
+        ]}]}}),
+    );
+    h.server.push(Reply::tool_use(
+        "toolu_b",
+        "Bash",
+        json!({"command": "echo original"}),
+    ));
+    h.server.push(Reply::text("ok"));
+    let output = h
+        .command()
+        .args(["-p", "go", "--disallowedTools", "Bash(echo:*)"])
+        .args(["--output-format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(
+        result_of(&output).permission_denials,
+        vec![wire::PermissionDenial {
+            tool_name: "Bash".into(),
+            tool_use_id: "toolu_b".into(),
+            tool_input: json!({"command": "echo rewritten"}),
+        }]
+    );
+}
