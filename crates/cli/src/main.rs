@@ -18,6 +18,7 @@ mod provider;
 mod session;
 mod settings;
 mod setup;
+mod wire;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -1,15 +1,20 @@
 //! Printing the engine's events in the three headless formats.
 //!
-//! Field names follow Claude Code's `--output-format json|stream-json`, so scripts and the
-//! Agent SDKs that read its output read cairn's.
+//! `json` and `stream-json` print the [`wire`](crate::wire) types, whose field names are
+//! Claude Code's, so scripts and the Agent SDKs that read its output read cairn's.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::Duration;
 
-use cairn_protocol::{AgentEvent, EventEnvelope, TurnEnd, TurnSummary};
-use serde_json::{Value, json};
+use cairn_protocol::{AgentEvent, EventEnvelope, Role, StopReason, TurnEnd, TurnSummary, Usage};
 
 use crate::args::OutputFormat;
+use crate::wire::{
+    ApiMessage, ApiMessageKind, AssistantLine, CompactBoundary, CompactMetadata, CompactTrigger,
+    Init, Line, McpServerStatus, ModelUsage, PermissionDenial, ResultLine, ResultSubtype,
+    SystemLine, UserLine, line_uuid,
+};
 
 /// What the `init` line tells about the session.
 #[derive(Debug, Clone)]
@@ -23,13 +28,50 @@ pub struct SessionInfo {
     pub permission_mode: &'static str,
     /// The MCP servers and their states (`connected`, `pending`, `failed`).
     pub mcp_servers: Vec<(String, &'static str)>,
+    /// The slash commands a prompt may start with, without their `/`.
+    pub slash_commands: Vec<String>,
+    /// The sub-agent types the `Agent` tool may start.
+    pub agents: Vec<String>,
 }
 
+impl SessionInfo {
+    /// The `system/init` line for this session.
+    pub fn init_line(&self) -> Init {
+        Init {
+            cwd: self.cwd.clone(),
+            session_id: self.session_id.clone(),
+            tools: self.tools.clone(),
+            mcp_servers: self
+                .mcp_servers
+                .iter()
+                .map(|(name, status)| McpServerStatus {
+                    name: name.clone(),
+                    status: (*status).to_owned(),
+                })
+                .collect(),
+            model: self.model.clone(),
+            permission_mode: self.permission_mode.to_owned(),
+            slash_commands: self.slash_commands.clone(),
+            agents: self.agents.clone(),
+            api_key_source: self.api_key_source.to_owned(),
+            output_style: "default".to_owned(),
+            uuid: line_uuid(),
+        }
+    }
+}
+
+/// Prints a run's events as they come, and keeps what its `result` reports besides the
+/// turn's totals: the refused calls, the usage of each model, the last stop reason.
 #[derive(Debug)]
 pub struct Printer {
     format: OutputFormat,
     verbose: bool,
     session: SessionInfo,
+    denials: Vec<PermissionDenial>,
+    /// The summed usage of each model the run's messages came from.
+    usage_by_model: BTreeMap<String, Usage>,
+    /// The main agent's last stop reason.
+    stop_reason: Option<StopReason>,
 }
 
 impl Printer {
@@ -38,27 +80,15 @@ impl Printer {
             format,
             verbose,
             session,
+            denials: Vec::new(),
+            usage_by_model: BTreeMap::new(),
+            stop_reason: None,
         }
     }
 
     pub fn start(&mut self) {
         if self.format == OutputFormat::StreamJson {
-            self.line(json!({
-                "type": "system",
-                "subtype": "init",
-                "cwd": self.session.cwd,
-                "session_id": self.session.session_id,
-                "tools": self.session.tools,
-                "mcp_servers": self
-                    .session
-                    .mcp_servers
-                    .iter()
-                    .map(|(name, status)| json!({"name": name, "status": status}))
-                    .collect::<Vec<_>>(),
-                "model": self.session.model,
-                "permissionMode": self.session.permission_mode,
-                "apiKeySource": self.session.api_key_source,
-            }));
+            print_line(&Line::System(SystemLine::Init(self.session.init_line())));
         }
     }
 
@@ -88,31 +118,36 @@ impl Printer {
                 usage,
                 ..
             } => {
+                // Every agent's requests count in the run's usage by model.
+                *self.usage_by_model.entry(model.clone()).or_default() += *usage;
+                if envelope.from.is_main() {
+                    self.stop_reason = *stop_reason;
+                }
                 if self.format == OutputFormat::StreamJson {
-                    self.line(json!({
-                        "type": "assistant",
-                        "message": {
-                            "id": id,
-                            "type": "message",
-                            "role": "assistant",
-                            "model": model,
-                            "content": message.content,
-                            "stop_reason": stop_reason,
-                            "stop_sequence": null,
-                            "usage": usage,
+                    print_line(&Line::Assistant(AssistantLine {
+                        message: ApiMessage {
+                            id: id.clone(),
+                            kind: ApiMessageKind::Message,
+                            role: Role::Assistant,
+                            model: model.clone(),
+                            content: message.content.clone(),
+                            stop_reason: *stop_reason,
+                            stop_sequence: None,
+                            usage: *usage,
                         },
-                        "parent_tool_use_id": parent_tool_use_id,
-                        "session_id": self.session.session_id,
+                        parent_tool_use_id: parent_tool_use_id.clone(),
+                        session_id: self.session.session_id.clone(),
+                        uuid: line_uuid(),
                     }));
                 }
             }
             AgentEvent::ToolResultsMessage { message } => {
                 if self.format == OutputFormat::StreamJson {
-                    self.line(json!({
-                        "type": "user",
-                        "message": message,
-                        "parent_tool_use_id": parent_tool_use_id,
-                        "session_id": self.session.session_id,
+                    print_line(&Line::User(UserLine {
+                        message: message.clone(),
+                        parent_tool_use_id: parent_tool_use_id.clone(),
+                        session_id: self.session.session_id.clone(),
+                        uuid: line_uuid(),
                     }));
                 }
             }
@@ -139,12 +174,15 @@ impl Printer {
                 }
             }
             AgentEvent::PermissionDecided(decision) => {
-                if self.verbose && !decision.allowed {
-                    eprintln!(
-                        "permission denied for {}: {}",
-                        decision.tool,
-                        decision.reason.as_deref().unwrap_or("no reason given")
-                    );
+                if !decision.allowed {
+                    self.denials.push(PermissionDenial::from(decision));
+                    if self.verbose {
+                        eprintln!(
+                            "permission denied for {}: {}",
+                            decision.tool,
+                            decision.reason.as_deref().unwrap_or("no reason given")
+                        );
+                    }
                 }
             }
             AgentEvent::UserMessage { .. }
@@ -165,35 +203,70 @@ impl Printer {
                 }
                 // A rewritten history is a boundary, as Claude Code's stream-json reports it.
                 if self.format == OutputFormat::StreamJson && compaction.summary.is_some() {
-                    self.line(json!({
-                        "type": "system",
-                        "subtype": "compact_boundary",
-                        "session_id": self.session.session_id,
-                        "compact_metadata": {
-                            "trigger": if compaction.manual { "manual" } else { "auto" },
-                            "pre_tokens": compaction.tokens_before,
-                            "post_tokens": compaction.tokens_after,
+                    let trigger = if compaction.manual {
+                        CompactTrigger::Manual
+                    } else {
+                        CompactTrigger::Auto
+                    };
+                    print_line(&Line::System(SystemLine::CompactBoundary(
+                        CompactBoundary {
+                            session_id: self.session.session_id.clone(),
+                            compact_metadata: CompactMetadata {
+                                trigger,
+                                pre_tokens: compaction.tokens_before,
+                                post_tokens: compaction.tokens_after,
+                            },
+                            uuid: line_uuid(),
                         },
-                    }));
+                    )));
                 }
             }
         }
     }
 
+    /// The `result` object for the turn that ended with `summary`.
+    pub fn result_line(&self, summary: &TurnSummary, elapsed: Duration) -> ResultLine {
+        let is_error = summary.end.is_error();
+        let result = match &summary.end {
+            TurnEnd::Completed | TurnEnd::MaxTokens => summary.result.clone(),
+            TurnEnd::MaxRequests { limit } => {
+                format!("Reached the maximum number of turns ({limit}).")
+            }
+            TurnEnd::Interrupted => "Interrupted by the user.".into(),
+            TurnEnd::Failed { message } | TurnEnd::HookBlocked { message } => message.clone(),
+        };
+        ResultLine {
+            subtype: ResultSubtype::from(&summary.end),
+            is_error,
+            errors: if is_error {
+                vec![result.clone()]
+            } else {
+                Vec::new()
+            },
+            result,
+            stop_reason: self.stop_reason,
+            session_id: Some(self.session.session_id.clone()),
+            num_turns: summary.requests,
+            duration_ms: millis(elapsed),
+            duration_api_ms: summary.duration_api_ms,
+            total_cost_usd: summary.cost(),
+            usage: summary.usage,
+            model_usage: self
+                .usage_by_model
+                .iter()
+                .map(|(model, usage)| {
+                    let info = cairn_llm::registry::lookup(model);
+                    (model.clone(), ModelUsage::new(usage, &info))
+                })
+                .collect(),
+            permission_denials: self.denials.clone(),
+            uuid: line_uuid(),
+        }
+    }
+
     /// Prints the end of the session; returns whether it ended in error.
     pub fn finish(&mut self, summary: &TurnSummary, elapsed: Duration) -> bool {
-        let is_error = summary.end.is_error();
-        let (subtype, result) = match &summary.end {
-            TurnEnd::Completed | TurnEnd::MaxTokens => ("success", summary.result.clone()),
-            TurnEnd::MaxRequests { limit } => (
-                "error_max_turns",
-                format!("Reached the maximum number of turns ({limit})."),
-            ),
-            TurnEnd::Interrupted => ("error_during_execution", "Interrupted by the user.".into()),
-            TurnEnd::Failed { message } | TurnEnd::HookBlocked { message } => {
-                ("error_during_execution", message.clone())
-            }
-        };
+        let line = self.result_line(summary, elapsed);
         if self.verbose {
             // A model without known prices has an unknown cost, never $0.
             let cost = summary
@@ -204,40 +277,20 @@ impl Printer {
                 summary.usage.input_tokens, summary.usage.output_tokens
             );
         }
+        let is_error = line.is_error;
         match self.format {
             OutputFormat::Text => {
                 if is_error {
-                    eprintln!("error: {result}");
+                    eprintln!("error: {}", line.result);
                 } else {
                     let mut stdout = std::io::stdout().lock();
-                    let _ = writeln!(stdout, "{result}");
+                    let _ = writeln!(stdout, "{}", line.result);
                     let _ = stdout.flush();
                 }
             }
-            OutputFormat::Json | OutputFormat::StreamJson => {
-                self.line(json!({
-                    "type": "result",
-                    "subtype": subtype,
-                    "is_error": is_error,
-                    "result": result,
-                    "session_id": self.session.session_id,
-                    // Claude Code's "turns" are cairn's model requests.
-                    "num_turns": summary.requests,
-                    "duration_ms": elapsed.as_millis() as u64,
-                    "duration_api_ms": summary.duration_api_ms,
-                    // null when some request's model has no known prices.
-                    "total_cost_usd": summary.cost(),
-                    "usage": summary.usage,
-                }));
-            }
+            OutputFormat::Json | OutputFormat::StreamJson => print_line(&Line::Result(line)),
         }
         is_error
-    }
-
-    fn line(&self, value: Value) {
-        let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{value}");
-        let _ = stdout.flush();
     }
 }
 
@@ -251,22 +304,263 @@ pub fn print_error_result(format: OutputFormat, message: &str, elapsed: Duration
     match format {
         OutputFormat::Text => {}
         OutputFormat::Json | OutputFormat::StreamJson => {
-            let result = json!({
-                "type": "result",
-                "subtype": "error_during_execution",
-                "is_error": true,
-                "result": message,
-                // No session was started.
-                "session_id": null,
-                "num_turns": 0,
-                "duration_ms": elapsed.as_millis() as u64,
-                "duration_api_ms": 0,
-                "total_cost_usd": 0.0,
-                "usage": cairn_protocol::Usage::default(),
-            });
+            print_line(&Line::Result(setup_failure(message, elapsed)));
+        }
+    }
+}
+
+/// The `result` of a run that stopped before any session started: nothing was asked of a
+/// model, so nothing was spent.
+fn setup_failure(message: &str, elapsed: Duration) -> ResultLine {
+    ResultLine {
+        subtype: ResultSubtype::ErrorDuringExecution,
+        is_error: true,
+        result: message.to_owned(),
+        stop_reason: None,
+        session_id: None,
+        num_turns: 0,
+        duration_ms: millis(elapsed),
+        duration_api_ms: 0,
+        total_cost_usd: Some(0.0),
+        usage: Usage::default(),
+        model_usage: BTreeMap::new(),
+        permission_denials: Vec::new(),
+        errors: vec![message.to_owned()],
+        uuid: line_uuid(),
+    }
+}
+
+fn millis(elapsed: Duration) -> u64 {
+    u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Writes one line of JSON output and flushes it, so that a reader sees each line as it
+/// happens.
+fn print_line(line: &Line) {
+    match serde_json::to_string(line) {
+        Ok(text) => {
             let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{result}");
+            let _ = writeln!(stdout, "{text}");
             let _ = stdout.flush();
         }
+        // The wire types have string keys and no custom serializers: this cannot happen,
+        // but a line lost must not pass in silence.
+        Err(err) => eprintln!("error: cannot write a stream-json line: {err}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::{AgentAddress, ContentBlock, DecisionSource, Message, PermissionDecision};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn session() -> SessionInfo {
+        SessionInfo {
+            session_id: "s-1".into(),
+            cwd: "/work".into(),
+            model: "claude-sonnet-4-5".into(),
+            tools: vec!["Read".into()],
+            api_key_source: "ANTHROPIC_API_KEY",
+            permission_mode: "default",
+            mcp_servers: Vec::new(),
+            slash_commands: Vec::new(),
+            agents: Vec::new(),
+        }
+    }
+
+    fn summary(end: TurnEnd) -> TurnSummary {
+        TurnSummary {
+            op_id: String::new(),
+            end,
+            result: "the answer".into(),
+            requests: 2,
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            cost_unknown: false,
+            duration_api_ms: 7,
+        }
+    }
+
+    fn from(agent: Option<&str>, event: AgentEvent) -> EventEnvelope {
+        EventEnvelope {
+            from: AgentAddress {
+                agent_id: agent.map(str::to_owned),
+                parent_tool_use_id: agent.map(|_| "toolu_agent".to_owned()),
+            },
+            event,
+        }
+    }
+
+    fn assistant(
+        model: &str,
+        stop_reason: StopReason,
+        input_tokens: u64,
+        output_tokens: u64,
+    ) -> AgentEvent {
+        AgentEvent::AssistantMessage {
+            message: Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::text("hi")],
+            },
+            id: "msg_1".into(),
+            model: model.into(),
+            stop_reason: Some(stop_reason),
+            usage: Usage {
+                input_tokens,
+                output_tokens,
+                ..Usage::default()
+            },
+            cost_usd: 0.0,
+        }
+    }
+
+    fn decided(id: &str, allowed: bool) -> AgentEvent {
+        AgentEvent::PermissionDecided(PermissionDecision {
+            tool_use_id: id.into(),
+            tool: "Bash".into(),
+            allowed,
+            source: DecisionSource::Rule,
+            rule: None,
+            reason: None,
+            input: json!({"command": id}),
+        })
+    }
+
+    #[test]
+    fn each_turn_end_has_claude_codes_subtype() {
+        let printer = Printer::new(OutputFormat::Json, false, session());
+        let ends = [
+            (TurnEnd::Completed, ResultSubtype::Success, false),
+            (TurnEnd::MaxTokens, ResultSubtype::Success, false),
+            (
+                TurnEnd::MaxRequests { limit: 3 },
+                ResultSubtype::ErrorMaxTurns,
+                true,
+            ),
+            (
+                TurnEnd::Interrupted,
+                ResultSubtype::ErrorDuringExecution,
+                true,
+            ),
+            (
+                TurnEnd::Failed {
+                    message: "overloaded".into(),
+                },
+                ResultSubtype::ErrorDuringExecution,
+                true,
+            ),
+            (
+                TurnEnd::HookBlocked {
+                    message: "no".into(),
+                },
+                ResultSubtype::ErrorDuringExecution,
+                true,
+            ),
+        ];
+        for (end, subtype, is_error) in ends {
+            let line = printer.result_line(&summary(end.clone()), Duration::ZERO);
+            assert_eq!(
+                (line.subtype, line.is_error),
+                (subtype, is_error),
+                "{end:?}"
+            );
+            let errors = if is_error {
+                vec![line.result.clone()]
+            } else {
+                Vec::new()
+            };
+            assert_eq!(line.errors, errors, "{end:?}");
+        }
+    }
+
+    #[test]
+    fn the_result_lists_refusals_and_sums_usage_by_model_across_agents() {
+        let mut printer = Printer::new(OutputFormat::Json, false, session());
+        for envelope in [
+            from(
+                None,
+                assistant("claude-sonnet-4-5", StopReason::ToolUse, 100_000, 25_000),
+            ),
+            from(None, decided("toolu_allowed", true)),
+            from(None, decided("toolu_refused", false)),
+            from(
+                Some("agent-1"),
+                assistant("claude-haiku-4-5", StopReason::EndTurn, 250_000, 50_000),
+            ),
+            from(Some("agent-1"), decided("toolu_sub_refused", false)),
+            from(
+                None,
+                assistant("claude-sonnet-4-5", StopReason::MaxTokens, 150_000, 25_000),
+            ),
+            from(
+                None,
+                assistant("my-proxy-model", StopReason::EndTurn, 10, 1_000),
+            ),
+        ] {
+            printer.event(&envelope);
+        }
+        let mut line = printer.result_line(&summary(TurnEnd::Completed), Duration::from_millis(42));
+        line.uuid.clear();
+        let model_usage =
+            |input_tokens: u64, output_tokens: u64, cost_usd, window, output| ModelUsage {
+                input_tokens,
+                output_tokens,
+                cache_read_input_tokens: 0,
+                cache_creation_input_tokens: 0,
+                web_search_requests: 0,
+                cost_usd,
+                context_window: window,
+                max_output_tokens: output,
+            };
+        assert_eq!(
+            line,
+            ResultLine {
+                subtype: ResultSubtype::Success,
+                is_error: false,
+                result: "the answer".into(),
+                // The main agent's last message, not the sub-agent's.
+                stop_reason: Some(StopReason::EndTurn),
+                session_id: Some("s-1".into()),
+                num_turns: 2,
+                duration_ms: 42,
+                duration_api_ms: 7,
+                total_cost_usd: Some(0.0),
+                usage: Usage::default(),
+                model_usage: BTreeMap::from([
+                    // 250,000 input tokens at $1 and 50,000 output tokens at $5 per million.
+                    (
+                        "claude-haiku-4-5".to_owned(),
+                        model_usage(250_000, 50_000, Some(0.5), Some(200_000), Some(64_000)),
+                    ),
+                    // 250,000 input tokens at $3 and 50,000 output tokens at $15 per million.
+                    (
+                        "claude-sonnet-4-5".to_owned(),
+                        model_usage(250_000, 50_000, Some(1.5), Some(200_000), Some(64_000)),
+                    ),
+                    // Unknown prices: an unknown cost, not $0.
+                    (
+                        "my-proxy-model".to_owned(),
+                        model_usage(10, 1_000, None, None, None),
+                    ),
+                ]),
+                permission_denials: vec![
+                    PermissionDenial {
+                        tool_name: "Bash".into(),
+                        tool_use_id: "toolu_refused".into(),
+                        tool_input: json!({"command": "toolu_refused"}),
+                    },
+                    PermissionDenial {
+                        tool_name: "Bash".into(),
+                        tool_use_id: "toolu_sub_refused".into(),
+                        tool_input: json!({"command": "toolu_sub_refused"}),
+                    },
+                ],
+                errors: Vec::new(),
+                uuid: String::new(),
+            }
+        );
     }
 }

@@ -145,6 +145,9 @@ pub fn prepare(
         api_key_source,
         permission_mode: permission_mode.as_str(),
         mcp_servers: Vec::new(),
+        // Filled once the command table and the sub-agents land.
+        slash_commands: Vec::new(),
+        agents: Vec::new(),
     };
     // Memory: its index goes in the system prompt, its directory is cairn's own state
     // (written without a question), and recall asks a small model beside each message.

@@ -60,7 +60,13 @@ fn stable_lines(run: &Run) -> Vec<Value> {
         .into_iter()
         .map(|mut line| {
             let object = line.as_object_mut().unwrap();
-            for key in ["session_id", "duration_ms", "duration_api_ms", "cwd"] {
+            for key in [
+                "session_id",
+                "duration_ms",
+                "duration_api_ms",
+                "cwd",
+                "uuid",
+            ] {
                 object.remove(key);
             }
             line

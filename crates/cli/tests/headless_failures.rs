@@ -26,8 +26,8 @@ fn refused_url() -> String {
     format!("http://127.0.0.1:{port}")
 }
 
-/// The one line of standard output, as JSON, with `duration_ms` (which varies) checked and
-/// taken out.
+/// The one line of standard output, as JSON, with `duration_ms` and `uuid` (which vary)
+/// checked and taken out.
 fn only_result(output: &Output) -> Value {
     let stdout = String::from_utf8(output.stdout.clone()).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();
@@ -39,6 +39,8 @@ fn only_result(output: &Output) -> Value {
         .remove("duration_ms")
         .unwrap();
     assert!(duration.is_u64(), "{duration}");
+    let uuid = result.as_object_mut().unwrap().remove("uuid").unwrap();
+    assert_eq!(uuid.as_str().map(str::len), Some(36), "{uuid}");
     result
 }
 
@@ -49,6 +51,8 @@ fn error_result(message: &str) -> Value {
         "subtype": "error_during_execution",
         "is_error": true,
         "result": message,
+        "errors": [message],
+        "stop_reason": null,
         "session_id": null,
         "num_turns": 0,
         "duration_api_ms": 0,
@@ -59,6 +63,8 @@ fn error_result(message: &str) -> Value {
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
         },
+        "modelUsage": {},
+        "permission_denials": [],
     })
 }
 
