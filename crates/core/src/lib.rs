@@ -11,11 +11,13 @@
 //! [`ToolExecutor`]: cairn_tools::ToolExecutor
 
 pub mod assembly;
+pub mod commands;
 mod engine;
 mod events;
 mod governance;
 mod orchestrate;
 mod permission;
+pub mod reports;
 mod summarize;
 
 pub use cairn_context::PromptSource;
