@@ -378,9 +378,13 @@ pub(super) fn model_choices(current: &str) -> String {
 /// A path the user typed: `~` and `~/…` are in the home directory, a relative path is in the
 /// working directory.
 pub(super) fn resolve_path(typed: &str, cwd: &std::path::Path, home: &std::path::Path) -> PathBuf {
-    match typed.strip_prefix('~') {
-        Some("") => home.to_path_buf(),
-        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
-        _ => cwd.join(typed),
+    match std::path::Path::new(typed).strip_prefix("~") {
+        Ok(rest) if rest.as_os_str().is_empty() => home.to_path_buf(),
+        Ok(rest) => home.join(rest),
+        Err(_) => cwd.join(typed),
     }
 }
+
+#[cfg(test)]
+#[path = "commands_tests.rs"]
+mod tests;
