@@ -38,6 +38,7 @@ pub fn system_reminder(text: &str) -> ContentBlock {
 /// it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
+    /// What the model gets as the user's message.
     pub content: Vec<ContentBlock>,
     /// The model id this turn runs on instead of the session's (a command's `model:`, its
     /// alias resolved).

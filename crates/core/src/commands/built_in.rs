@@ -55,7 +55,7 @@ pub(super) fn entries() -> Vec<CommandEntry> {
             "status",
             &[],
             None,
-            "version, model, permission mode, directory, session, settings",
+            "version, model, auth, permission mode, directory, session, settings",
             R(Report::Status),
         ),
         (
@@ -90,8 +90,8 @@ pub(super) fn entries() -> Vec<CommandEntry> {
             "permissions",
             &["allowed-tools"],
             Some("[allow|ask|deny|remove <rule>]"),
-            "the allow, ask and deny rules in force and where each came from; add one (saved \
-             to .claude/settings.local.json) or remove one",
+            "the allow, ask and deny rules and their files; add one (to \
+             .claude/settings.local.json) or remove one",
             I(Interactive::Permissions),
         ),
         (
