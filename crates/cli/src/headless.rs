@@ -1,20 +1,25 @@
 //! Headless mode (`cairn -p`): one prompt in, the answer out, then exit.
 
 use std::io::{IsTerminal, Read};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use cairn_config::project_level::Face;
-use cairn_core::assembly::{self, Turn};
-use cairn_core::{EndReason, SessionInput, StartSource};
-use cairn_protocol::{AgentAddress, AgentEvent, ContentBlock, EventEnvelope, NobodyToAsk, Op};
-use cairn_tools::SessionState;
+use cairn_core::assembly::Turn;
+use cairn_core::commands::{self, CommandTable, CommandTurn, Report, Resolved};
+use cairn_core::reports::{self, ContextFacts, CostFacts, StatusFacts};
+use cairn_core::{BackgroundShells, EndReason, SessionHost, SessionInput, StartSource};
+use cairn_protocol::{
+    AgentAddress, AgentEvent, ContentBlock, EventEnvelope, NobodyToAsk, Op, TurnEnd, TurnSummary,
+    Usage,
+};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::args::{Args, USAGE_STATUS, UsageError};
-use crate::output::{Printer, print_error_result};
+use crate::output::{Printer, SessionInfo, print_error_result};
 use crate::setup::{Prepared, prepare};
 
 pub async fn run(args: Args) -> ExitCode {
@@ -36,6 +41,7 @@ pub async fn run(args: Args) -> ExitCode {
             home,
             instruction_warnings,
             mcp,
+            settings_sources,
             ..
         },
     ) = match prepared {
@@ -49,16 +55,39 @@ pub async fn run(args: Args) -> ExitCode {
             };
         }
     };
-    // `/compact [instructions]` compacts the session (continued with -c or --resume).
-    let compact = assembly::compact_request(&prompt);
-    // `/name args` runs the project's or the user's custom command of that name.
-    let command = assembly::custom_command_turn(&prompt, &cwd, &home);
-    for warning in &command.warnings {
-        eprintln!("warning: {warning}");
-    }
-    let turn = command
-        .turn
-        .unwrap_or_else(|| Turn::message(vec![ContentBlock::text(prompt)]));
+    // A slash line is resolved by the table every face parses with: the engine's work (a
+    // compaction, a custom command's turn), a report answered here, or an error; never a
+    // prompt for the model.
+    let work = match commands::resolve(&prompt, &cwd, &home) {
+        Resolved::Message => Work::Turn(Turn::message(vec![ContentBlock::text(prompt)])),
+        Resolved::Turn(CommandTurn::Prompt { turn, .. }) => Work::Turn(turn),
+        // `/compact [instructions]` compacts the session (continued with -c or --resume).
+        Resolved::Turn(CommandTurn::Compact { instructions }) => Work::Compact(instructions),
+        Resolved::Report { report, .. } => {
+            let facts = RunFacts {
+                host: &host,
+                info: &info,
+                cwd: &cwd,
+                home: &home,
+                settings_sources: &settings_sources,
+                elapsed: started.elapsed(),
+            };
+            return print_report(&args, info.clone(), &report_text(report, &facts), started);
+        }
+        refused @ (Resolved::Interactive { .. } | Resolved::Unknown { .. }) => {
+            if let Resolved::Unknown { warnings, .. } = &refused {
+                for warning in warnings {
+                    eprintln!("warning: {warning}");
+                }
+            }
+            let message = refused.error().map_or_else(
+                || "this command cannot run here".to_string(),
+                |e| e.to_string(),
+            );
+            print_error_result(args.output_format, &message, started.elapsed());
+            return ExitCode::FAILURE;
+        }
+    };
     // MCP servers get a short moment to connect before the first request.
     crate::mcp::settle(mcp.as_ref(), &mut info, args.verbose).await;
     let source = if resumed {
@@ -77,9 +106,9 @@ pub async fn run(args: Args) -> ExitCode {
     let mut session = host.start(source).await;
     let input = session.input();
     let stopped_by = watch_stop_signals(input.clone(), session.background_shells());
-    let sent = match compact {
-        Some(instructions) => input.compact(instructions),
-        None => input.submit(turn),
+    let sent = match work {
+        Work::Turn(turn) => input.submit(turn),
+        Work::Compact(instructions) => input.compact(instructions),
     };
     let mut code = None;
     if sent.is_err() {
@@ -115,6 +144,75 @@ pub async fn run(args: Args) -> ExitCode {
     })
 }
 
+/// What a `-p` run's line asks the engine for.
+enum Work {
+    Turn(Turn),
+    Compact(Option<String>),
+}
+
+/// What a `-p` run knows when a report is asked for, before any request.
+struct RunFacts<'a> {
+    host: &'a SessionHost,
+    info: &'a SessionInfo,
+    cwd: &'a Path,
+    home: &'a Path,
+    settings_sources: &'a [String],
+    elapsed: Duration,
+}
+
+/// The text of `report` for this run, written by the same code as the interactive UI's. A
+/// `-p` run has made no request yet, so `/cost` reports none and `/context` estimates.
+fn report_text(report: Report, facts: &RunFacts<'_>) -> String {
+    match report {
+        Report::Help => reports::help_text(&CommandTable::load(facts.cwd, facts.home)),
+        Report::Cost => reports::cost_report(&CostFacts {
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            cost_unknown: false,
+            session_time: facts.elapsed,
+        }),
+        Report::Context => {
+            let config = facts.host.engine().config();
+            let system_prompt = config.system_prompt.system_prompt();
+            reports::context_report(&ContextFacts {
+                system_prompt: Some(&system_prompt),
+                tools: &facts.host.spawner().tools().specs(),
+                conversation: facts.host.engine().messages(),
+                last_request: None,
+                window: cairn_llm::registry::context_window(&config.model),
+            })
+        }
+        Report::Status => reports::status_report(&StatusFacts {
+            version: env!("CARGO_PKG_VERSION"),
+            model: &facts.info.model,
+            credential_variable: facts.info.api_key_source,
+            permission_mode: facts.info.permission_mode,
+            cwd: facts.cwd,
+            session_id: &facts.info.session_id,
+            settings_sources: Ok(facts.settings_sources),
+        }),
+    }
+}
+
+/// Prints a report as the run's answer: the text on standard output, or in json and
+/// stream-json the result object (after the init line) that a turn would end with.
+fn print_report(args: &Args, info: SessionInfo, text: &str, started: Instant) -> ExitCode {
+    let mut printer = Printer::new(args.output_format, args.verbose, info);
+    printer.start();
+    let summary = TurnSummary {
+        op_id: String::new(),
+        end: TurnEnd::Completed,
+        result: text.to_string(),
+        requests: 0,
+        usage: Usage::default(),
+        cost_usd: 0.0,
+        cost_unknown: false,
+        duration_api_ms: 0,
+    };
+    printer.finish(&summary, started.elapsed());
+    ExitCode::SUCCESS
+}
+
 /// The exit status after SIGTERM or SIGHUP, as the interactive UI exits and as a shell
 /// reports a process killed by SIGTERM.
 const TERMINATED_STATUS: u8 = 143;
@@ -146,10 +244,7 @@ impl StopSignal {
 /// [`StopSignal::exit_status`]). A second one kills the background shells and leaves at once.
 /// The handlers are registered before this returns, so a signal that arrives while the first
 /// request is in flight is never missed. Returns the first signal once it has come.
-fn watch_stop_signals(
-    input: SessionInput,
-    tool_state: Arc<SessionState>,
-) -> Arc<OnceLock<StopSignal>> {
+fn watch_stop_signals(input: SessionInput, shells: BackgroundShells) -> Arc<OnceLock<StopSignal>> {
     let first = Arc::new(OnceLock::new());
     let mut signals = match StopSignals::register() {
         Ok(signals) => signals,
@@ -162,7 +257,7 @@ fn watch_stop_signals(
     tokio::spawn(async move {
         while let Some(signal) = signals.next().await {
             if let Some(earlier) = seen.get() {
-                tool_state.shells.kill_all();
+                shells.kill_all();
                 let status = match (earlier, signal) {
                     (StopSignal::Interrupt, StopSignal::Interrupt) => INTERRUPTED_STATUS,
                     (StopSignal::Terminate, _) | (_, StopSignal::Terminate) => TERMINATED_STATUS,

@@ -44,6 +44,8 @@ pub struct Prepared {
     pub status_command: Option<String>,
     /// The run's MCP servers, started in the background; `None` without any.
     pub mcp: Option<Arc<cairn_mcp::McpTools>>,
+    /// The settings files in force, for `/status`.
+    pub settings_sources: Vec<String>,
 }
 
 /// The model the flags, environment and settings ask for (in that order), aliases resolved.
@@ -145,8 +147,13 @@ pub fn prepare(
         api_key_source,
         permission_mode: permission_mode.as_str(),
         mcp_servers: Vec::new(),
-        // Filled once the command table and the sub-agents land.
-        slash_commands: Vec::new(),
+        // The commands of the one table every face parses with.
+        slash_commands: cairn_core::commands::CommandTable::load(&cwd, &home)
+            .entries()
+            .iter()
+            .map(|entry| entry.name.clone())
+            .collect(),
+        // Filled once the sub-agents land.
         agents: Vec::new(),
     };
     // Memory: its index goes in the system prompt, its directory is cairn's own state
@@ -214,6 +221,7 @@ pub fn prepare(
         broker,
     );
     Ok(Prepared {
+        settings_sources: settings.sources().iter().map(ToString::to_string).collect(),
         host,
         session,
         resumed,

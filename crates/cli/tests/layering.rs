@@ -151,3 +151,54 @@ fn the_architecture_guide_maps_every_crate() {
         "docs/ARCHITECTURE.md's code map has a `### `crates/<name>`` heading for every crate"
     );
 }
+
+/// The faces are codecs over the session host: the interactive UI (`crates/tui/src`, and
+/// `interactive.rs` that starts it) and `cairn -p` (`headless.rs`) build no engine, run no
+/// hook, parse no slash line and clean up no shell of their own. Each pattern is what doing
+/// one of those would take; the session host (`crates/core/src/host.rs`) and the command
+/// table (`crates/core/src/commands.rs`) are where they happen.
+#[test]
+fn the_faces_build_no_engine_run_no_hook_and_parse_no_slash_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = files_under(&root.join("crates/tui/src"));
+    files.extend(
+        [
+            "crates/cli/src/headless.rs",
+            "crates/cli/src/interactive.rs",
+        ]
+        .iter()
+        .map(|name| root.join(name)),
+    );
+    let forbidden = [
+        ("Engine::new", "builds an engine"),
+        ("engine.run(", "runs the engine's loop itself"),
+        ("with_session_log", "records the session itself"),
+        ("run_hooks", "runs hooks"),
+        ("HookEvent::", "runs hooks"),
+        ("HookRunner", "runs hooks"),
+        ("strip_prefix('/')", "parses slash lines"),
+        ("starts_with('/')", "parses slash lines"),
+        ("compact_request", "parses slash lines"),
+        ("custom_command_turn", "parses slash lines"),
+        (".shells.kill_all", "cleans up background shells"),
+        ("add_context(", "carries SessionStart's context itself"),
+    ];
+    let mut found = Vec::new();
+    for file in files
+        .iter()
+        .filter(|file| file.extension().is_some_and(|ext| ext == "rs"))
+    {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (pattern, what) in forbidden {
+            if text.contains(pattern) {
+                let shown = file.strip_prefix(&root).unwrap_or(file);
+                found.push(format!("{} {what} ({pattern})", shown.display()));
+            }
+        }
+    }
+    assert_eq!(
+        found,
+        Vec::<String>::new(),
+        "a face goes through the session host"
+    );
+}

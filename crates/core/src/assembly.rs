@@ -11,8 +11,10 @@
 
 use std::path::Path;
 
-use cairn_context::commands::{CustomCommand, load_commands};
+use cairn_context::commands::CustomCommand;
 use cairn_protocol::{ContentBlock, Op};
+
+use crate::commands;
 
 /// `text` as a `<system-reminder>` block, the tag Claude Code uses for context that comes from
 /// the harness (a hook's output, a reminder) rather than from the user; the system prompt tells
@@ -36,6 +38,7 @@ pub fn system_reminder(text: &str) -> ContentBlock {
 /// it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
+    /// What the model gets as the user's message.
     pub content: Vec<ContentBlock>,
     /// The model id this turn runs on instead of the session's (a command's `model:`, its
     /// alias resolved).
@@ -102,7 +105,8 @@ pub struct CommandLookup {
 
 /// What a `/compact [instructions]` line asks for: `Some(instructions)` (none when the line
 /// gives none), or `None` when the line is something else. `/compact` is built in, so it
-/// wins over a custom command of the same name, as in Claude Code.
+/// wins over a custom command of the same name, as in Claude Code. The line is read as
+/// [`commands::command_line`] reads every line.
 ///
 /// ```
 /// use cairn_core::assembly::compact_request;
@@ -112,37 +116,37 @@ pub struct CommandLookup {
 /// assert_eq!(compact_request("please /compact"), None);
 /// ```
 pub fn compact_request(line: &str) -> Option<Option<String>> {
-    let rest = line.trim().strip_prefix("/compact")?;
-    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
-        return None;
-    }
-    let rest = rest.trim();
-    Some((!rest.is_empty()).then(|| rest.to_string()))
+    let command = commands::command_line(line)?;
+    let table = commands::CommandTable::built_in();
+    let entry = table.find(command.name)?;
+    matches!(
+        entry.kind,
+        commands::CommandKind::Turn(commands::TurnCommand::Compact)
+    )
+    .then(|| (!command.arguments.is_empty()).then(|| command.arguments.to_string()))
 }
 
-/// The turn for `line` when it names a custom command (`/name arguments`, the project's
-/// `.claude/commands/` first, then the user's under `home`), read afresh so that a command
-/// file added while cairn runs works at once. See [`Turn::custom_command`].
+/// The turn for `line` when it names a command that becomes a prompt: a custom command
+/// (`/name arguments`, the project's `.claude/commands/` first, then the user's under
+/// `home`), read afresh so that a command file added while cairn runs works at once, or
+/// `/init`. See [`Turn::custom_command`] and [`commands::resolve`], which tells the other
+/// cases apart.
 pub fn custom_command_turn(line: &str, cwd: &Path, home: &Path) -> CommandLookup {
-    let Some(body) = line.trim().strip_prefix('/') else {
-        return CommandLookup {
-            turn: None,
-            warnings: Vec::new(),
-        };
-    };
-    let (name, arguments) = match body.split_once(char::is_whitespace) {
-        Some((name, rest)) => (name, rest.trim()),
-        None => (body, ""),
-    };
-    let loaded = load_commands(cwd, Some(home));
-    match loaded.commands.iter().find(|command| command.name == name) {
-        Some(command) => CommandLookup {
-            turn: Some(Turn::custom_command(command, arguments, cwd)),
+    match commands::resolve(line, cwd, home) {
+        commands::Resolved::Turn(commands::CommandTurn::Prompt { turn, .. }) => CommandLookup {
+            turn: Some(turn),
             warnings: Vec::new(),
         },
-        None => CommandLookup {
+        commands::Resolved::Unknown { warnings, .. } => CommandLookup {
             turn: None,
-            warnings: loaded.unread.iter().map(ToString::to_string).collect(),
+            warnings,
+        },
+        commands::Resolved::Message
+        | commands::Resolved::Turn(commands::CommandTurn::Compact { .. })
+        | commands::Resolved::Report { .. }
+        | commands::Resolved::Interactive { .. } => CommandLookup {
+            turn: None,
+            warnings: Vec::new(),
         },
     }
 }

@@ -253,9 +253,10 @@ impl Session {
         std::mem::replace(&mut self.events, closed)
     }
 
-    /// Stops the background shells at once (a second Ctrl-C that leaves without waiting).
-    pub fn background_shells(&self) -> Arc<SessionState> {
-        self.tool_state.clone()
+    /// The session's background shells, for a face that must leave at once (a second
+    /// Ctrl-C) without waiting for [`Session::end`].
+    pub fn background_shells(&self) -> BackgroundShells {
+        BackgroundShells(self.tool_state.clone())
     }
 
     /// Ends the session: the engine is told to stop (a running turn is interrupted) and its
@@ -294,6 +295,18 @@ impl Session {
     }
 }
 
+/// The background shells of a session: the handle a face keeps to stop them when it leaves
+/// at once.
+#[derive(Debug, Clone)]
+pub struct BackgroundShells(Arc<SessionState>);
+
+impl BackgroundShells {
+    /// Kills every background shell of the session, with its process group.
+    pub fn kill_all(&self) {
+        self.0.shells.kill_all();
+    }
+}
+
 /// The engine stopped, so nothing more can be sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the engine has stopped")]
@@ -309,6 +322,16 @@ pub struct SessionInput {
 }
 
 impl SessionInput {
+    /// Input whose operations land in `ops`, with no session behind it: for a face's own
+    /// tests, which read what the face would send. Work still gets ids; no hook runs.
+    pub fn over_channel(ops: UnboundedSender<Op>) -> SessionInput {
+        SessionInput {
+            ops,
+            pending_context: Arc::default(),
+            next_id: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
     /// Starts `turn`, or queues it behind the running one. The first message after the
     /// session started (or was compacted) carries what its `SessionStart` hooks added.
     /// Returns the id its [`cairn_protocol::TurnSummary::op_id`] will answer to.

@@ -11,12 +11,14 @@
 //! [`ToolExecutor`]: cairn_tools::ToolExecutor
 
 pub mod assembly;
+pub mod commands;
 mod engine;
 mod events;
 mod governance;
 pub mod host;
 mod orchestrate;
 mod permission;
+pub mod reports;
 mod summarize;
 
 pub use cairn_context::PromptSource;
@@ -24,8 +26,8 @@ pub use engine::{Engine, EngineConfig, INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_
 pub use events::{ChannelSink, Recorder};
 pub use governance::Governance;
 pub use host::{
-    EndReason, EngineStopped, NestedConfig, Session, SessionHost, SessionInput, SessionParts,
-    Spawner, StartSource,
+    BackgroundShells, EndReason, EngineStopped, NestedConfig, Session, SessionHost, SessionInput,
+    SessionParts, Spawner, StartSource,
 };
 pub use orchestrate::MAX_PARALLEL;
 pub use permission::AskThroughEvents;

@@ -1,9 +1,7 @@
 //! The command menu: typing `/` at the start of the input box lists the slash commands, built
 //! in and custom, narrowed as the name is typed.
 
-use cairn_context::commands::CustomCommand;
-
-use super::slash::BUILT_INS;
+use cairn_core::commands::{CommandSource, CommandTable};
 
 /// One command the menu offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,31 +16,26 @@ pub struct CommandEntry {
     pub needs_argument: bool,
 }
 
-/// The built-ins (each once, with its first description) and then the custom commands.
-pub fn entries(custom: &[CustomCommand]) -> Vec<CommandEntry> {
-    let mut entries: Vec<CommandEntry> = Vec::new();
-    for (usage, description) in BUILT_INS {
-        let usage = usage.trim_start_matches('/');
-        let (name, argument) = usage.split_once(' ').unwrap_or((usage, ""));
-        if entries.iter().any(|entry| entry.name == name) {
-            continue;
-        }
-        entries.push(CommandEntry {
-            name: name.to_string(),
-            hint: (!argument.is_empty()).then(|| argument.to_string()),
-            description: (*description).to_string(),
-            needs_argument: argument.starts_with('<'),
-        });
-    }
-    for command in custom {
-        entries.push(CommandEntry {
-            name: command.name.clone(),
-            hint: command.argument_hint.clone(),
-            description: super::slash::describe(command),
-            needs_argument: command.argument_hint.is_some(),
-        });
-    }
-    entries
+/// The table's commands in its order: the built-ins, then the custom commands.
+pub fn entries(table: &CommandTable) -> Vec<CommandEntry> {
+    table
+        .entries()
+        .iter()
+        .map(|entry| {
+            let hint = entry.argument_hint.clone();
+            // A built-in's hint in `<>` is required; a custom command's hint is all it says.
+            let needs_argument = match entry.source {
+                CommandSource::BuiltIn => hint.as_ref().is_some_and(|hint| hint.starts_with('<')),
+                CommandSource::Project | CommandSource::User => hint.is_some(),
+            };
+            CommandEntry {
+                name: entry.name.clone(),
+                hint,
+                description: entry.description.clone(),
+                needs_argument,
+            }
+        })
+        .collect()
 }
 
 /// The entries whose name matches `query`, best first: the name itself, names starting with
@@ -83,15 +76,21 @@ fn is_subsequence(needle: &str, haystack: &str) -> bool {
 
 /// The command name being typed: the whole box is `/` and a name, with the cursor at its end.
 pub fn typed_name(text: &str, cursor: usize) -> Option<&str> {
-    let name = text.strip_prefix('/')?;
-    (cursor == text.len() && !name.contains(char::is_whitespace)).then_some(name)
+    cairn_core::commands::completing_name(text).filter(|_| cursor == text.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cairn_context::commands::CommandScope;
+    use cairn_context::commands::{CommandScope, CommandSet, CustomCommand};
     use pretty_assertions::assert_eq;
+
+    fn entries(custom: &[CustomCommand]) -> Vec<CommandEntry> {
+        super::entries(&CommandTable::with_custom(CommandSet {
+            commands: custom.to_vec(),
+            unread: Vec::new(),
+        }))
+    }
 
     fn custom(name: &str, hint: Option<&str>) -> CustomCommand {
         CustomCommand {
@@ -137,7 +136,7 @@ mod tests {
             ["cost", "context", "config", "compact", "commit-push"]
         );
         assert_eq!(names(&entries, &matches(&entries, "mdl", 8)), ["model"]);
-        let entries = super::entries(&[custom("c", None)]);
+        let entries = self::entries(&[custom("c", None)]);
         assert_eq!(
             names(&entries, &matches(&entries, "c", 8))[0],
             "c",

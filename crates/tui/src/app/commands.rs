@@ -4,6 +4,10 @@
 use std::path::PathBuf;
 
 use cairn_core::assembly::Turn;
+use cairn_core::commands::{
+    CommandError, CommandSource, CommandTable, CommandTurn, Interactive, Report, Resolved,
+};
+use cairn_core::reports;
 use cairn_protocol::{ContentBlock, Op};
 use ratatui::Terminal;
 
@@ -31,33 +35,73 @@ impl App {
             self.ask_memory_type(text);
             return;
         }
-        if !text.trim_start().starts_with('/') {
-            self.send_message(text);
-            return;
+        // The shared table tells a command from a message, the same way as every face.
+        match cairn_core::commands::resolve(&text, &self.config.cwd, &self.config.home) {
+            Resolved::Message => self.send_message(text),
+            Resolved::Report { report, .. } => {
+                let report = self.report(report);
+                self.transcript.push_info(report);
+            }
+            Resolved::Turn(CommandTurn::Compact { instructions }) => self.compact(instructions),
+            Resolved::Turn(CommandTurn::Prompt {
+                mut turn,
+                shown,
+                source,
+            }) => {
+                // The transcript shows the line as typed, the model gets the expansion; what
+                // the input box holds for a message goes with a custom command's expansion.
+                match source {
+                    CommandSource::BuiltIn => {}
+                    CommandSource::Project | CommandSource::User => {
+                        turn.content = self.with_input_blocks(turn.content);
+                    }
+                }
+                self.send_turn(turn, shown);
+            }
+            Resolved::Interactive {
+                command, arguments, ..
+            } => self.interactive(command, &arguments),
+            Resolved::Unknown { name, warnings } => {
+                // One of the files that could not be read may be the command asked for.
+                for warning in warnings {
+                    self.transcript.push_warning(warning);
+                }
+                self.transcript
+                    .push_error(CommandError::Unknown { name }.to_string());
+            }
         }
-        // Read again: a command file added while the session runs works at once.
-        self.config.commands =
-            cairn_context::commands::discover_commands(&self.config.cwd, Some(&self.config.home));
-        let commands = std::mem::take(&mut self.config.commands);
-        match slash::parse(&text, &commands) {
-            SlashCommand::Help => self.transcript.push_info(slash::help_text(&commands)),
-            SlashCommand::Exit => self.exit = Some(AppExit::UserQuit),
-            SlashCommand::Clear => self.exit = Some(AppExit::Clear),
-            SlashCommand::Model(None) => {
+    }
+
+    /// A report's text, from what the app knows now.
+    fn report(&self, report: Report) -> String {
+        match report {
+            Report::Help => {
+                slash::help_text(&CommandTable::load(&self.config.cwd, &self.config.home))
+            }
+            Report::Cost => self.cost_report(),
+            Report::Context => self.context_report(),
+            Report::Status => self.status_report(),
+        }
+    }
+
+    /// Carries out a command only the interactive UI can.
+    fn interactive(&mut self, command: Interactive, arguments: &str) {
+        match command {
+            Interactive::Exit => self.exit = Some(AppExit::UserQuit),
+            Interactive::Clear => self.exit = Some(AppExit::Clear),
+            Interactive::Model if arguments.is_empty() => {
                 self.transcript.push_info(model_choices(&self.status.model));
             }
-            SlashCommand::Model(Some(name)) => {
-                let model = (self.config.resolve_model)(name);
+            Interactive::Model => {
+                let model = (self.config.resolve_model)(arguments);
                 if self.is_running() {
                     self.transcript
                         .push_info(format!("Switching to {model} after this turn"));
                 }
                 let _ = self.ops.send(Op::SetModel { model });
             }
-            SlashCommand::Cost => self.transcript.push_info(self.cost_report()),
-            SlashCommand::Status => self.transcript.push_info(self.status_report()),
-            SlashCommand::Export(file) => self.export(file),
-            SlashCommand::Doctor => self
+            Interactive::Export => self.export(arguments),
+            Interactive::Doctor => self
                 .transcript
                 .push_info(doctor::render(&doctor::run_checks(&doctor::DoctorInputs {
                     version: &self.config.version,
@@ -65,40 +109,15 @@ impl App {
                     cwd: &self.config.cwd,
                     credential_variable: &self.config.credential_variable,
                 }))),
-            SlashCommand::Context => self.transcript.push_info(self.context_report()),
-            SlashCommand::AddDir(path) => self.add_dir(path),
-            SlashCommand::Permissions(arguments) => self.permissions(arguments),
-            SlashCommand::Memory(argument) => self.memory_command(argument),
-            SlashCommand::Resume(session) => self.resume(session),
-            SlashCommand::Config => match self.config.settings.read() {
+            Interactive::AddDir => self.add_dir(arguments),
+            Interactive::Permissions => self.permissions(arguments),
+            Interactive::Memory => self.memory_command(arguments),
+            Interactive::Resume => self.resume(arguments),
+            Interactive::Config => match self.config.settings.read() {
                 Ok((_, listing)) => self.transcript.push_info(format!("Settings:\n{listing}")),
                 Err(message) => self.transcript.push_error(message),
             },
-            SlashCommand::Init => {
-                // The transcript shows `/init` (its tag), the model gets the prompt.
-                let content = vec![
-                    ContentBlock::text(slash::INIT_TAG),
-                    ContentBlock::text(slash::INIT_PROMPT),
-                ];
-                self.send_turn(Turn::message(content), "/init".to_string());
-            }
-            SlashCommand::Compact(instructions) => self.compact(instructions.map(str::to_string)),
-            SlashCommand::Custom(command, arguments) => {
-                // The transcript shows the line as typed; the model gets the expansion.
-                let line = if arguments.is_empty() {
-                    format!("/{}", command.name)
-                } else {
-                    format!("/{} {arguments}", command.name)
-                };
-                let mut turn = Turn::custom_command(command, arguments, &self.config.cwd);
-                turn.content = self.with_input_blocks(turn.content);
-                self.send_turn(turn, line);
-            }
-            SlashCommand::Unknown(name) => self.transcript.push_error(format!(
-                "Unknown command: /{name}. Type /help for the list of commands."
-            )),
         }
-        self.config.commands = commands;
     }
 
     /// Sends a message: the text, with what the input box adds to it (see
@@ -239,25 +258,12 @@ impl App {
     }
 
     pub(super) fn cost_report(&self) -> String {
-        let usage = &self.usage;
-        let cost = match (self.cost_unknown, self.cost_usd > 0.0) {
-            (false, _) => format!("${:.4}", self.cost_usd),
-            (true, true) => format!(
-                "${:.4} for the requests of known prices, plus requests to a model whose \
-                 prices cairn does not know",
-                self.cost_usd
-            ),
-            (true, false) => "unknown (the model's prices are not in cairn's registry)".to_owned(),
-        };
-        format!(
-            "Total cost: {cost}\nTokens: {} input, {} output, {} cache read, {} cache write\n\
-             Session time: {}s",
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.cache_read_input_tokens,
-            usage.cache_creation_input_tokens,
-            self.started.elapsed().as_secs()
-        )
+        reports::cost_report(&reports::CostFacts {
+            usage: self.usage,
+            cost_usd: self.cost_usd,
+            cost_unknown: self.cost_unknown,
+            session_time: self.started.elapsed(),
+        })
     }
 
     pub(super) fn add_dir(&mut self, path: &str) {
@@ -314,46 +320,20 @@ impl App {
         }
     }
 
-    pub(super) fn context_report(&self) -> String {
-        let system = self
-            .config
-            .system_prompt
-            .as_ref()
-            .map(|source| source.system_prompt());
-        context_usage::ContextUsage::estimate(
-            system.as_ref(),
-            &self.config.tool_specs,
-            &self.conversation,
-        )
-        .render(self.last_request.as_ref(), self.status.context_window)
-    }
-
     pub(super) fn status_report(&self) -> String {
-        let sources = match self.config.settings.read() {
-            Ok((sources, _)) if sources.is_empty() => "none".to_string(),
-            Ok((sources, _)) => sources.join(", "),
-            Err(message) => message,
-        };
-        // `none`: a local server (Ollama, vLLM) that takes no key.
-        let auth = if self.config.credential_variable.is_empty()
-            || self.config.credential_variable == "none"
-        {
-            "none".to_string()
-        } else {
-            format!(
-                "the {} environment variable",
-                self.config.credential_variable
-            )
-        };
-        format!(
-            "cairn {}\nModel: {}\nAuth: {auth}\nPermission mode: {}\nWorking directory: {}\n\
-             Session: {}\nSettings: {sources}",
-            self.config.version,
-            self.status.model,
-            self.status.permission_mode,
-            self.config.cwd.display(),
-            self.config.session_id,
-        )
+        let settings = self.config.settings.read();
+        reports::status_report(&reports::StatusFacts {
+            version: &self.config.version,
+            model: &self.status.model,
+            credential_variable: &self.config.credential_variable,
+            permission_mode: &self.status.permission_mode,
+            cwd: &self.config.cwd,
+            session_id: &self.config.session_id,
+            settings_sources: match &settings {
+                Ok((sources, _)) => Ok(sources),
+                Err(message) => Err(message),
+            },
+        })
     }
 }
 
@@ -397,9 +377,13 @@ pub(super) fn model_choices(current: &str) -> String {
 /// A path the user typed: `~` and `~/…` are in the home directory, a relative path is in the
 /// working directory.
 pub(super) fn resolve_path(typed: &str, cwd: &std::path::Path, home: &std::path::Path) -> PathBuf {
-    match typed.strip_prefix('~') {
-        Some("") => home.to_path_buf(),
-        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
-        _ => cwd.join(typed),
+    match std::path::Path::new(typed).strip_prefix("~") {
+        Ok(rest) if rest.as_os_str().is_empty() => home.to_path_buf(),
+        Ok(rest) => home.join(rest),
+        Err(_) => cwd.join(typed),
     }
 }
+
+#[cfg(test)]
+#[path = "commands_tests.rs"]
+mod tests;

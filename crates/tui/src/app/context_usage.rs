@@ -1,178 +1,35 @@
-//! `/context`: what fills the context window, by category, in estimated tokens.
+//! `/context` and the status line's first estimate: what the app knows of the next request,
+//! given to the estimate every face shares ([`cairn_core::reports`]).
 
-use cairn_context::estimate_tokens;
-use cairn_protocol::{ContentBlock, Message, Role, SystemPrompt, ToolSpec, Usage};
+use cairn_core::reports::{ContextFacts, ContextUsage, context_report};
 
-/// Estimated tokens of each part of the next request.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ContextUsage {
-    pub system_static: usize,
-    pub system_dynamic: usize,
-    pub tool_definitions: usize,
-    pub user_messages: usize,
-    pub assistant_messages: usize,
-    pub tool_results: usize,
-}
+use super::*;
 
-impl ContextUsage {
-    /// Estimates each category from the texts the request would carry.
-    pub fn estimate(
-        system: Option<&SystemPrompt>,
-        tools: &[ToolSpec],
-        messages: &[Message],
-    ) -> ContextUsage {
-        let mut usage = ContextUsage::default();
-        if let Some(system) = system {
-            usage.system_static = estimate_tokens(&system.static_part);
-            usage.system_dynamic = estimate_tokens(&system.dynamic_part);
-        }
-        usage.tool_definitions = tools
-            .iter()
-            .map(|tool| {
-                estimate_tokens(&tool.name)
-                    + estimate_tokens(&tool.description)
-                    + estimate_tokens(&tool.input_schema.to_string())
-            })
-            .sum();
-        for message in messages {
-            for block in &message.content {
-                let (category, tokens) = match block {
-                    ContentBlock::ToolResult { content, .. } => {
-                        (&mut usage.tool_results, estimate_tokens(&content.text()))
-                    }
-                    other => {
-                        let tokens = block_tokens(other);
-                        match message.role {
-                            Role::User => (&mut usage.user_messages, tokens),
-                            Role::Assistant => (&mut usage.assistant_messages, tokens),
-                        }
-                    }
-                };
-                *category += tokens;
-            }
-        }
-        usage
-    }
-
-    pub fn total(&self) -> usize {
-        self.system_static
-            + self.system_dynamic
-            + self.tool_definitions
-            + self.user_messages
-            + self.assistant_messages
-            + self.tool_results
-    }
-
-    /// The report: one line a category, then the total and what the API last reported.
-    pub fn render(&self, last_request: Option<&Usage>, window: Option<u64>) -> String {
-        let rows = [
-            ("System prompt (static)", self.system_static),
-            ("System prompt (dynamic)", self.system_dynamic),
-            ("Tool definitions", self.tool_definitions),
-            ("User messages", self.user_messages),
-            ("Assistant messages", self.assistant_messages),
-            ("Tool results", self.tool_results),
-        ];
-        let mut text = String::from("Context (estimated tokens):");
-        for (name, tokens) in rows {
-            text.push_str(&format!("\n  {name:<24} {tokens:>8}"));
-        }
-        text.push_str(&format!("\n  {:<24} {:>8}", "Total", self.total()));
-        match last_request {
-            Some(usage) => {
-                let input = usage.input_tokens
-                    + usage.cache_read_input_tokens
-                    + usage.cache_creation_input_tokens;
-                text.push_str(&format!(
-                    "\nLast request: {input} input tokens ({} uncached, {} cache read, {} cache \
-                     write)",
-                    usage.input_tokens,
-                    usage.cache_read_input_tokens,
-                    usage.cache_creation_input_tokens
-                ));
-                if let Some(window) = window.filter(|window| *window > 0) {
-                    text.push_str(&format!(
-                        " · {}% of {window}",
-                        input.saturating_mul(100) / window
-                    ));
-                }
-            }
-            None => text.push_str("\nLast request: none yet"),
-        }
-        text
+impl App {
+    /// The `/context` report.
+    pub(super) fn context_report(&self) -> String {
+        let system = self
+            .config
+            .system_prompt
+            .as_ref()
+            .map(|source| source.system_prompt());
+        context_report(&ContextFacts {
+            system_prompt: system.as_ref(),
+            tools: &self.config.tool_specs,
+            conversation: &self.conversation,
+            last_request: self.last_request,
+            window: self.status.context_window,
+        })
     }
 }
 
-fn block_tokens(block: &ContentBlock) -> usize {
-    match block {
-        ContentBlock::Text { text } => estimate_tokens(text),
-        ContentBlock::Thinking { thinking, .. } => estimate_tokens(thinking),
-        ContentBlock::RedactedThinking { data } => estimate_tokens(data),
-        ContentBlock::ToolUse { name, input, .. } => {
-            estimate_tokens(name) + estimate_tokens(&input.to_string())
-        }
-        ContentBlock::ToolResult { content, .. } => estimate_tokens(&content.text()),
-        // The API counts an image by its size; a typical screenshot is about this much.
-        ContentBlock::Image { .. } => 1_600,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-    use serde_json::json;
-
-    #[test]
-    fn counts_each_category() {
-        let system = SystemPrompt {
-            static_part: "a".repeat(40),
-            dynamic_part: "b".repeat(8),
-        };
-        let tools = [ToolSpec {
-            name: "Read".into(),
-            description: "read".into(),
-            input_schema: json!({}),
-        }];
-        let messages = [
-            Message::user_text("x".repeat(12)),
-            Message {
-                role: Role::Assistant,
-                content: vec![ContentBlock::text("y".repeat(20))],
-            },
-            Message {
-                role: Role::User,
-                content: vec![ContentBlock::tool_result("t", "z".repeat(400), false)],
-            },
-        ];
-        assert_eq!(
-            ContextUsage::estimate(Some(&system), &tools, &messages),
-            ContextUsage {
-                system_static: 10,
-                system_dynamic: 2,
-                tool_definitions: 3,
-                user_messages: 3,
-                assistant_messages: 5,
-                tool_results: 100,
-            }
-        );
-    }
-
-    #[test]
-    fn reports_the_last_request_with_cache() {
-        let usage = Usage {
-            input_tokens: 10,
-            output_tokens: 5,
-            cache_creation_input_tokens: 20,
-            cache_read_input_tokens: 70,
-        };
-        let text = ContextUsage::default().render(Some(&usage), Some(1000));
-        assert!(
-            text.ends_with(
-                "Last request: 100 input tokens (10 uncached, 70 cache read, 20 cache write) · \
-                 10% of 1000"
-            ),
-            "{text}"
-        );
-    }
+/// The estimated tokens of the next request with `conversation`, for the status line's gauge
+/// before the first request reports the real count.
+pub(super) fn estimated_tokens(config: &AppConfig, conversation: &[Message]) -> u64 {
+    let system = config
+        .system_prompt
+        .as_ref()
+        .map(|source| source.system_prompt());
+    let estimate = ContextUsage::estimate(system.as_ref(), &config.tool_specs, conversation);
+    u64::try_from(estimate.total()).unwrap_or(u64::MAX)
 }

@@ -479,7 +479,9 @@ mod tests {
     #[test]
     fn slash_opens_the_command_menu_which_runs_or_fills_in_the_choice() {
         let mut aids = InputAids::new(None, Path::new("/p"));
-        aids.set_commands(command_menu::entries(&[]));
+        aids.set_commands(command_menu::entries(
+            &cairn_core::commands::CommandTable::built_in(),
+        ));
         let mut composer = Composer::default();
         let shown = |aids: &InputAids| -> Vec<String> {
             aids.completion_lines(&Theme::plain())
@@ -492,7 +494,7 @@ mod tests {
         assert_eq!(all.len(), MAX_COMPLETIONS);
         assert!(all[MAX_COMPLETIONS - 1].contains("more"), "{all:?}");
         // Down past the window scrolls it: every command can be reached.
-        let count = command_menu::entries(&[]).len();
+        let count = command_menu::entries(&cairn_core::commands::CommandTable::built_in()).len();
         for _ in 0..count - 1 {
             aids.handle_key(key(KeyCode::Down), &mut composer);
         }

@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use cairn_context::PromptSource;
 use cairn_context::commands::CustomCommand;
 use cairn_core::SessionInput;
+use cairn_core::commands::CommandTable;
 use cairn_policy::PermissionGate;
 use cairn_protocol::{AgentEvent, EventEnvelope, Message, Op, PermissionMode, ToolSpec, Usage};
 use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -48,7 +49,6 @@ use tokio::sync::mpsc::UnboundedReceiver;
 pub use composer::{Composer, Edit};
 use inline_backend::InlineBackend;
 use input_aids::InputAids;
-pub use slash::{SlashCommand, parse as parse_slash_command};
 
 use crate::{Appearance, PermissionDialog, StatusLine, Theme, Transcript};
 use commands::pick_session;
@@ -275,7 +275,12 @@ impl App {
             ));
         }
         let mut input = InputAids::new(config.history_path.clone(), &config.cwd);
-        input.set_commands(command_menu::entries(&config.commands));
+        input.set_commands(command_menu::entries(&CommandTable::with_custom(
+            cairn_context::commands::CommandSet {
+                commands: config.commands.clone(),
+                unread: Vec::new(),
+            },
+        )));
         let conversation = std::mem::take(&mut config.history);
         let mut earlier = 0;
         if !conversation.is_empty() {
@@ -293,16 +298,7 @@ impl App {
             transcript.push_info(note);
             // Until the first request reports it, the gauge shows an estimate of what the
             // resumed conversation takes.
-            let system = config
-                .system_prompt
-                .as_ref()
-                .map(|source| source.system_prompt());
-            let estimate = context_usage::ContextUsage::estimate(
-                system.as_ref(),
-                &config.tool_specs,
-                &conversation,
-            );
-            status.context_tokens = u64::try_from(estimate.total()).unwrap_or(u64::MAX);
+            status.context_tokens = context_usage::estimated_tokens(&config, &conversation);
         }
         App {
             config,
@@ -645,7 +641,7 @@ impl App {
                     self.queued.pop_front();
                 }
                 if matches!(message.content.first(),
-                    Some(cairn_protocol::ContentBlock::Text { text }) if text == slash::INIT_TAG)
+                    Some(cairn_protocol::ContentBlock::Text { text }) if text == cairn_core::commands::INIT_TAG)
                 {
                     self.transcript.push_info(slash::INIT_NOTE);
                 }
@@ -799,12 +795,8 @@ impl App {
 
         if key.code == KeyCode::Char('/') && self.composer.is_empty() {
             // The menu is about to open: it lists the command files as they are now.
-            self.config.commands = cairn_context::commands::discover_commands(
-                &self.config.cwd,
-                Some(&self.config.home),
-            );
-            self.input
-                .set_commands(command_menu::entries(&self.config.commands));
+            let table = CommandTable::load(&self.config.cwd, &self.config.home);
+            self.input.set_commands(command_menu::entries(&table));
         }
         if let Edit::Submitted(text) = self.input.handle_key(key, &mut self.composer) {
             self.submit(text);

@@ -1,0 +1,141 @@
+//! The reports: what `/help`, `/cost`, `/context` and `/status` answer, as plain text, the
+//! same on every face.
+//!
+//! Each report is written from a plain struct of facts that the face fills with what it has
+//! (the TUI from its running session, `cairn -p` from the session it resumed or started), so
+//! no report reaches into a face. A face may add what only it has (the TUI adds its key hints
+//! under `/help`).
+//!
+//! ```
+//! use std::time::Duration;
+//! use cairn_core::reports::{CostFacts, cost_report};
+//!
+//! let facts = CostFacts {
+//!     usage: Default::default(),
+//!     cost_usd: 0.0,
+//!     cost_unknown: false,
+//!     session_time: Duration::from_secs(3),
+//! };
+//! assert!(cost_report(&facts).starts_with("Total cost: $0.0000\n"));
+//! ```
+
+use std::path::Path;
+use std::time::Duration;
+
+use cairn_protocol::Usage;
+
+use crate::commands::CommandTable;
+
+mod context;
+
+pub use context::{ContextFacts, ContextUsage, context_report};
+
+/// The widest command column in `/help`; a longer usage puts its description on the next line.
+const HELP_COLUMN: usize = 20;
+
+/// The `/help` text: every command of `table` in its order (the built-ins, then the custom
+/// commands), its usage and what it does in one column, its aliases after the description.
+pub fn help_text(table: &CommandTable) -> String {
+    let mut text = String::from("Commands:");
+    for entry in table.entries() {
+        let usage = entry.usage();
+        let mut what = entry.description.clone();
+        if !entry.aliases.is_empty() {
+            let aliases: Vec<String> = entry
+                .aliases
+                .iter()
+                .map(|alias| format!("/{alias}"))
+                .collect();
+            what.push_str(&format!(" (also {})", aliases.join(", ")));
+        }
+        if usage.chars().count() > HELP_COLUMN {
+            text.push_str(&format!("\n  {usage}\n  {:HELP_COLUMN$} {what}", ""));
+        } else {
+            text.push_str(&format!("\n  {usage:<HELP_COLUMN$} {what}"));
+        }
+    }
+    text
+}
+
+/// What `/cost` reports on: the session's tally.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostFacts {
+    /// The tokens of every request of the session.
+    pub usage: Usage,
+    /// The cost of the requests whose model has known prices, in USD.
+    pub cost_usd: f64,
+    /// Some request went to a model whose prices cairn does not know: `cost_usd` counts only
+    /// the others.
+    pub cost_unknown: bool,
+    /// How long the session has run.
+    pub session_time: Duration,
+}
+
+/// The `/cost` report: the cost (saying so when part of it is unknown), the tokens by kind,
+/// and the session's time.
+pub fn cost_report(facts: &CostFacts) -> String {
+    let usage = &facts.usage;
+    let cost = match (facts.cost_unknown, facts.cost_usd > 0.0) {
+        (false, _) => format!("${:.4}", facts.cost_usd),
+        (true, true) => format!(
+            "${:.4} for the requests of known prices, plus requests to a model whose prices \
+             cairn does not know",
+            facts.cost_usd
+        ),
+        (true, false) => "unknown (the model's prices are not in cairn's registry)".to_owned(),
+    };
+    format!(
+        "Total cost: {cost}\nTokens: {} input, {} output, {} cache read, {} cache write\n\
+         Session time: {}s",
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_input_tokens,
+        usage.cache_creation_input_tokens,
+        facts.session_time.as_secs()
+    )
+}
+
+/// What `/status` reports on.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusFacts<'a> {
+    /// cairn's version.
+    pub version: &'a str,
+    /// The model the session runs on.
+    pub model: &'a str,
+    /// The environment variable the credential came from (never its value); empty or
+    /// `none` for a server that takes no key (Ollama, vLLM).
+    pub credential_variable: &'a str,
+    /// As settings spell it: `default`, `acceptEdits`, …
+    pub permission_mode: &'a str,
+    /// The working directory.
+    pub cwd: &'a Path,
+    /// The session's id.
+    pub session_id: &'a str,
+    /// The settings files in force, or why they could not be read.
+    pub settings_sources: Result<&'a [String], &'a str>,
+}
+
+/// The `/status` report: one fact a line.
+pub fn status_report(facts: &StatusFacts<'_>) -> String {
+    let sources = match facts.settings_sources {
+        Ok([]) => "none".to_string(),
+        Ok(sources) => sources.join(", "),
+        Err(message) => message.to_string(),
+    };
+    let auth = match facts.credential_variable {
+        "" | "none" => "none".to_string(),
+        variable => format!("the {variable} environment variable"),
+    };
+    format!(
+        "cairn {}\nModel: {}\nAuth: {auth}\nPermission mode: {}\nWorking directory: {}\n\
+         Session: {}\nSettings: {sources}",
+        facts.version,
+        facts.model,
+        facts.permission_mode,
+        facts.cwd.display(),
+        facts.session_id,
+    )
+}
+
+#[cfg(test)]
+mod tests;
