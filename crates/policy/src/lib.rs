@@ -10,6 +10,12 @@
 //! - [`PermissionGate`]: the decision for each call, from the mode, the rules and the
 //!   analysis of Bash commands (`cairn-shell`), escalating one level short to a question and
 //!   refusing two levels short.
+//!
+//! This crate must not know a model or a face. The gate judges the tool names and inputs it is
+//! given; it does not run tools, and it asks nobody itself: "ask" is a [`Verdict`], and who
+//! answers is the engine's business.
+
+#![deny(missing_docs)]
 
 mod gate;
 pub mod hooks;
