@@ -58,7 +58,12 @@
 //!
 //! The one settings file cairn writes is the project's `.claude/settings.local.json`, when the
 //! user adds or removes a permission rule while it runs: [`rules_file`] does that for every
-//! face.
+//! face. [`trust`] keeps the folders the user said they trust, in cairn's own state.
+//!
+//! This crate must not print (warnings are returned) or depend on any cairn crate but
+//! `cairn-protocol`.
+
+#![deny(missing_docs)]
 
 mod error;
 mod load;
