@@ -7,6 +7,16 @@
 //! `AGENTS.md`, `.claude/rules/*.md`, with `@path` imports). [`PromptBuilder`] assembles
 //! them once per session and re-reads instruction files that change. Imports from outside the
 //! project need the user's approval, kept in cairn's own state ([`approvals`]).
+//!
+//! Beside the prompt, the crate owns the rest of what the model sees: the custom commands of
+//! `.claude/commands/` ([`commands`]), the output styles ([`output_style`]), memory
+//! ([`memory`]: the index in the prompt, recall, saving), and the context pipeline
+//! ([`pipeline`]) that fits a long conversation into the model's window before each request.
+//!
+//! This crate must not send a request of its own (a summary goes through the engine's
+//! [`Summarizer`], recall through a side model it is given) or know a face.
+
+#![deny(missing_docs)]
 
 pub mod approvals;
 mod builder;
