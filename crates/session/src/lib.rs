@@ -5,7 +5,8 @@
 //! of cairn. The message list is the whole state of a session (no state beside it), so a
 //! session file is that list written down, one entry at a time. The engine (`cairn-core`)
 //! writes through a [`SessionLog`]; `--resume` and `--continue` read through
-//! [`SessionStore`]. This crate does blocking file I/O and never prints: warnings are returned.
+//! [`SessionStore`]. This crate does blocking file I/O and must never print (warnings are
+//! returned) or depend on any cairn crate but `cairn-protocol`.
 //!
 //! # The file format (version 1)
 //!
@@ -43,6 +44,8 @@
 //! See [`SessionWriter`] (one `write` per line, fsync per turn), [`SessionLog`] (a full disk
 //! becomes one warning, and the session carries on in memory) and [`load_file`] (what a
 //! torn or damaged line does, and how dangling tool calls are repaired).
+
+#![deny(missing_docs)]
 
 mod decode;
 mod entry;
