@@ -9,6 +9,44 @@
 //! tool names tolerantly and validates input before anything runs. [`CompositeExecutor`] puts
 //! several executors (the built-ins, MCP servers, an embedder's own) behind one.
 //!
+//! ```
+//! use cairn_tools::{
+//!     CallContext, PrepareError, Safety, ToolCall, ToolContext, ToolExecutor, ToolRegistry,
+//! };
+//! use serde_json::json;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let project = tempfile::tempdir()?;
+//! let notes = project.path().join("notes.txt");
+//! std::fs::write(&notes, "hello\n")?;
+//! let tools = ToolRegistry::with_builtins(ToolContext::new(project.path().to_path_buf()));
+//!
+//! // The model's spelling is matched tolerantly, and the call is judged before it runs.
+//! let call = ToolCall {
+//!     id: "toolu_1".into(),
+//!     name: "read_file".into(),
+//!     input: json!({"file_path": notes}),
+//! };
+//! let prepared = tools.prepare(&call).map_err(|refused| refused.content.text())?;
+//! assert_eq!(prepared.name, "Read");
+//! assert_eq!(prepared.safety, Safety::READ_ONLY);
+//! assert_eq!(prepared.paths, vec![notes.clone()]);
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let detached = CallContext::detached(CancellationToken::new());
+//! let output = runtime.block_on(tools.execute(&prepared, &detached));
+//! assert!(!output.is_error);
+//! assert!(output.content.text().contains("hello"));
+//!
+//! // A tool nobody offers is refused, with the names the model can pick from instead.
+//! let unknown = ToolCall { id: "toolu_2".into(), name: "Teleport".into(), input: json!({}) };
+//! assert!(matches!(
+//!     tools.try_prepare(&unknown),
+//!     Err(PrepareError::UnknownTool { available, .. }) if available.contains(&"Read".to_string())
+//! ));
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! This crate must not decide permissions (a tool only declares its safety and its paths; the
 //! gate in `cairn-policy` decides), print, or depend on `cairn-policy`: the sandbox arrives
 //! as a [`CommandSandbox`] the binary builds.
