@@ -37,7 +37,7 @@ pub enum ApprovalError {
         /// What the operating system said.
         source: std::io::Error,
     },
-    /// The approvals file is not what cairn writes; nothing in it counts.
+    /// The approvals file is not valid JSON.
     #[error("{path} is not valid JSON ({source}); fix or delete it to approve imports again")]
     Parse {
         /// The approvals file.

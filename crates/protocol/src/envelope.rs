@@ -44,7 +44,7 @@ pub struct EventEnvelope {
 /// Where envelopes go: a face's channel, a recorder, a test's list. Implementations must not
 /// block for long: engines emit between stream chunks.
 pub trait EventSink: Send + Sync {
-    /// Takes one envelope. Called from the engine's task, in the order events happen.
+    /// Takes one envelope, from whichever task emitted it (the engine's, a tool call's).
     fn emit(&self, envelope: EventEnvelope);
 }
 

@@ -36,10 +36,10 @@ pub enum SessionError {
         source: io::Error,
     },
 
-    /// Cleaning up could not delete a session file.
+    /// Cleaning up could not delete an old session's file or directory.
     #[error("cannot remove {}: {source}", path.display())]
     Remove {
-        /// The file.
+        /// The file or directory.
         path: PathBuf,
         /// What the operating system said.
         source: io::Error,

@@ -23,7 +23,7 @@ pub enum Access {
 pub enum Destructiveness {
     /// What it changes can be got back, or it changes nothing.
     Harmless,
-    /// It can destroy something for good (`rm`, overwriting an unread file).
+    /// It can destroy something for good (`rm`, overwriting a whole file).
     Destructive,
 }
 
