@@ -32,6 +32,34 @@
 //! and [`origins`](LoadedSettings::origins) every layer that contributed to a merged object or
 //! an accumulated list.
 //!
+//! ```
+//! use cairn_config::{SettingsLoader, Source};
+//!
+//! let home = tempfile::tempdir()?;
+//! let project = tempfile::tempdir()?;
+//! let user_file = home.path().join(".claude/settings.json");
+//! let project_file = project.path().join(".claude/settings.json");
+//! std::fs::create_dir_all(user_file.parent().unwrap())?;
+//! std::fs::create_dir_all(project_file.parent().unwrap())?;
+//! std::fs::write(&user_file, r#"{"model": "opus", "permissions": {"allow": ["Read"]}}"#)?;
+//! std::fs::write(&project_file, r#"{"permissions": {"allow": ["Bash(npm test)"]}}"#)?;
+//!
+//! let loaded = SettingsLoader::new(home.path(), project.path()).load()?;
+//! // Permission lists accumulate, lower levels first; the model came from the user's file.
+//! assert_eq!(loaded.settings().permissions.allow, ["Read", "Bash(npm test)"]);
+//! assert_eq!(loaded.settings().model.as_deref(), Some("opus"));
+//! assert_eq!(loaded.origin("model"), Some(&Source::User(user_file)));
+//!
+//! // A wrong value is an error naming the file and the JSON path.
+//! std::fs::write(&project_file, r#"{"permissions": {"defaultMode": "acceptEdit"}}"#)?;
+//! let error = SettingsLoader::new(home.path(), project.path()).load().unwrap_err();
+//! assert!(error.to_string().starts_with(&format!(
+//!     "{}: permissions.defaultMode: unknown mode \"acceptEdit\"",
+//!     project_file.display()
+//! )));
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Errors and tolerance
 //!
 //! Each layer's known keys are checked on their own, so a [`ConfigError`] names the file (or
@@ -58,7 +86,12 @@
 //!
 //! The one settings file cairn writes is the project's `.claude/settings.local.json`, when the
 //! user adds or removes a permission rule while it runs: [`rules_file`] does that for every
-//! face.
+//! face. [`trust`] keeps the folders the user said they trust, in cairn's own state.
+//!
+//! This crate must not print (warnings are returned) or depend on any cairn crate but
+//! `cairn-protocol`.
+
+#![deny(missing_docs)]
 
 mod error;
 mod load;

@@ -64,6 +64,7 @@ pub enum Face {
 /// What the user said, outside the project's files, about one guarded key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Consent {
+    /// The face the run started in, which says whether the user could have been asked.
     pub face: Face,
     /// A flag chose to run without permission checks: `--permission-mode bypassPermissions`
     /// or `--dangerously-skip-permissions`.
@@ -131,6 +132,7 @@ pub fn is_provider_variable(name: &str) -> bool {
 /// One guarded key whose effective value a project-level file supplies.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProjectSetting {
+    /// The guarded key.
     pub key: GuardedKey,
     /// The project file it comes from.
     pub origin: Source,

@@ -23,10 +23,17 @@ pub const MAX_LEGACY_SETTINGS_BYTES: u64 = 32 * 1024 * 1024;
 pub enum RegularFileError {
     /// A FIFO, a device, a socket or a directory where a file was expected.
     #[error("it is {kind}, not a regular file")]
-    NotRegular { kind: &'static str },
+    NotRegular {
+        /// What is there instead, with its article (`a directory`, `a FIFO`).
+        kind: &'static str,
+    },
     /// Larger than the cap for this kind of file.
     #[error("it is larger than {limit} bytes, more than a file of this kind ever needs")]
-    TooLarge { limit: u64 },
+    TooLarge {
+        /// The cap, in bytes.
+        limit: u64,
+    },
+    /// Opening or reading the file failed.
     #[error(transparent)]
     Io(#[from] io::Error),
 }
@@ -71,6 +78,7 @@ pub fn read_regular_file(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, Reg
 pub struct FileStart {
     /// At most the limit asked for.
     pub bytes: Vec<u8>,
+    /// Whether the file goes on past them.
     pub rest: Rest,
 }
 
@@ -80,7 +88,10 @@ pub enum Rest {
     /// The bytes are the whole file.
     None,
     /// The file goes on: `size` bytes in all, as its metadata said when it was opened.
-    More { size: u64 },
+    More {
+        /// The file's whole size in bytes.
+        size: u64,
+    },
 }
 
 /// The first `limit` bytes of the regular file at `path` (or the one a link there points to),

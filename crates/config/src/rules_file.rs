@@ -25,17 +25,24 @@ use crate::regular_file::{MAX_SETTINGS_BYTES, RegularFileError, read_regular_fil
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum RulesFileError {
+    /// Adding a rule failed.
     #[error("Could not save the rule {rule} to {}: {problem}", path.display())]
     Save {
         /// The rule, or the rules saved together, joined by commas.
         rule: String,
+        /// The settings file written to.
         path: PathBuf,
+        /// What went wrong.
         problem: RulesFileProblem,
     },
+    /// Removing a rule failed.
     #[error("Could not remove the rule {rule} from {}: {problem}", path.display())]
     Remove {
+        /// The rule.
         rule: String,
+        /// The settings file it was to be removed from.
         path: PathBuf,
+        /// What went wrong.
         problem: RulesFileProblem,
     },
 }
@@ -44,22 +51,39 @@ pub enum RulesFileError {
 /// left as it was.
 #[derive(Debug, thiserror::Error)]
 pub enum RulesFileProblem {
+    /// The existing file could not be read (or is not a regular file).
     #[error("cannot read it: {0}")]
     Unreadable(#[from] RegularFileError),
+    /// The existing file is not JSON; cairn does not overwrite it.
     #[error("it is not valid JSON: {0}")]
     InvalidJson(serde_json::Error),
+    /// The existing file is JSON but not an object.
     #[error("it is not a JSON object; fix or remove it")]
     NotAnObject,
+    /// The file's `permissions` is something other than an object.
     #[error("`permissions` is not an object; fix it by hand")]
     PermissionsNotAnObject,
+    /// The list the rule belongs in is something other than an array.
     #[error("`permissions.{list}` is not a list; fix it by hand")]
-    NotAList { list: String },
+    NotAList {
+        /// `allow`, `ask` or `deny`.
+        list: String,
+    },
+    /// The edited settings could not be turned back into JSON.
     #[error("cannot encode it: {0}")]
     Encode(serde_json::Error),
+    /// The directory for the file (`.claude/`) could not be created.
     #[error("cannot create {}: {source}", dir.display())]
-    CreateDir { dir: PathBuf, source: io::Error },
+    CreateDir {
+        /// The directory.
+        dir: PathBuf,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// Writing the new content to a temporary file beside it failed.
     #[error("cannot write: {0}")]
     Write(io::Error),
+    /// Renaming the temporary file over the old one failed; the old one is unchanged.
     #[error("cannot replace it: {0}")]
     Replace(io::Error),
 }
@@ -153,7 +177,10 @@ pub const GIT_IGNORE_LINE: &str = "**/.claude/settings.local.json";
 /// `$XDG_CONFIG_HOME`, as git finds its global files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitUser {
+    /// The user's home directory, where `~/.gitconfig` is.
     pub home: PathBuf,
+    /// `$XDG_CONFIG_HOME` when set: git's global files are then under it rather than under
+    /// `~/.config`.
     pub xdg_config_home: Option<PathBuf>,
 }
 

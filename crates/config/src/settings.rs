@@ -38,6 +38,7 @@ pub(crate) const KNOWN_KEYS: [&str; 10] = [
 pub struct Settings {
     /// The model to use unless a flag says otherwise (`"claude-sonnet-4-5"`, `"opus"`).
     pub model: Option<String>,
+    /// Permission rules, the starting mode and additional directories.
     #[serde(deserialize_with = "permissions_object")]
     pub permissions: Permissions,
     /// Environment variables for every tool subprocess. Numbers and booleans are accepted
@@ -50,6 +51,7 @@ pub struct Settings {
     /// How many days of session transcripts to keep.
     #[serde(deserialize_with = "days")]
     pub cleanup_period_days: Option<u32>,
+    /// Whether shell commands run confined; `None` when no level has a `sandbox` object.
     #[serde(deserialize_with = "sandbox_object")]
     pub sandbox: Option<SandboxSettings>,
     /// Whether commits and pull requests get a co-authored-by line.
@@ -71,6 +73,7 @@ pub struct StatusLineCommand {
     /// `command`, the one kind there is.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The shell command to run.
     pub command: String,
     /// Claude Code's spaces before the line; read, not used.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,13 +89,19 @@ const SANDBOX_EXPECTED: &str = "an object such as {\"enabled\": true}";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct Permissions {
+    /// Rules whose calls run without asking; accumulated over every level.
     #[serde(deserialize_with = "string_list")]
     pub allow: Vec<String>,
+    /// Rules whose calls are always asked about; accumulated over every level.
     #[serde(deserialize_with = "string_list")]
     pub ask: Vec<String>,
+    /// Rules whose calls are refused, whatever else matches; accumulated over every level.
     #[serde(deserialize_with = "string_list")]
     pub deny: Vec<String>,
+    /// The permission mode a session starts in; `None` for the default mode.
     pub default_mode: Option<PermissionMode>,
+    /// Directories beyond the project the tools may use as part of the workspace, as
+    /// written (`~` and relative paths are resolved by the caller).
     #[serde(deserialize_with = "string_list")]
     pub additional_directories: Vec<String>,
 }
@@ -101,6 +110,7 @@ pub struct Permissions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SandboxSettings {
+    /// Whether shell commands run in the sandbox; `None` when not set.
     pub enabled: Option<bool>,
     /// `true` or `false` is cairn's switch for network access from sandboxed commands.
     /// Claude Code writes an object here instead (`allowedDomains`, proxy ports, …); such a

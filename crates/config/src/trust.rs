@@ -61,12 +61,16 @@ const MAX_TRUST_FILE_BYTES: u64 = 4 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FolderTrust {
     /// The user trusted this folder, or `by`, a parent of it.
-    Trusted { by: PathBuf },
+    Trusted {
+        /// The folder whose answer covers it: itself or a parent.
+        by: PathBuf,
+    },
     /// No answer covers it: ask.
     Unknown,
 }
 
 impl FolderTrust {
+    /// Whether an answer trusts the folder.
     pub fn is_trusted(&self) -> bool {
         match self {
             FolderTrust::Trusted { .. } => true,
@@ -124,22 +128,30 @@ struct TrustFile {
     path.display()
 )]
 pub struct TrustWarning {
+    /// The trust file.
     pub path: PathBuf,
+    /// What is wrong with it, in words for the user.
     pub problem: String,
 }
 
 /// An answer that could not be kept.
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
+    /// The directory of the trust file could not be created.
     #[error("cannot create {}: {source}", dir.display())]
     CreateDir {
+        /// The directory.
         dir: PathBuf,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
+    /// The trust file could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {
+        /// The trust file.
         path: PathBuf,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },

@@ -29,19 +29,28 @@ pub const APPROVALS_FILE: &str = "approvals.json";
 /// What can go wrong reading or writing the approvals.
 #[derive(Debug, thiserror::Error)]
 pub enum ApprovalError {
+    /// The approvals file exists but could not be read.
     #[error("cannot read {path}: {source}")]
     Read {
+        /// The approvals file.
         path: PathBuf,
+        /// What the operating system said.
         source: std::io::Error,
     },
+    /// The approvals file is not valid JSON.
     #[error("{path} is not valid JSON ({source}); fix or delete it to approve imports again")]
     Parse {
+        /// The approvals file.
         path: PathBuf,
+        /// Where the JSON is broken.
         source: serde_json::Error,
     },
+    /// A new approval could not be saved.
     #[error("cannot write {path}: {source}")]
     Write {
+        /// The approvals file.
         path: PathBuf,
+        /// What the operating system said.
         source: std::io::Error,
     },
 }
@@ -69,6 +78,7 @@ pub struct ImportApprovals {
 }
 
 impl ImportApprovals {
+    /// The approvals kept under `cairn_home` (`~/.cairn`); nothing is read until asked.
     pub fn new(cairn_home: &Path) -> Self {
         ImportApprovals {
             path: cairn_home.join(APPROVALS_FILE),

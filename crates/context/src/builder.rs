@@ -14,6 +14,7 @@ use crate::sections::{CoAuthoredBy, STATIC_SECTIONS, committing};
 /// Gives the system prompt for the next request. The engine asks before every request, so a
 /// source can refresh what changed (instruction files); a fixed [`SystemPrompt`] is a source too.
 pub trait PromptSource: Send + Sync + std::fmt::Debug {
+    /// The system prompt to send now; cheap when nothing changed.
     fn system_prompt(&self) -> SystemPrompt;
 }
 
@@ -35,17 +36,22 @@ pub enum SectionPart {
 /// One named part of the prompt, for assembling and for `cairn debug prompt`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
+    /// A short name for listings (`environment`, `git context`, `memory index`).
     pub title: String,
+    /// The half of the prompt it goes in.
     pub part: SectionPart,
+    /// The text as the model reads it.
     pub text: String,
 }
 
 /// What the prompt is built from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PromptOptions {
+    /// The project directory: where instruction files are found and git is asked.
     pub cwd: PathBuf,
     /// The home directory, for `~/.claude/CLAUDE.md` and `~/` imports.
     pub home: Option<PathBuf>,
+    /// The session's model, named in the environment section.
     pub model: String,
     /// `--system-prompt`: replaces cairn's static sections.
     pub system_prompt: Option<String>,
@@ -74,6 +80,8 @@ pub struct PromptBuilder {
 }
 
 impl PromptBuilder {
+    /// Reads the environment, the git context and the instruction files now (blocking: git
+    /// runs and files are read), and keeps them for the session.
     pub fn new(options: PromptOptions) -> Self {
         let git = GitContext::read(&options.cwd);
         let environment = Environment::detect(&options.cwd, &options.model, git.is_some());

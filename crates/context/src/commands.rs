@@ -14,7 +14,9 @@ use crate::project_file::read_text;
 /// Where a command was defined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandScope {
+    /// The project's `.claude/commands/`.
     Project,
+    /// The user's `~/.claude/commands/`.
     User,
 }
 
@@ -23,11 +25,18 @@ pub enum CommandScope {
 pub struct CustomCommand {
     /// `commit`, or `git:commit` for `git/commit.md`.
     pub name: String,
+    /// Whose directory it was found in.
     pub scope: CommandScope,
+    /// The Markdown file that defines it.
     pub path: PathBuf,
+    /// The front matter's `description`, shown in the command list; `None` when not given.
     pub description: Option<String>,
+    /// The front matter's `argument-hint` (`<message>`), shown after the name.
     pub argument_hint: Option<String>,
+    /// The front matter's `allowed-tools`: permission rules that hold during the command's
+    /// turn only; empty when not given.
     pub allowed_tools: Vec<String>,
+    /// The front matter's `model`, for the command's turn only; `None` keeps the session's.
     pub model: Option<String>,
     /// The body, after the front matter.
     pub template: String,

@@ -14,11 +14,17 @@ const RECENT_COMMITS: &str = "5";
 /// What the environment section states.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Environment {
+    /// The working directory, as displayed.
     pub cwd: String,
+    /// Whether the working directory is inside a git work tree.
     pub is_git_repo: bool,
+    /// Rust's name for the operating system (`linux`, `macos`).
     pub platform: &'static str,
+    /// The operating system and, on Linux, the kernel release (`linux 6.8.0`).
     pub os_version: String,
+    /// Today's date in UTC, `YYYY-MM-DD`.
     pub date: String,
+    /// The session's model.
     pub model: String,
 }
 
@@ -35,6 +41,7 @@ impl Environment {
         }
     }
 
+    /// The section's text, as the prompt carries it.
     pub fn render(&self) -> String {
         format!(
             "# Environment\nWorking directory: {}\nIs a git repository: {}\nPlatform: {}\n\
@@ -59,10 +66,15 @@ fn os_version() -> String {
 /// The git state of a working directory, read once at the start of a session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GitContext {
+    /// The current branch, or `(detached HEAD)`.
     pub branch: String,
+    /// The branch pull requests usually target (`main`, `master`); empty when none is found.
     pub main_branch: String,
+    /// `git status --short`, capped; empty for a clean tree.
     pub status: String,
+    /// The last few commits, one line each.
     pub recent_commits: String,
+    /// The uncommitted changes against `HEAD`, capped.
     pub diff: String,
 }
 
@@ -113,6 +125,7 @@ impl GitContext {
         })
     }
 
+    /// The section's text, as the prompt carries it.
     pub fn render(&self) -> String {
         let mut text = format!("# Git\nCurrent branch: {}\n", self.branch);
         if !self.main_branch.is_empty() {

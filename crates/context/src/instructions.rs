@@ -51,6 +51,7 @@ const PER_DIRECTORY: &[&str] = &[
 /// One loaded instruction file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstructionFile {
+    /// Where the file is, as found (not resolved through links).
     pub path: PathBuf,
     /// The text as it goes into the prompt (after caps).
     pub text: String,
@@ -101,7 +102,9 @@ pub struct ExternalImport {
     pub path: PathBuf,
     /// The importing file, or the symlink (see [`Reach`]).
     pub by: PathBuf,
+    /// How it is reached.
     pub reach: Reach,
+    /// Whether it went into the prompt.
     pub status: ImportStatus,
 }
 
@@ -117,6 +120,7 @@ pub enum Reach {
 /// Whether an external file went into the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImportStatus {
+    /// Approved: it is in the prompt.
     Included,
     /// Not approved: left out.
     Skipped,
@@ -136,6 +140,7 @@ impl fmt::Display for ExternalImport {
 /// Every instruction file of a session, and what is needed to notice a change.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstructionSet {
+    /// The files in the order the prompt carries them, each import after its importer.
     pub files: Vec<InstructionFile>,
     /// The external files reached, included or skipped, in the order they were met.
     pub external: Vec<ExternalImport>,

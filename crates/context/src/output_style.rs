@@ -66,7 +66,9 @@ what could be better. Explain your own choices briefly as you go, tied to this c
 /// One output style, found by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputStyle {
+    /// Its name as the settings give it (`Explanatory`, a file's `name` or stem).
     pub name: String,
+    /// What it is for, shown in listings; `None` when the file gives none.
     pub description: Option<String>,
     /// What the model is told.
     pub instructions: String,
@@ -77,14 +79,21 @@ pub struct OutputStyle {
 /// Why the style the settings name was not used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OutputStyleError {
+    /// No built-in style and no style file has that name; the payload is the name.
     #[error(
         "the output style \"{0}\" (outputStyle in the settings) was not found in \
          .claude/output-styles/ or ~/.claude/output-styles/, and is not one of default, \
          Explanatory, Learning: cairn's default style is used"
     )]
     Unknown(String),
+    /// The style's file exists but could not be read.
     #[error("the output style \"{name}\" could not be used: {file}")]
-    Unread { name: String, file: UnreadFile },
+    Unread {
+        /// The style's name.
+        name: String,
+        /// The file, and why it was not read.
+        file: UnreadFile,
+    },
 }
 
 impl OutputStyle {

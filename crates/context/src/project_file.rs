@@ -12,6 +12,7 @@ use cairn_config::{RegularFileError, Rest, read_regular_file_start};
 /// A project file that was skipped, and why: shown to the user as a warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnreadFile {
+    /// The file skipped.
     pub path: PathBuf,
     /// What was wrong with it: `it is a FIFO, not a regular file`.
     pub reason: String,

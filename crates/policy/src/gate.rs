@@ -38,24 +38,31 @@ use crate::rules::{CallFacts, EDIT_TOOLS, RuleError, RuleKind, RuleOrigin, RuleS
 /// What a call needs, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
+    /// Reads only (or touches only the session's own state).
     ReadOnly,
+    /// Changes files inside the workspace, or runs a command not known to be read-only.
     WorkspaceWrite,
+    /// Reaches outside the workspace: paths beyond its roots, or the network.
     FullAccess,
 }
 
-/// Whether someone can answer a question.
+/// Whether someone can answer a question about a call. It follows from the broker of the
+/// engine making the call ([`cairn_protocol::PermissionBroker::can_ask`]) and reaches the gate
+/// with each call, in [`CallInfo::asking`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Asking {
-    /// An interactive UI answers permission requests.
+    /// Someone answers permission requests (the interactive UI's dialog, an SDK host).
     Interactive,
-    /// Nobody can be asked (`-p`): questions become refusals.
+    /// Nobody can be asked (`-p`): questions become refusals that say how to allow the call.
     NonInteractive,
 }
 
 /// What the gate knows of a call: its tool's own declarations and its input.
 #[derive(Debug, Clone, Copy)]
 pub struct CallInfo<'a> {
+    /// The tool's canonical name, which rules match against.
     pub tool: &'a str,
+    /// The call's arguments (a Bash call's `command` is analysed, a file tool's path matched).
     pub input: &'a Value,
     /// Absolute paths the call touches.
     pub paths: &'a [PathBuf],
@@ -73,19 +80,28 @@ pub struct CallInfo<'a> {
 /// The gate's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
+    /// The call may run without a question.
     Allow {
+        /// What allowed it: a rule or the mode.
         source: DecisionSource,
+        /// The allow rule that matched, when one did.
         rule: Option<String>,
     },
     /// Ask the user; `suggested_rule` is what "don't ask again" would add, `None` when no rule
     /// would lift the question (a destructive command, a write to a protected file).
     Ask {
+        /// Why it needs approval, in words for the user.
         reason: String,
+        /// The rule to offer, in Claude Code's syntax.
         suggested_rule: Option<String>,
     },
+    /// The call must not run; the reason goes to the model as the call's result.
     Deny {
+        /// What refused it: a rule, the mode, or nobody being there to ask.
         source: DecisionSource,
+        /// The deny rule that matched, when one did.
         rule: Option<String>,
+        /// Why, in words for the user and the model.
         reason: String,
     },
 }
@@ -157,6 +173,7 @@ impl PermissionGate {
             })
     }
 
+    /// The mode calls are judged by now.
     pub fn mode(&self) -> PermissionMode {
         *self
             .mode
@@ -164,6 +181,7 @@ impl PermissionGate {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Judges every later call by `mode`.
     pub fn set_mode(&self, mode: PermissionMode) {
         *self
             .mode

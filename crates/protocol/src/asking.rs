@@ -18,9 +18,11 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// One call that needs someone's approval.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionQuestion {
+    /// The id of the `tool_use` block asking to run.
     pub tool_use_id: String,
     /// The tool's canonical name.
     pub tool: String,
+    /// The call's arguments, as they will run (after any hook rewrote them).
     pub input: Value,
     /// Why it needs approval, in words for the user.
     pub reason: String,

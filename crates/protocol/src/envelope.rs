@@ -34,14 +34,17 @@ impl AgentAddress {
 /// One event and the agent it comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventEnvelope {
+    /// The agent that emitted the event; its fields sit beside `event` in the JSON.
     #[serde(flatten)]
     pub from: AgentAddress,
+    /// What happened.
     pub event: AgentEvent,
 }
 
 /// Where envelopes go: a face's channel, a recorder, a test's list. Implementations must not
 /// block for long: engines emit between stream chunks.
 pub trait EventSink: Send + Sync {
+    /// Takes one envelope, from whichever task emitted it (the engine's, a tool call's).
     fn emit(&self, envelope: EventEnvelope);
 }
 
@@ -104,6 +107,7 @@ impl EventSender {
         EventSender::new(Arc::new(Discard))
     }
 
+    /// Sends `event` to the sink, stamped with this sender's address.
     pub fn emit(&self, event: AgentEvent) {
         self.sink.emit(EventEnvelope {
             from: self.from.clone(),

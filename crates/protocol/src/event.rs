@@ -20,9 +20,14 @@ pub enum Op {
         /// needs none (the session host gives every turn one).
         #[serde(default, skip_serializing_if = "String::is_empty")]
         id: String,
+        /// What the user says: text, and images they attached.
         content: Vec<ContentBlock>,
+        /// The model for this turn only (a custom command's `model`); `None` keeps the
+        /// session's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<String>,
+        /// Permission rules (`Bash(git status:*)`) whose calls run without asking during this
+        /// turn only; empty for an ordinary message.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         allowed_tools: Vec<String>,
     },
@@ -34,16 +39,26 @@ pub enum Op {
         /// As [`Op::UserMessage`]'s.
         #[serde(default, skip_serializing_if = "String::is_empty")]
         id: String,
+        /// What the summary should keep or stress, as the user wrote it after `/compact`;
+        /// `None` for the default summary.
         instructions: Option<String>,
     },
     /// Use another model from the next request on.
-    SetModel { model: String },
+    SetModel {
+        /// The model's id or alias, as the provider knows it.
+        model: String,
+    },
     /// Judge tool calls by another permission mode from now on (Shift+Tab in the TUI); the
     /// engine answers with [`AgentEvent::PermissionModeChanged`].
-    SetPermissionMode { mode: crate::PermissionMode },
+    SetPermissionMode {
+        /// The mode to switch to.
+        mode: crate::PermissionMode,
+    },
     /// The user's answer to a [`AgentEvent::PermissionRequested`].
     PermissionAnswer {
+        /// The `request_id` of the question answered.
         request_id: String,
+        /// What the user chose.
         answer: PermissionAnswer,
     },
     /// Stop serving: a running turn is interrupted (it still ends with its
@@ -106,19 +121,23 @@ impl Op {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PermissionAnswer {
+    /// Allow this one call; ask again next time.
     AllowOnce,
     /// Allow, and allow what `rule` matches for the rest of this session only (Claude Code's
     /// "Yes, allow all edits during this session"): nothing is saved.
     AllowForSession {
+        /// A permission rule in Claude Code's syntax, usually the question's suggested rule.
         rule: String,
     },
     /// Allow, and allow what `rule` matches from now on: for the rest of the session and,
     /// where the face keeps rules, in the project's `.claude/settings.local.json`.
     AllowAlways {
+        /// A permission rule in Claude Code's syntax, usually the question's suggested rule.
         rule: String,
     },
     /// Deny; `message` goes to the model with the refusal ("do it differently: …").
     Deny {
+        /// The user's words to the model; `None` for a bare refusal.
         message: Option<String>,
     },
 }
@@ -142,12 +161,18 @@ pub enum DecisionSource {
 /// One permission decision, as recorded in the session (a protected item for compaction).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PermissionDecision {
+    /// The id of the `tool_use` block judged.
     pub tool_use_id: String,
+    /// The tool's canonical name.
     pub tool: String,
+    /// Whether the call may run.
     pub allowed: bool,
+    /// Who or what decided.
     pub source: DecisionSource,
     /// The rule that decided, when one did.
     pub rule: Option<String>,
+    /// Why, in words for the user (a hook's message, the mode's refusal); `None` when the
+    /// rule or the source says it all.
     pub reason: Option<String>,
     /// The call's input as judged (after any hook rewrote it), for the result's
     /// `permission_denials`.
@@ -160,7 +185,10 @@ pub struct PermissionDecision {
 pub struct RetryNotice {
     /// The attempt that comes next, counting from 1 for the first request.
     pub attempt: u32,
+    /// The number of attempts in all, the first included; after the last one the request
+    /// fails for good.
     pub max_attempts: u32,
+    /// How long the engine waits before the next attempt, in milliseconds.
     pub delay_ms: u64,
     /// Short and human: `overloaded`, `rate limited`, `connection reset`.
     pub reason: String,
@@ -174,17 +202,22 @@ pub struct RetryNotice {
 pub struct TodoItem {
     /// What is to be done, in the imperative: "Run the tests".
     pub content: String,
+    /// Where the item stands.
     pub status: TodoStatus,
     /// The same in the present continuous, shown while it runs: "Running the tests".
     #[serde(rename = "activeForm")]
     pub active_form: String,
 }
 
+/// Where a todo item stands, with Claude Code's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
+    /// Not started.
     Pending,
+    /// Being worked on now; the list shows its `activeForm`.
     InProgress,
+    /// Done.
     Completed,
 }
 
@@ -198,16 +231,27 @@ pub enum TurnEnd {
     MaxTokens,
     /// The turn reached the configured number of model requests (`--max-turns`, named as
     /// Claude Code names it).
-    MaxRequests { limit: u32 },
+    MaxRequests {
+        /// The limit that was reached.
+        limit: u32,
+    },
     /// The user interrupted the turn.
     Interrupted,
     /// A request failed for good (the API, the network, the context pipeline).
-    Failed { message: String },
+    Failed {
+        /// What went wrong, in words for the user.
+        message: String,
+    },
     /// A hook refused the turn (a UserPromptSubmit hook blocked the prompt).
-    HookBlocked { message: String },
+    HookBlocked {
+        /// The hook's reason, as it gave it.
+        message: String,
+    },
 }
 
 impl TurnEnd {
+    /// Whether the turn ended short of what was asked (stream-json's `is_error`). A cut
+    /// answer ([`TurnEnd::MaxTokens`]) is not an error.
     pub fn is_error(&self) -> bool {
         match self {
             TurnEnd::Completed | TurnEnd::MaxTokens => false,
@@ -226,11 +270,13 @@ pub struct TurnSummary {
     /// The id of the operation this turn answers ([`Op::work_id`]); empty when it had none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub op_id: String,
+    /// How the turn ended.
     pub end: TurnEnd,
     /// The text of the last assistant message.
     pub result: String,
     /// Model requests that completed in this turn (stream-json's `num_turns`).
     pub requests: u32,
+    /// Tokens summed over the turn's requests.
     pub usage: Usage,
     /// The cost of the requests whose model has known prices.
     pub cost_usd: f64,
@@ -238,7 +284,7 @@ pub struct TurnSummary {
     /// `cost_usd` counts only the rest.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cost_unknown: bool,
-    /// Time spent waiting on the model API.
+    /// Time spent waiting on the model API, in milliseconds, summed over the requests.
     pub duration_api_ms: u64,
 }
 
@@ -255,81 +301,115 @@ impl TurnSummary {
 pub enum AgentEvent {
     /// The user's message that starts a turn, as appended to the conversation.
     UserMessage {
+        /// The message, with any hook context and reminders the engine added.
         message: Message,
     },
+    /// A piece of the model's answer text, as it streams.
     TextDelta {
+        /// The new text, to append to what came before.
         text: String,
     },
+    /// A piece of the model's extended thinking, as it streams.
     ThinkingDelta {
+        /// The new thinking, to append to what came before.
         text: String,
     },
     /// The model began a tool call; its input is still streaming.
     ToolCallStarted {
+        /// The `tool_use` id.
         id: String,
+        /// The tool's name as the model wrote it.
         name: String,
     },
     /// The whole input of a tool call has arrived.
     ToolCallInputComplete {
+        /// The `tool_use` id.
         id: String,
+        /// The tool's name as the model wrote it.
         name: String,
+        /// The call's arguments.
         input: Value,
     },
+    /// A tool call finished, was refused or failed; what the model will be told.
     ToolCallResult {
+        /// The `tool_use` id.
         id: String,
+        /// The tool's name as the model wrote it.
         name: String,
+        /// The tool's output, or the reason it did not run.
         content: ToolResultContent,
+        /// Whether the call failed or was refused.
         is_error: bool,
     },
     /// A complete assistant message, after its stream ended.
     AssistantMessage {
+        /// The message as appended to the conversation.
         message: Message,
         /// The API's id for the message (`msg_…`).
         id: String,
+        /// The model that answered, as the API named it.
         model: String,
+        /// Why the model stopped; `None` when the API did not say.
         stop_reason: Option<StopReason>,
+        /// The tokens of this one request.
         usage: Usage,
+        /// This request's cost in USD; 0 when the model's prices are unknown (the turn's
+        /// [`TurnSummary::cost_unknown`] says so).
         cost_usd: f64,
     },
     /// The user message that carries tool results back to the model.
     ToolResultsMessage {
+        /// The message, one `tool_result` block per call of the assistant message before it.
         message: Message,
     },
+    /// A model request failed and will be tried again.
     Retrying(RetryNotice),
     /// A tool call needs the user's approval; answer with [`Op::PermissionAnswer`].
     PermissionRequested {
+        /// The id the answer must carry; unique among the questions open at once.
         request_id: String,
+        /// The `tool_use` id of the call in question.
         tool_use_id: String,
+        /// The tool's canonical name.
         tool: String,
+        /// The call's arguments, as they will run.
         input: Value,
         /// Why it needs approval, in words for the user.
         reason: String,
         /// The rule "don't ask again" would add.
         suggested_rule: Option<String>,
     },
+    /// A tool call was allowed or refused, and by whom.
     PermissionDecided(PermissionDecision),
     /// The session's todo list changed (the `TodoWrite` tool); the whole new list.
     TodosChanged {
+        /// Every item, in order.
         todos: Vec<TodoItem>,
     },
     /// Requests use another model from now on.
     ModelChanged {
+        /// The new model.
         model: String,
     },
     /// Tool calls are judged by this permission mode from now on.
     PermissionModeChanged {
+        /// The new mode.
         mode: crate::PermissionMode,
     },
     /// Something the user should know that does not stop the turn.
     Warning {
+        /// The warning, in words for the user.
         message: String,
     },
     /// A detail for `--verbose` only (a memory recall that failed, a skipped memory file):
     /// never shown otherwise, never sent to the model.
     Debug {
+        /// The detail.
         message: String,
     },
     /// The context pipeline made the conversation smaller before a request.
     Compacted(Compaction),
+    /// The turn is over; the last event of every turn, [`Op::Compact`]'s included.
     TurnFinished(TurnSummary),
 }
 
@@ -340,8 +420,9 @@ pub struct Compaction {
     pub step: String,
     /// The user asked for it (`/compact`), rather than the pipeline's thresholds or the API.
     pub manual: bool,
-    /// The estimated tokens of the conversation before and after.
+    /// The estimated tokens of the conversation before.
     pub tokens_before: u64,
+    /// The estimated tokens of the conversation after.
     pub tokens_after: u64,
     /// The summary that replaced the stored conversation before it (autocompact,
     /// `/compact`), which the session records as a compaction boundary; `None` when only

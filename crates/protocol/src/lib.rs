@@ -1,14 +1,37 @@
 //! Plain data types that every cairn crate shares: messages and their content blocks, tool
-//! specifications, token usage, and the operations that go into the engine and the events that
-//! come out of it.
+//! specifications, token usage, the operations that go into the engine ([`Op`]) and the events
+//! that come out of it ([`AgentEvent`], stamped with their agent in an [`EventEnvelope`]), and
+//! the two seams a face fills in: [`EventSink`] (where events go) and [`PermissionBroker`]
+//! (who is asked before a tool runs).
 //!
-//! This crate does no I/O. Its serde representation of messages is the Anthropic Messages API
-//! wire format, so a message read from a request or a transcript serialises back to the same
-//! JSON. Everything else (the model clients, the engine, the user interfaces) speaks in these
-//! types, which keeps provider details out of the engine.
+//! Its serde representation of messages is the Anthropic Messages API wire format, so a message
+//! read from a request or a transcript serialises back to the same JSON. Everything else (the
+//! model clients, the engine, the user interfaces) speaks in these types, which keeps provider
+//! details out of the engine.
 //!
-//! One rule sits here because every crate that starts a process needs it and this is the
-//! crate they all share: [`child_environment`], cairn's environment without its credentials.
+//! ```
+//! use cairn_protocol::{ContentBlock, Message, Role};
+//!
+//! let message: Message = serde_json::from_str(r#"{"role":"user","content":"Hello"}"#).unwrap();
+//! assert_eq!(message.role, Role::User);
+//! assert_eq!(message.content, vec![ContentBlock::text("Hello")]);
+//! // A plain-string content is read as one text block and written back as an array.
+//! assert_eq!(
+//!     serde_json::to_string(&message).unwrap(),
+//!     r#"{"role":"user","content":[{"type":"text","text":"Hello"}]}"#,
+//! );
+//! ```
+//!
+//! Two rules sit here because every crate that needs them already depends on this one:
+//! [`child_environment`], cairn's environment without its credentials, and
+//! [`private_file_options`] / [`private_dir_builder`], the 0600/0700 modes of everything cairn
+//! keeps under `~/.cairn`.
+//!
+//! This crate must not do I/O (beyond reading the process environment for
+//! [`child_environment`]) and must not depend on any other cairn crate: every crate sits above
+//! it.
+
+#![deny(missing_docs)]
 
 mod added_text;
 mod asking;

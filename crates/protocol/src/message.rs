@@ -7,7 +7,9 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// The person or program driving cairn; tool results are sent under this role too.
     User,
+    /// The model.
     Assistant,
 }
 
@@ -17,7 +19,9 @@ pub enum Role {
 /// block and always written back as an array.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who wrote it.
     pub role: Role,
+    /// What it says, in the order written; never empty in a message cairn sends.
     #[serde(deserialize_with = "content_string_or_blocks")]
     pub content: Vec<ContentBlock>,
 }
@@ -70,36 +74,53 @@ fn content_string_or_blocks<'de, D: Deserializer<'de>>(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
+    /// Plain text, from the user or the model.
     Text {
+        /// The text itself, Markdown as the model writes it.
         text: String,
     },
     /// Extended thinking. The signature must be sent back unchanged with the block.
     Thinking {
+        /// The model's reasoning, shown to the user but not part of its answer.
         thinking: String,
+        /// The API's proof that the thinking is unaltered; empty when the API sent none.
         #[serde(default)]
         signature: String,
     },
     /// Thinking the API returns encrypted; it is passed back as it came.
     RedactedThinking {
+        /// The encrypted thinking, opaque to cairn.
         data: String,
     },
+    /// The model asks for a tool to run; answered by a [`ContentBlock::ToolResult`] with the
+    /// same id in the next user message.
     ToolUse {
+        /// The API's id for this call (`toolu_…`), unique within the conversation.
         id: String,
+        /// The tool's name as the model wrote it.
         name: String,
+        /// The call's arguments, a JSON object meant to match the tool's input schema.
         input: Value,
     },
+    /// The answer to a [`ContentBlock::ToolUse`].
     ToolResult {
+        /// The `id` of the tool use this answers.
         tool_use_id: String,
+        /// What the tool returned, or why it did not run.
         content: ToolResultContent,
+        /// Whether the call failed or was refused; left out of the JSON when false.
         #[serde(default, skip_serializing_if = "is_false")]
         is_error: bool,
     },
+    /// An image the user attached.
     Image {
+        /// Where its bytes are.
         source: ImageSource,
     },
 }
 
 impl ContentBlock {
+    /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text { text: text.into() }
     }
@@ -126,7 +147,9 @@ fn is_false(value: &bool) -> bool {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ToolResultContent {
+    /// Plain text, what most tools return.
     Text(String),
+    /// Text and images, for tools that return pictures (reading an image file).
     Blocks(Vec<ToolResultBlock>),
 }
 
@@ -151,28 +174,53 @@ impl ToolResultContent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolResultBlock {
-    Text { text: String },
-    Image { source: ImageSource },
+    /// A piece of text.
+    Text {
+        /// The text itself.
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// Where its bytes are.
+        source: ImageSource,
+    },
 }
 
 /// Where an image's bytes come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ImageSource {
-    Base64 { media_type: String, data: String },
-    Url { url: String },
+    /// The bytes inline.
+    Base64 {
+        /// The image's MIME type, such as `image/png`.
+        media_type: String,
+        /// The image's bytes in standard base64.
+        data: String,
+    },
+    /// An address the API fetches the image from.
+    Url {
+        /// The image's URL.
+        url: String,
+    },
 }
 
 /// Why the model stopped writing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
+    /// The model finished its answer.
     EndTurn,
+    /// The answer reached the request's `max_tokens` and was cut off.
     MaxTokens,
+    /// The model wrote one of the request's stop sequences.
     StopSequence,
+    /// The model asked for tools and waits for their results.
     ToolUse,
+    /// The API paused a long turn; sending the conversation back lets it continue.
     PauseTurn,
+    /// The model declined to answer.
     Refusal,
+    /// The conversation no longer fits the model's context window.
     ModelContextWindowExceeded,
     /// A reason this version of cairn does not know; treated like `end_turn`.
     #[serde(other)]
@@ -182,8 +230,11 @@ pub enum StopReason {
 /// A tool as the model sees it: its name, what it does, and the JSON Schema of its input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolSpec {
+    /// The name the model calls it by (`Read`, `mcp__server__tool`).
     pub name: String,
+    /// What the tool does and when to use it, written for the model.
     pub description: String,
+    /// The JSON Schema of the tool's input object.
     pub input_schema: Value,
 }
 
@@ -198,6 +249,7 @@ pub struct SystemPrompt {
 }
 
 impl SystemPrompt {
+    /// Whether both parts are empty: there is no system prompt to send.
     pub fn is_empty(&self) -> bool {
         self.static_part.is_empty() && self.dynamic_part.is_empty()
     }

@@ -9,12 +9,16 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// The cache fields may be absent or `null` in the API's answer; both read as zero.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Input tokens neither read from nor written to the prompt cache.
     #[serde(default, deserialize_with = "null_as_zero")]
     pub input_tokens: u64,
+    /// Tokens the model wrote, thinking included.
     #[serde(default, deserialize_with = "null_as_zero")]
     pub output_tokens: u64,
+    /// Input tokens written to the prompt cache by this request (billed above the base rate).
     #[serde(default, deserialize_with = "null_as_zero")]
     pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache (billed below the base rate).
     #[serde(default, deserialize_with = "null_as_zero")]
     pub cache_read_input_tokens: u64,
 }

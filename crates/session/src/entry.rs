@@ -33,9 +33,12 @@ pub struct SessionHeader {
     pub format_version: u32,
     /// The cairn that created the file.
     pub cairn_version: String,
+    /// The session's id; the file's name is this id.
     pub session_id: SessionId,
     /// The working directory the session ran in (lossy if it was not UTF-8).
     pub cwd: String,
+    /// The git branch checked out when the session started; `None` outside a repository or
+    /// on a detached HEAD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_branch: Option<String>,
     /// The model the session started with; `model_change` entries record later switches.
@@ -163,30 +166,40 @@ impl Entry {
 /// A `user` or `tool_results` entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MessageEntry {
+    /// When it was written, in Unix milliseconds.
     pub timestamp: u64,
+    /// The user message: a prompt, or the results of the tool calls before it.
     pub message: Message,
 }
 
 /// An `assistant` entry: the message and what it cost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssistantEntry {
+    /// When it was written, in Unix milliseconds.
     pub timestamp: u64,
+    /// The model's message.
     pub message: Message,
     /// The model that answered, as the API named it.
     pub model: String,
     /// The API's id for the message (`msg_…`), when it gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_id: Option<String>,
+    /// The tokens of the request that produced it.
     pub usage: Usage,
+    /// That request's cost in USD; 0 when the model's prices are unknown.
     pub cost_usd: f64,
 }
 
 /// A `permission` entry, written by the governance layer for each decision about a tool call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PermissionEntry {
+    /// When it was decided, in Unix milliseconds.
     pub timestamp: u64,
+    /// The tool's canonical name.
     pub tool_name: String,
+    /// The id of the `tool_use` block decided on.
     pub tool_use_id: String,
+    /// What was decided.
     pub decision: PermissionOutcome,
     /// The settings rule that decided, as written (`Bash(npm run test:*)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -200,15 +213,20 @@ pub struct PermissionEntry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PermissionOutcome {
+    /// The call ran.
     Allow,
+    /// The call was refused.
     Deny,
+    /// The call was to be asked about. Read but not written: cairn records the answer.
     Ask,
 }
 
 /// A `todos` entry: the whole list after a change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TodosEntry {
+    /// When the list changed, in Unix milliseconds.
     pub timestamp: u64,
+    /// Every item of the new list, in order.
     pub todos: Vec<TodoItem>,
 }
 
@@ -218,7 +236,9 @@ pub struct TodosEntry {
 /// the messages before the boundary, so nothing is lost to a later reader.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompactionEntry {
+    /// When the compaction happened, in Unix milliseconds.
     pub timestamp: u64,
+    /// The summary that replaced the messages before it.
     pub summary: String,
     /// Estimated tokens of the history before compaction.
     pub tokens_before: u64,
@@ -241,17 +261,22 @@ pub struct CompactionEntry {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CollapseEntry {
+    /// When the collapse was made, in Unix milliseconds.
     pub timestamp: u64,
+    /// How many messages, from the last compaction boundary, requests show collapsed.
     pub collapsed_through: u64,
-    /// Estimated tokens of a request before and after.
+    /// Estimated tokens of a request before the collapse.
     pub tokens_before: u64,
+    /// Estimated tokens of a request after it.
     pub tokens_after: u64,
 }
 
-/// A `model_change` entry.
+/// A `model_change` entry: requests went to another model from here on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelChangeEntry {
+    /// When the model changed, in Unix milliseconds.
     pub timestamp: u64,
+    /// The new model.
     pub model: String,
 }
 
@@ -263,6 +288,7 @@ pub struct ModelChangeEntry {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnFailedEntry {
+    /// When the turn failed, in Unix milliseconds.
     pub timestamp: u64,
     /// The error, as the user was told it.
     pub message: String,

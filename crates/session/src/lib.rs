@@ -5,7 +5,8 @@
 //! of cairn. The message list is the whole state of a session (no state beside it), so a
 //! session file is that list written down, one entry at a time. The engine (`cairn-core`)
 //! writes through a [`SessionLog`]; `--resume` and `--continue` read through
-//! [`SessionStore`]. This crate does blocking file I/O and never prints: warnings are returned.
+//! [`SessionStore`]. This crate does blocking file I/O and must never print (warnings are
+//! returned) or depend on any cairn crate but `cairn-protocol`.
 //!
 //! # The file format (version 1)
 //!
@@ -43,6 +44,35 @@
 //! See [`SessionWriter`] (one `write` per line, fsync per turn), [`SessionLog`] (a full disk
 //! becomes one warning, and the session carries on in memory) and [`load_file`] (what a
 //! torn or damaged line does, and how dangling tool calls are repaired).
+//!
+//! ```
+//! use cairn_protocol::Message;
+//! use cairn_session::{Entry, NewSession, Persistence, SessionId, SessionStore};
+//!
+//! let cairn_home = tempfile::tempdir()?;
+//! let project = tempfile::tempdir()?;
+//! let store = SessionStore::new(cairn_home.path());
+//! let id = SessionId::new();
+//! let new = NewSession { model: "claude-sonnet-4-5".into(), git_branch: None };
+//!
+//! let mut log = store.start(project.path(), &id, new);
+//! // A model switch before anything was said waits in memory: no file to list yet.
+//! log.append(&Entry::model_change("claude-opus-4-1"));
+//! assert_eq!(log.persistence(), Persistence::NotStarted);
+//! assert_eq!(store.latest(project.path())?, None);
+//!
+//! // The first message creates the file; resuming reads the conversation back.
+//! log.append(&Entry::user(Message::user_text("Fix the failing test")));
+//! log.sync();
+//! assert_eq!(log.persistence(), Persistence::OnDisk);
+//! let loaded = store.load(project.path(), &id)?;
+//! assert_eq!(loaded.messages, vec![Message::user_text("Fix the failing test")]);
+//! assert_eq!(loaded.model, "claude-opus-4-1");
+//! assert_eq!(store.latest(project.path())?, Some(id));
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
 
 mod decode;
 mod entry;

@@ -33,10 +33,12 @@ use crate::{
 /// A session as read from its file: what resuming it needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedSession {
+    /// The session file read.
     pub path: PathBuf,
+    /// Its first line.
     pub header: SessionHeader,
     /// The `user`, `assistant` and `tool_results` messages in order, from the last compaction
-    /// boundary on, repaired so that the API accepts them (see [`crate::history`]).
+    /// boundary on, repaired so that the API accepts them (see [`load_file`]).
     pub messages: Vec<Message>,
     /// The latest todo list (empty if there never was one).
     pub todos: Vec<TodoItem>,
@@ -44,6 +46,7 @@ pub struct LoadedSession {
     pub model: String,
     /// Summed over every assistant entry of the file, compacted ones included.
     pub usage: Usage,
+    /// The cost in USD, summed like `usage`; requests to models of unknown prices count 0.
     pub cost_usd: f64,
     /// Every permission decision, in order.
     pub permissions: Vec<PermissionEntry>,
@@ -136,9 +139,11 @@ pub fn read_entries(path: &Path) -> Result<SessionEntries, SessionError> {
 /// A session file's entries, from [`read_entries`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionEntries {
+    /// The file's first line.
     pub header: SessionHeader,
     /// In file order; unknown entry types are left out (and warned about).
     pub entries: Vec<Entry>,
+    /// What was skipped or repaired while reading, for the user.
     pub warnings: Vec<LoadWarning>,
 }
 

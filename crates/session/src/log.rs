@@ -167,6 +167,7 @@ impl SessionLog {
         self.warning.take()
     }
 
+    /// Where entries go now: not yet written, to the file, or (after a failure) nowhere.
     pub fn persistence(&self) -> Persistence {
         match self.target {
             Target::NotStarted { .. } => Persistence::NotStarted,
@@ -192,6 +193,7 @@ impl SessionLog {
 /// Why a session stopped being saved.
 #[derive(Debug)]
 pub struct LogWarning {
+    /// The failure that stopped the writing; the session goes on in memory.
     pub error: SessionError,
 }
 

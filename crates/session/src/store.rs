@@ -51,7 +51,9 @@ pub struct SessionStore {
 /// What a new session's header records besides its id and directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewSession {
+    /// The model the session starts with.
     pub model: String,
+    /// The git branch checked out; `None` outside a repository or on a detached HEAD.
     pub git_branch: Option<String>,
 }
 

@@ -16,6 +16,7 @@ const FIRST_PROMPT_CHARS: usize = 80;
 /// One session in a list of them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionSummary {
+    /// The session's id, for `--resume`.
     pub id: SessionId,
     /// Unix milliseconds, from the header.
     pub started_at: u64,
@@ -25,6 +26,7 @@ pub struct SessionSummary {
     pub first_prompt: String,
     /// `user`, `assistant` and `tool_results` entries in the file.
     pub message_count: usize,
+    /// The cost in USD of every answer in the file; models of unknown prices count 0.
     pub cost_usd: f64,
     /// When the file last changed.
     pub modified: SystemTime,

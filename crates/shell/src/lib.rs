@@ -3,7 +3,8 @@
 //!
 //! It sits below the two crates that judge commands: `cairn-policy`'s permission gate decides
 //! with it whether a command may run, and `cairn-tools`' `Bash` declares with it whether a
-//! command may run beside others. It depends on nothing of cairn.
+//! command may run beside others. It depends on nothing of cairn, and it must not run the
+//! command or decide permissions: it reports, and the gate decides.
 //!
 //! The command is parsed with tree-sitter-bash, not matched with regular expressions. Lists
 //! (`&&`, `||`, `;`, `&`, newlines), pipelines, subshells and groups are split into simple
@@ -32,6 +33,8 @@
 //! assert_eq!(analysis.verdict, BashVerdict::Destructive);
 //! assert_eq!(analysis.commands.len(), 2);
 //! ```
+
+#![deny(missing_docs)]
 
 mod classify;
 mod commands;

@@ -19,7 +19,9 @@ pub const LOOKBACK_BLOCKS: usize = 20;
 pub struct CacheUsage {
     /// Tokens after the last breakpoint (neither read nor written).
     pub input_tokens: u64,
+    /// Tokens from the end of the prefix read up to the last breakpoint: newly written.
     pub cache_creation_input_tokens: u64,
+    /// Tokens of the longest cached prefix found within [`LOOKBACK_BLOCKS`] of a breakpoint.
     pub cache_read_input_tokens: u64,
 }
 

@@ -23,8 +23,14 @@
 //! Completions dialect instead: the same replies, as `chat.completion.chunk`s (see the
 //! `openai` module), so one scripted scenario runs against both providers.
 //!
-//! The `cairn-scripted-server` binary serves one text reply to every request, for benchmarks.
-//! The `cairn-test-mcp-server` binary is a test MCP server on stdio ([`mcp`]).
+//! The `cairn-scripted-server` binary serves a script of replies from a file, then one text
+//! reply to every later request, for benchmarks and for trying cairn by hand. The
+//! `cairn-test-mcp-server` binary is a test MCP server on stdio or streamable HTTP ([`mcp`]).
+//!
+//! This crate must not be a normal dependency of any crate: it is for tests and benchmarks
+//! only.
+
+#![deny(missing_docs)]
 
 pub mod cache;
 mod delivery;

@@ -65,6 +65,7 @@ pub struct TestMcpServer {
 }
 
 impl TestMcpServer {
+    /// A server that behaves as `options` say.
     pub fn new(options: McpServerOptions) -> Self {
         TestMcpServer {
             options,

@@ -17,17 +17,28 @@ pub enum ScriptedBlock {
     /// Plain text, streamed in several `text_delta`s.
     Text(String),
     /// Extended thinking: `thinking_delta`s, then one `signature_delta`.
-    Thinking { thinking: String, signature: String },
+    Thinking {
+        /// The thinking text.
+        thinking: String,
+        /// The signature the client must send back unchanged.
+        signature: String,
+    },
     /// A tool call; `input` is serialized and streamed in `input_json_delta` pieces.
     ToolUse {
+        /// The `tool_use` id (`toolu_…`).
         id: String,
+        /// The tool's name, as the model would write it.
         name: String,
+        /// The arguments.
         input: serde_json::Value,
     },
     /// A tool call whose input JSON text is sent as-is (may be invalid JSON) in input_json_delta pieces.
     RawToolUse {
+        /// The `tool_use` id.
         id: String,
+        /// The tool's name.
         name: String,
+        /// The input's JSON text, sent unchecked.
         input_json: String,
     },
 }

@@ -133,17 +133,28 @@ pub enum BeneathError {
          written. Check the path (and what changed it) and try again.",
         path.display()
     )]
-    LinkAppeared { path: PathBuf },
+    LinkAppeared {
+        /// The path the file tool was writing.
+        path: PathBuf,
+    },
     /// The path climbs out of its root (`..` after a directory that does not exist yet).
     #[error(
         "{} leaves the directory it was checked under (it goes up with `..`). Give the path \
          without `..`.",
         path.display()
     )]
-    Escapes { path: PathBuf },
+    Escapes {
+        /// The path as given.
+        path: PathBuf,
+    },
     /// Any other failure, with the path it concerns.
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The path the failed operation was on.
+        path: PathBuf,
+        /// What the operating system said.
+        source: io::Error,
+    },
 }
 
 impl BeneathError {

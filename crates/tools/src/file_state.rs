@@ -8,7 +8,9 @@ use std::time::SystemTime;
 /// A file's identity at one moment: enough to notice that someone else changed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStamp {
+    /// The file's modification time.
     pub modified: SystemTime,
+    /// The file's size in bytes; a change of size with the same time still counts.
     pub len: u64,
 }
 
@@ -26,8 +28,10 @@ impl FileStamp {
 /// Why a file may not be changed yet.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StaleRead {
+    /// The session never read the file (it may exist and hold anything).
     #[error("{0} has not been read in this session. Read it first, then change it.")]
     NotRead(PathBuf),
+    /// The file's stamp differs from the one recorded when the session last read or wrote it.
     #[error(
         "{0} has changed on disk since it was last read (by the user, a formatter or another \
          tool). Read it again before changing it."

@@ -6,7 +6,52 @@
 //! attributes of each call ([`Safety`]), the paths a call will touch, the checks that tell a
 //! call bound to fail before anyone is asked to allow it, and the work itself.
 //! [`ToolRegistry`] is the executor that holds the built-in tools; it matches the model's
-//! tool names tolerantly and validates input before anything runs.
+//! tool names tolerantly and validates input before anything runs. [`CompositeExecutor`] puts
+//! several executors (the built-ins, MCP servers, an embedder's own) behind one.
+//!
+//! ```
+//! use cairn_tools::{
+//!     CallContext, PrepareError, Safety, ToolCall, ToolContext, ToolExecutor, ToolRegistry,
+//! };
+//! use serde_json::json;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let project = tempfile::tempdir()?;
+//! let notes = project.path().join("notes.txt");
+//! std::fs::write(&notes, "hello\n")?;
+//! let tools = ToolRegistry::with_builtins(ToolContext::new(project.path().to_path_buf()));
+//!
+//! // The model's spelling is matched tolerantly, and the call is judged before it runs.
+//! let call = ToolCall {
+//!     id: "toolu_1".into(),
+//!     name: "read_file".into(),
+//!     input: json!({"file_path": notes}),
+//! };
+//! let prepared = tools.prepare(&call).map_err(|refused| refused.content.text())?;
+//! assert_eq!(prepared.name, "Read");
+//! assert_eq!(prepared.safety, Safety::READ_ONLY);
+//! assert_eq!(prepared.paths, vec![notes.clone()]);
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let detached = CallContext::detached(CancellationToken::new());
+//! let output = runtime.block_on(tools.execute(&prepared, &detached));
+//! assert!(!output.is_error);
+//! assert!(output.content.text().contains("hello"));
+//!
+//! // A tool nobody offers is refused, with the names the model can pick from instead.
+//! let unknown = ToolCall { id: "toolu_2".into(), name: "Teleport".into(), input: json!({}) };
+//! assert!(matches!(
+//!     tools.try_prepare(&unknown),
+//!     Err(PrepareError::UnknownTool { available, .. }) if available.contains(&"Read".to_string())
+//! ));
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! This crate must not decide permissions (a tool only declares its safety and its paths; the
+//! gate in `cairn-policy` decides), print, or depend on `cairn-policy`: the sandbox arrives
+//! as a [`CommandSandbox`] the binary builds.
+
+#![deny(missing_docs)]
 
 mod bash;
 pub mod beneath;
@@ -52,8 +97,11 @@ pub use write::WriteTool;
 /// One tool call as the model wrote it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
+    /// The `tool_use` block's id, which the result must carry back.
     pub id: String,
+    /// The tool's name as the model wrote it, possibly in another spelling (`read_file`).
     pub name: String,
+    /// The arguments, not yet checked against the tool's schema.
     pub input: Value,
 }
 
@@ -61,10 +109,14 @@ pub struct ToolCall {
 /// known before it runs, so the permission layer and the orchestrator can judge it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PreparedCall {
+    /// The `tool_use` block's id.
     pub id: String,
     /// The tool's canonical name (`Read`, even when the model wrote `read_file`).
     pub name: String,
+    /// The arguments, valid for the tool's schema.
     pub input: Value,
+    /// What this call does, judged from its input: what the gate decides on and whether it
+    /// may run beside others.
     pub safety: Safety,
     /// Absolute paths the call will read or write. A file tool writing through a symbolic
     /// link declares the path as written and then where it leads, resolved once here: the
@@ -75,18 +127,23 @@ pub struct PreparedCall {
 /// A change to session state that a tool call made, for the engine to report and record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolEffect {
+    /// `TodoWrite` replaced the session's todo list; the whole new list.
     TodosChanged(Vec<TodoItem>),
 }
 
 /// What a tool call produced, for the model to read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
+    /// What the model reads as the call's `tool_result`.
     pub content: ToolResultContent,
+    /// Whether the call failed or was refused; the model is told so.
     pub is_error: bool,
+    /// A change to session state the engine must report; `None` for most calls.
     pub effect: Option<ToolEffect>,
 }
 
 impl ToolOutput {
+    /// A successful result holding `text`.
     pub fn text(text: impl Into<String>) -> Self {
         ToolOutput {
             content: ToolResultContent::Text(text.into()),
@@ -95,6 +152,7 @@ impl ToolOutput {
         }
     }
 
+    /// A failed result: `text` says what went wrong, for the model to act on.
     pub fn error(text: impl Into<String>) -> Self {
         ToolOutput {
             content: ToolResultContent::Text(text.into()),
@@ -111,6 +169,7 @@ pub struct SessionState {
     pub files: FileTracker,
     /// The shell's working directory and the background shells.
     pub shells: ShellRegistry,
+    /// The todo list as `TodoWrite` last wrote it; empty at the start of a session.
     pub todos: Mutex<Vec<TodoItem>>,
 }
 
@@ -119,6 +178,7 @@ pub struct SessionState {
 pub struct ToolContext {
     /// The project directory; relative paths resolve against it.
     pub cwd: PathBuf,
+    /// The agent's session state, shared by every call (and every clone of this context).
     pub session: Arc<SessionState>,
     /// Variables added to the environment of commands the tools run (settings' `env`).
     pub env: Vec<(String, String)>,
@@ -141,6 +201,8 @@ pub struct ToolContext {
 /// How shell commands are started inside a sandbox: `program prefix… shell -c …`. The
 /// governance layer builds it (it knows the policy); the tools only use it.
 pub struct CommandSandbox {
+    /// The wrapper that confines the command and then runs it (cairn itself, as
+    /// `cairn __sandbox`).
     pub program: PathBuf,
     /// The wrapper's own arguments, up to and including the `--` before the command.
     pub prefix: Vec<std::ffi::OsString>,
@@ -207,6 +269,8 @@ impl std::fmt::Debug for CommandSandbox {
 }
 
 impl ToolContext {
+    /// A context in `cwd` with a fresh session, no extra environment, no sandbox, and the
+    /// project directory as the only workspace root.
     pub fn new(cwd: PathBuf) -> Self {
         ToolContext {
             cwd,

@@ -90,6 +90,7 @@ impl std::fmt::Debug for ToolRegistry {
 }
 
 impl ToolRegistry {
+    /// An empty registry whose tools will run in `context`.
     pub fn new(context: ToolContext) -> Self {
         ToolRegistry {
             tools: Vec::new(),
@@ -115,14 +116,17 @@ impl ToolRegistry {
         registry
     }
 
+    /// Adds `tool`, offered to the model after the ones already registered.
     pub fn register(&mut self, tool: impl Tool) {
         self.tools.push(Arc::new(tool));
     }
 
+    /// The canonical names of the registered tools, in registration order.
     pub fn names(&self) -> Vec<&'static str> {
         self.tools.iter().map(|tool| tool.name()).collect()
     }
 
+    /// The context every call runs in.
     pub fn context(&self) -> &ToolContext {
         &self.context
     }

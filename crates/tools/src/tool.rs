@@ -12,21 +12,27 @@ use crate::{ToolContext, ToolOutput};
 /// Whether a call changes anything outside cairn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
+    /// Reads only; nothing outside cairn changes.
     ReadOnly,
+    /// Changes files, processes or anything else outside cairn.
     Writes,
 }
 
 /// Whether a call can destroy something that is hard to get back (deleting, overwriting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Destructiveness {
+    /// What it changes can be got back, or it changes nothing.
     Harmless,
+    /// It can destroy something for good (`rm`, overwriting a whole file).
     Destructive,
 }
 
 /// Whether a call may run at the same time as other concurrency-safe calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Concurrency {
+    /// May run at the same time as the `Safe` calls next to it in the same assistant message.
     Safe,
+    /// Runs alone, after the calls before it and before those after it.
     Exclusive,
 }
 
@@ -40,8 +46,11 @@ pub enum Concurrency {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Safety {
+    /// Whether the call changes anything.
     pub access: Access,
+    /// Whether what it changes can be lost for good.
     pub destructive: Destructiveness,
+    /// Whether it may run beside other calls.
     pub concurrency: Concurrency,
 }
 
@@ -91,6 +100,8 @@ pub trait Tool: Send + Sync + 'static {
     /// The name the model calls the tool by; Claude Code's names, so rules and hooks carry over.
     fn name(&self) -> &'static str;
 
+    /// What the tool does and how to use it, for the model ([`cairn_protocol::ToolSpec`]'s
+    /// description).
     fn description(&self) -> String;
 
     /// The safety attributes of this call. They may depend on the input and on where the call
@@ -114,6 +125,8 @@ pub trait Tool: Send + Sync + 'static {
         Ok(())
     }
 
+    /// Does the work. Never fails: every problem becomes an error output in words the model
+    /// can act on. `cancel` fires when the user interrupts; a long call stops soon after.
     async fn run(
         &self,
         input: Self::Input,
@@ -152,6 +165,7 @@ pub enum PrepareError {
     /// No executor offers a tool of that name (in any spelling it accepts).
     #[error("No tool named \"{name}\". Available tools: {}.", available.join(", "))]
     UnknownTool {
+        /// The name as the model wrote it.
         name: String,
         /// Every tool that could have been called instead, for the model to pick from.
         available: Vec<String>,

@@ -33,6 +33,7 @@ pub enum MemoryType {
 }
 
 impl MemoryType {
+    /// Every type.
     pub const ALL: [MemoryType; 4] = [
         MemoryType::User,
         MemoryType::Feedback,
@@ -40,6 +41,7 @@ impl MemoryType {
         MemoryType::Reference,
     ];
 
+    /// The name in front matter's `type` (`feedback`); read case-insensitively.
     pub fn as_str(self) -> &'static str {
         match self {
             MemoryType::User => "user",
@@ -65,9 +67,11 @@ impl fmt::Display for MemoryType {
 /// The front matter of a memory file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontMatter {
+    /// A short name for the memory, never empty.
     pub name: String,
     /// One line saying what the memory is for: what recall judges relevance by.
     pub description: String,
+    /// What kind of memory it is (`type:` in the file).
     pub memory_type: MemoryType,
 }
 
@@ -152,7 +156,9 @@ fn unquote(value: &str) -> &str {
 /// The version of a file that was seen: a changed file has another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStamp {
+    /// The modification time; the epoch when the file system gives none.
     pub modified: SystemTime,
+    /// The size in bytes.
     pub len: u64,
 }
 
@@ -170,16 +176,20 @@ impl FileStamp {
 pub struct MemoryHead {
     /// The file's name in the memory directory (`feedback_no_mocks.md`).
     pub file_name: String,
+    /// Its parsed front matter.
     pub front_matter: FrontMatter,
     /// The file's first [`HEAD_LINES`] lines, front matter included.
     pub head: String,
+    /// The file as it was when scanned, so a later change is noticed.
     pub stamp: FileStamp,
 }
 
 /// A memory directory's files, newest first, and those that were skipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemoryScan {
+    /// The memory files that could be used, newest first.
     pub heads: Vec<MemoryHead>,
+    /// The files left out, with why: warnings for `--verbose`.
     pub skipped: Vec<UnreadFile>,
 }
 

@@ -20,12 +20,14 @@ pub const INDEX_MAX_BYTES: usize = 25 * 1024;
 pub struct MemoryIndex {
     /// The index, at most [`INDEX_MAX_LINES`] lines and [`INDEX_MAX_BYTES`] bytes.
     pub text: String,
+    /// Whether that is all of it.
     pub extent: IndexExtent,
 }
 
 /// Whether the whole index made it into the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IndexExtent {
+    /// Every line is there.
     Whole,
     /// Over a cap: only the first lines are there.
     Cut,

@@ -82,6 +82,7 @@ impl MemoryRecall {
         }
     }
 
+    /// The memory directory recalled from.
     pub fn directory(&self) -> &Path {
         &self.shared.directory
     }

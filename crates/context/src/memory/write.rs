@@ -26,6 +26,7 @@ pub struct SavedMemory {
     pub path: PathBuf,
     /// Its name in the memory directory (`feedback_always_use_pnpm_not_npm.md`).
     pub file_name: String,
+    /// The front matter written at its top.
     pub front_matter: FrontMatter,
     /// The line added to `MEMORY.md`.
     pub index_line: String,
@@ -34,26 +35,38 @@ pub struct SavedMemory {
 /// Why a memory was not saved.
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryWriteError {
+    /// The memory's text is blank (its first line is its description).
     #[error("the memory is empty: there is nothing to save")]
     Empty,
+    /// The memory directory could not be created.
     #[error("cannot create the memory directory {}: {source}", path.display())]
     Directory {
+        /// The memory directory.
         path: PathBuf,
+        /// What the operating system said.
         source: std::io::Error,
     },
+    /// The memory file could not be written; nothing was saved.
     #[error("cannot write the memory file {}: {source}", path.display())]
     File {
+        /// The memory file.
         path: PathBuf,
+        /// What the operating system said.
         source: std::io::Error,
     },
+    /// The memory file was written but `MEMORY.md` could not be updated: the memory exists,
+    /// and recall can find it, but the index does not list it.
     #[error(
         "{} was saved, but its line could not be added to {}: {source}",
         file.display(),
         index.display()
     )]
     Index {
+        /// The memory file that was saved.
         file: PathBuf,
+        /// `MEMORY.md`.
         index: PathBuf,
+        /// What the operating system said.
         source: std::io::Error,
     },
 }

@@ -131,7 +131,8 @@ impl Collapsed {
 
 /// Where to collapse `conversation` through now, beyond `current`: the first boundary that
 /// brings the request to [`target`], else the furthest one allowed, if that gets it below
-/// [`good_enough`]; `None` when no collapse helps enough.
+/// "good enough" (half-way from [`target`] to the collapse threshold); `None` when no collapse
+/// helps enough.
 pub fn choose(
     conversation: &[Message],
     current: usize,

@@ -62,6 +62,8 @@ pub struct TokenAccounting {
 /// What one request sends, and what the pipeline did to get there.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Projection {
+    /// The messages the request sends: the stored conversation, possibly cut, collapsed or
+    /// with old tool results cleared.
     pub messages: Vec<Message>,
     /// Each step that made the conversation smaller, for the face and the session.
     pub compactions: Vec<Compaction>,
@@ -76,7 +78,10 @@ pub enum Trigger {
     /// Before a request, as the thresholds say (the usual case).
     Auto,
     /// The user asked (`/compact [instructions]`): compact now, whatever the size.
-    Manual { instructions: Option<String> },
+    Manual {
+        /// What the summary should keep or stress; `None` for the default summary.
+        instructions: Option<String>,
+    },
     /// The API refused the last request as too long: compact now, then the request is retried
     /// once.
     Reactive,
@@ -86,6 +91,9 @@ pub enum Trigger {
 /// cached prefix (the same system prompt and tools, `tool_choice: none`). The engine
 /// implements it; it also runs the PreCompact hooks, which may refuse (`Err`).
 pub trait Summarizer: Send + Sync {
+    /// The summary of `conversation`, written as `instructions` ask (the pipeline's request
+    /// for a summary, with the user's words on `/compact`); `Err` says in words for the user
+    /// why there is none.
     fn summarize<'a>(
         &'a self,
         conversation: Vec<Message>,
@@ -128,6 +136,7 @@ pub trait ContextPipeline: Send + Sync + std::fmt::Debug {
 /// The time, for the pipeline's judgement of whether the prompt cache is still warm. Tests and
 /// the benchmark give a clock they move by hand.
 pub trait Clock: Send + Sync + std::fmt::Debug {
+    /// The current instant.
     fn now(&self) -> Instant;
 }
 

@@ -19,14 +19,15 @@ const PREVIEW_CHARS: usize = 2_000;
 
 /// One tool result, as the budget sees it.
 #[derive(Debug)]
-pub struct SpillCandidate<'a> {
-    pub tool_use_id: &'a str,
-    pub content: &'a mut ToolResultContent,
+pub(crate) struct SpillCandidate<'a> {
+    pub(crate) tool_use_id: &'a str,
+    pub(crate) content: &'a mut ToolResultContent,
 }
 
 /// A result the model got as a preview instead of whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spilled {
+    /// The `tool_use` id of the call whose result it was.
     pub tool_use_id: String,
     /// Its length, in characters.
     pub chars: usize,
@@ -40,7 +41,7 @@ pub struct Spilled {
 /// them together fit the message budget. Images are never spilled. Returns what was spilled,
 /// for the user to be told. A result that cannot be written to disk is cut to its preview
 /// instead, with a note.
-pub fn apply_budget(results: &mut [SpillCandidate<'_>], dir: &Path) -> Vec<Spilled> {
+pub(crate) fn apply_budget(results: &mut [SpillCandidate<'_>], dir: &Path) -> Vec<Spilled> {
     let mut spilled = Vec::new();
     let mut sizes: Vec<(usize, usize)> = results
         .iter()

@@ -94,8 +94,11 @@ impl ViewDecisions {
 pub struct Call<'a> {
     /// The index of the assistant message that made it.
     pub index: usize,
+    /// The `tool_use` id.
     pub id: &'a str,
+    /// The tool's name as the model wrote it.
     pub name: &'a str,
+    /// The call's arguments.
     pub input: &'a serde_json::Value,
     /// Its result, when the conversation holds one.
     pub result: Option<&'a ToolResultContent>,

@@ -15,8 +15,11 @@ use super::tool_selector::{EDIT_TOOLS, READ_TOOLS, ToolSelector};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RuleKind {
+    /// A matching call runs without a question.
     Allow,
+    /// A matching call is asked about, even where the mode or an allow rule would let it run.
     Ask,
+    /// A matching call is refused, whatever else matches.
     Deny,
 }
 
@@ -55,11 +58,14 @@ impl fmt::Display for RuleKind {
 /// patterns at the home directory and the filesystem root, wherever the rule was written.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RuleOrigin {
+    /// Where the rule was written, for messages: a file's path or a flag's name.
     pub source: String,
+    /// Where a pattern with one leading slash is anchored (see the table above).
     pub base_dir: PathBuf,
 }
 
 impl RuleOrigin {
+    /// The origin of rules written in `source`, anchored at `base_dir`.
     pub fn new(source: impl Into<String>, base_dir: impl Into<PathBuf>) -> RuleOrigin {
         RuleOrigin {
             source: source.into(),
@@ -74,8 +80,11 @@ impl RuleOrigin {
 /// Displays as `<source>: permission rule "<text>": <message>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleError {
+    /// The rule as written.
     pub text: String,
+    /// Where it was written ([`RuleOrigin::source`]).
     pub source: String,
+    /// What is wrong with it and, where there is one, the fix.
     pub message: String,
 }
 
@@ -98,8 +107,11 @@ impl std::error::Error for RuleError {}
 /// those.
 #[derive(Debug, Clone)]
 pub struct Rule {
+    /// The list it came from.
     pub kind: RuleKind,
+    /// The rule as written (`Bash(npm run test:*)`), shown in messages and saved as is.
     pub text: String,
+    /// Where it was written.
     pub origin: RuleOrigin,
     pub(crate) tools: ToolSelector,
     pub(crate) specifier: Specifier,

@@ -11,11 +11,22 @@ use super::NetworkAccess;
 pub enum SandboxSupport {
     /// Writes are confined to the writable set and, under [`NetworkAccess::Denied`], TCP is
     /// refused. `abi` is the kernel's Landlock ABI version, 4 or later.
-    Full { abi: u8 },
+    Full {
+        /// The kernel's Landlock ABI version.
+        abi: u8,
+    },
     /// Landlock works, but this kernel lacks part of it: `missing` says what, for the user.
-    Partial { abi: u8, missing: String },
+    Partial {
+        /// The kernel's Landlock ABI version.
+        abi: u8,
+        /// The protections this ABI cannot give, in words for the user.
+        missing: String,
+    },
     /// Commands cannot be sandboxed: `reason` says why and, where there is one, the fix.
-    Unsupported { reason: String },
+    Unsupported {
+        /// Why, in words for the user.
+        reason: String,
+    },
 }
 
 /// A protection that a Landlock ABI older than the one adding it cannot give.

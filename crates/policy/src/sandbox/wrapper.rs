@@ -11,19 +11,37 @@ use super::wrapper_argv::{USAGE, parse_wrapper_argv};
 pub enum SandboxError {
     /// The wrapper's own command line is malformed (a bug in the caller of `wrap_command`).
     #[error("cairn __sandbox: {message}; usage: {USAGE}")]
-    InvalidArguments { message: String },
+    InvalidArguments {
+        /// What is wrong with the arguments.
+        message: String,
+    },
     /// Landlock would not confine the command, so it was not run (the wrapper fails closed).
     #[error(
         "the sandbox refused to run `{program}`: {reason}. Running it would leave it unconfined; \
          run it without the sandbox only if the user agrees"
     )]
-    NotEnforced { program: String, reason: String },
+    NotEnforced {
+        /// The program that was to run.
+        program: String,
+        /// Why Landlock could not confine it.
+        reason: String,
+    },
     /// Building or applying the Landlock ruleset failed, so the command was not run.
     #[error("the sandbox refused to run `{program}`: could not set up Landlock: {detail}")]
-    Setup { program: String, detail: String },
+    Setup {
+        /// The program that was to run.
+        program: String,
+        /// What failed, as the kernel or the Landlock library reported it.
+        detail: String,
+    },
     /// The sandbox was in place but the program could not be executed.
     #[error("cannot run `{program}` in the sandbox: {source}")]
-    Exec { program: String, source: io::Error },
+    Exec {
+        /// The program that could not be executed.
+        program: String,
+        /// Why `exec` failed (not found, not executable…).
+        source: io::Error,
+    },
 }
 
 impl SandboxError {
