@@ -18,9 +18,7 @@ use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
 use cairn_policy::Asking;
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{AgentEvent, CollectedEvents, EventSender};
-use cairn_tools::{
-    CompositeExecutor, SessionState, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots,
-};
+use cairn_tools::{SessionState, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::Args;
@@ -169,13 +167,13 @@ pub fn prepare(args: &Args, asking: Asking) -> anyhow::Result<Prepared> {
     let tool_state = tool_context.session.clone();
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
     let builtins = ToolRegistry::with_builtins(tool_context);
-    let tools: Arc<dyn ToolExecutor> = match &mcp {
-        Some(mcp) => Arc::new(CompositeExecutor::new(vec![
-            Arc::new(builtins),
-            mcp.clone(),
-        ])),
-        None => Arc::new(builtins),
-    };
+    let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
+        builtins,
+        mcp.as_ref(),
+        provider.client.model_info(&model).context_window,
+        &settings,
+        &opened.history,
+    )?;
     let session = SessionInfo {
         session_id,
         cwd: cwd.display().to_string(),

@@ -20,6 +20,7 @@ mod registry;
 mod search;
 mod todo;
 mod tool;
+pub mod tool_search;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -47,6 +48,7 @@ pub use todo::TodoWriteTool;
 pub use tool::{
     Access, Assurance, Concurrency, Destructiveness, PrepareError, Reach, Safety, Tool,
 };
+pub use tool_search::{Deferral, DeferralBudget, DeferredTools};
 pub use write::WriteTool;
 
 /// One tool call as the model wrote it.

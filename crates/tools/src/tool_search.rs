@@ -1,0 +1,576 @@
+//! Tool search, done by cairn itself so it works on every provider: when the definitions of
+//! many tools (an MCP server's hundreds) would take too much of the model's window, requests
+//! carry a `ToolSearch` tool instead of them, and the model loads the tools it needs.
+//!
+//! [`DeferredTools`] sits over two executors: the tools every request carries (the built-in
+//! ones) and the tools that may be deferred (MCP tools). While the deferrable tools'
+//! definitions stay under the [`Deferral`] threshold, it offers both in full, as a
+//! [`CompositeExecutor`] would. Past it, each request carries the built-in tools, then
+//! `ToolSearch` (whose description lists the deferred tools), then every tool loaded so far
+//! in the order it was loaded: loading only appends, so the start of the tool list — the
+//! first block a provider caches — stays the same.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use cairn_protocol::{ContentBlock, Message, ToolSpec};
+use serde_json::{Value, json};
+
+use crate::{
+    Assurance, CallContext, CompositeExecutor, PrepareError, PreparedCall, Reach, Safety, ToolCall,
+    ToolExecutor, ToolOutput,
+};
+
+/// The search tool's name, as Claude Code calls it.
+pub const TOOL_SEARCH: &str = "ToolSearch";
+
+/// How many tools a keyword query loads unless it says otherwise.
+const DEFAULT_MAX_RESULTS: usize = 5;
+
+/// The longest a deferred tool's description runs in the search tool's listing.
+const LISTED_DESCRIPTION_CHARS: usize = 80;
+
+/// The share of the window (1/40, 2.5%) the listing may take with one-line descriptions;
+/// past it the listing gives names only.
+const LISTING_WINDOW_DIVISOR: u64 = 40;
+
+/// When the deferrable tools are kept out of requests: Claude Code's `ENABLE_TOOL_SEARCH`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deferral {
+    /// `false`: every definition goes in every request.
+    Never,
+    /// `true`: deferred whatever they cost.
+    Always,
+    /// `auto` (10) or `auto:N`: deferred once their definitions pass N% of the window.
+    AbovePercent(u8),
+}
+
+/// An `ENABLE_TOOL_SEARCH` value that is none of the documented ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "ENABLE_TOOL_SEARCH={value:?} is not understood: write true, false, auto, or auto:N with \
+     N a percentage of the context window from 0 to 100"
+)]
+pub struct DeferralError {
+    /// The value as written.
+    pub value: String,
+}
+
+impl Deferral {
+    /// The threshold of `auto`, in percent of the window.
+    pub const DEFAULT_PERCENT: u8 = 10;
+
+    /// Reads a value of `ENABLE_TOOL_SEARCH`: `true`/`false` (or `1`/`0`, `yes`/`no`,
+    /// `on`/`off`, in any case), `auto`, `auto:N`.
+    pub fn parse(value: &str) -> Result<Deferral, DeferralError> {
+        let written = value.trim().to_ascii_lowercase();
+        let invalid = || DeferralError {
+            value: value.to_string(),
+        };
+        match written.as_str() {
+            "true" | "1" | "yes" | "on" => Ok(Deferral::Always),
+            "false" | "0" | "no" | "off" => Ok(Deferral::Never),
+            "auto" => Ok(Deferral::AbovePercent(Deferral::DEFAULT_PERCENT)),
+            _ => {
+                let percent = written.strip_prefix("auto:").ok_or_else(invalid)?;
+                match percent.trim().parse::<u8>() {
+                    Ok(percent) if percent <= 100 => Ok(Deferral::AbovePercent(percent)),
+                    _ => Err(invalid()),
+                }
+            }
+        }
+    }
+}
+
+/// What decides deferral: the setting, the model's window, and how cairn estimates tokens.
+#[derive(Debug, Clone, Copy)]
+pub struct DeferralBudget {
+    pub deferral: Deferral,
+    /// The model's context window, in tokens.
+    pub window: u64,
+    /// The token estimate used everywhere else in cairn, so the threshold means the same.
+    pub estimate: fn(&str) -> usize,
+}
+
+impl DeferralBudget {
+    /// The estimated tokens of one tool definition as a request carries it.
+    pub fn spec_tokens(&self, spec: &ToolSpec) -> u64 {
+        ((self.estimate)(&spec.name)
+            + (self.estimate)(&spec.description)
+            + (self.estimate)(&spec.input_schema.to_string())) as u64
+    }
+
+    /// The estimated tokens of several definitions.
+    pub fn specs_tokens(&self, specs: &[ToolSpec]) -> u64 {
+        specs.iter().map(|spec| self.spec_tokens(spec)).sum()
+    }
+
+    fn defers(&self, deferrable: &[ToolSpec]) -> bool {
+        match self.deferral {
+            Deferral::Never => false,
+            Deferral::Always => !deferrable.is_empty(),
+            Deferral::AbovePercent(percent) => {
+                !deferrable.is_empty()
+                    && self.specs_tokens(deferrable) * 100 > self.window * u64::from(percent)
+            }
+        }
+    }
+}
+
+/// The tools every request carries, and others deferred behind `ToolSearch` once their
+/// definitions pass the budget. See the module documentation.
+pub struct DeferredTools {
+    always: Arc<dyn ToolExecutor>,
+    deferrable: Arc<dyn ToolExecutor>,
+    both: CompositeExecutor,
+    budget: DeferralBudget,
+    /// Names loaded so far, in the order they were loaded.
+    loaded: Mutex<Vec<String>>,
+    /// How many times `loaded` grew, for the tool list's version.
+    loads: AtomicU64,
+    /// The plan for the latest versions of the tool lists.
+    plan: Mutex<Option<Arc<Plan>>>,
+}
+
+/// What requests carry for one version of the underlying tool lists.
+struct Plan {
+    /// The versions of the two tool lists it was made for.
+    made_for: (u64, u64),
+    /// The deferred tools and the search tool listing them; `None` when nothing is deferred.
+    deferred: Option<(Vec<ToolSpec>, ToolSpec)>,
+}
+
+impl std::fmt::Debug for DeferredTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeferredTools")
+            .field("budget", &self.budget)
+            .field("loaded", &self.loaded_names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl DeferredTools {
+    /// `always` is carried by every request; `deferrable` is deferred past `budget`. A name
+    /// both offer is `always`'s.
+    pub fn new(
+        always: Arc<dyn ToolExecutor>,
+        deferrable: Arc<dyn ToolExecutor>,
+        budget: DeferralBudget,
+    ) -> Self {
+        DeferredTools {
+            both: CompositeExecutor::new(vec![always.clone(), deferrable.clone()]),
+            always,
+            deferrable,
+            budget,
+            loaded: Mutex::new(Vec::new()),
+            loads: AtomicU64::new(0),
+            plan: Mutex::new(None),
+        }
+    }
+
+    /// These tools count as loaded already (a resumed session's, from
+    /// [`loaded_in_history`]), in this order.
+    pub fn with_loaded(self, names: Vec<String>) -> Self {
+        self.load(names);
+        self
+    }
+
+    /// The names loaded so far, in order.
+    pub fn loaded_names(&self) -> Vec<String> {
+        self.loaded
+            .lock()
+            .map(|loaded| loaded.clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether requests carry `ToolSearch` instead of the deferrable tools now.
+    pub fn is_deferring(&self) -> bool {
+        self.current_plan().deferred.is_some()
+    }
+
+    /// Appends the names not loaded yet; true when one was.
+    fn load(&self, names: impl IntoIterator<Item = String>) -> bool {
+        let Ok(mut loaded) = self.loaded.lock() else {
+            return false;
+        };
+        let before = loaded.len();
+        for name in names {
+            if !loaded.contains(&name) {
+                loaded.push(name);
+            }
+        }
+        let grew = loaded.len() > before;
+        if grew {
+            self.loads.fetch_add(1, Ordering::SeqCst);
+        }
+        grew
+    }
+
+    /// The plan for the tool lists as they are now, made again only when one changed.
+    fn current_plan(&self) -> Arc<Plan> {
+        let key = (self.always.tools_version(), self.deferrable.tools_version());
+        if let Ok(cached) = self.plan.lock()
+            && let Some(plan) = cached.as_ref()
+            && plan.made_for == key
+        {
+            return plan.clone();
+        }
+        let always: Vec<String> = self.always.specs().into_iter().map(|s| s.name).collect();
+        let mut deferrable: Vec<ToolSpec> = Vec::new();
+        for spec in self.deferrable.specs() {
+            if !always.contains(&spec.name) && !deferrable.iter().any(|s| s.name == spec.name) {
+                deferrable.push(spec);
+            }
+        }
+        let deferred = self.budget.defers(&deferrable).then(|| {
+            let search = search_spec(&deferrable, self.budget);
+            (deferrable, search)
+        });
+        let plan = Arc::new(Plan {
+            made_for: key,
+            deferred,
+        });
+        if let Ok(mut cached) = self.plan.lock() {
+            *cached = Some(plan.clone());
+        }
+        plan
+    }
+
+    /// Loads a deferred tool the model called by name without loading it first, so later
+    /// requests carry its definition.
+    fn load_if_deferred(&self, name: &str) {
+        if let Some((deferred, _)) = &self.current_plan().deferred
+            && deferred.iter().any(|spec| spec.name == name)
+        {
+            self.load([name.to_string()]);
+        }
+    }
+
+    /// Runs a `ToolSearch` query: loads what it finds and returns the definitions.
+    fn search(&self, input: &Value) -> ToolOutput {
+        let plan = self.current_plan();
+        let Some((deferred, _)) = &plan.deferred else {
+            return ToolOutput::text("No tool is deferred now: every tool is already offered.");
+        };
+        let query = input["query"].as_str().unwrap_or_default().trim();
+        let max = input["max_results"]
+            .as_u64()
+            .map_or(DEFAULT_MAX_RESULTS, |n| n.max(1) as usize);
+        let (found, missing): (Vec<&ToolSpec>, Vec<String>) = match query.strip_prefix("select:") {
+            Some(names) => {
+                let mut found = Vec::new();
+                let mut missing = Vec::new();
+                for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                    match deferred.iter().find(|spec| spec.name == name) {
+                        Some(spec) => found.push(spec),
+                        None => missing.push(name.to_string()),
+                    }
+                }
+                (found, missing)
+            }
+            None => (best_matches(deferred, query, max), Vec::new()),
+        };
+        self.load(found.iter().map(|spec| spec.name.clone()));
+        ToolOutput::text(search_result(query, &found, &missing, &self.always_names()))
+    }
+
+    fn always_names(&self) -> Vec<String> {
+        self.always
+            .specs()
+            .into_iter()
+            .map(|spec| spec.name)
+            .collect()
+    }
+}
+
+#[async_trait]
+impl ToolExecutor for DeferredTools {
+    fn specs(&self) -> Vec<ToolSpec> {
+        let plan = self.current_plan();
+        let Some((deferred, search)) = &plan.deferred else {
+            return self.both.specs();
+        };
+        let mut specs = self.always.specs();
+        specs.push(search.clone());
+        for name in self.loaded_names() {
+            if let Some(spec) = deferred.iter().find(|spec| spec.name == name) {
+                specs.push(spec.clone());
+            }
+        }
+        specs
+    }
+
+    fn serves(&self, name: &str) -> bool {
+        (name == TOOL_SEARCH && self.is_deferring()) || self.both.serves(name)
+    }
+
+    fn tools_version(&self) -> u64 {
+        self.both
+            .tools_version()
+            .wrapping_add(self.loads.load(Ordering::SeqCst))
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        self.try_prepare(call).map_err(PrepareError::into_output)
+    }
+
+    fn try_prepare(&self, call: &ToolCall) -> Result<PreparedCall, PrepareError> {
+        if call.name == TOOL_SEARCH && self.is_deferring() {
+            return match call.input.get("query").and_then(Value::as_str) {
+                Some(_) => Ok(PreparedCall {
+                    id: call.id.clone(),
+                    name: TOOL_SEARCH.to_string(),
+                    input: call.input.clone(),
+                    safety: Safety::READ_ONLY,
+                    paths: Vec::new(),
+                }),
+                None => Err(PrepareError::RejectedInput {
+                    tool: TOOL_SEARCH.to_string(),
+                    message: "ToolSearch needs a `query` string: `select:<name>,<name>` or \
+                              keywords."
+                        .to_string(),
+                }),
+            };
+        }
+        let prepared = self.both.try_prepare(call);
+        // Called without being loaded: it is loaded now, whether or not this input fits, so
+        // the next request carries the definition the model lacked.
+        match &prepared {
+            Ok(call) => self.load_if_deferred(&call.name),
+            Err(PrepareError::RejectedInput { tool, .. }) => self.load_if_deferred(tool),
+            Err(PrepareError::UnknownTool { .. }) => {}
+        }
+        prepared
+    }
+
+    async fn validate(&self, call: &PreparedCall) -> Result<(), ToolOutput> {
+        if call.name == TOOL_SEARCH {
+            return Ok(());
+        }
+        self.both.validate(call).await
+    }
+
+    async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput {
+        if call.name == TOOL_SEARCH {
+            return self.search(&call.input);
+        }
+        self.both.execute(call, cx).await
+    }
+
+    fn reach(&self, call: &PreparedCall) -> Reach {
+        if call.name == TOOL_SEARCH {
+            return Reach::Local;
+        }
+        self.both.reach(call)
+    }
+
+    fn assurance(&self, call: &PreparedCall) -> Assurance {
+        if call.name == TOOL_SEARCH {
+            return Assurance::Checked;
+        }
+        self.both.assurance(call)
+    }
+}
+
+/// The search tool, its description listing the deferred tools: with one-line descriptions
+/// while that listing stays within 1/40 of the window, by name only past it.
+fn search_spec(deferred: &[ToolSpec], budget: DeferralBudget) -> ToolSpec {
+    let described: String = deferred
+        .iter()
+        .map(|spec| match one_line(&spec.description) {
+            Some(line) => format!("- {}: {line}\n", spec.name),
+            None => format!("- {}\n", spec.name),
+        })
+        .collect();
+    let listing =
+        if ((budget.estimate)(&described) as u64) <= budget.window / LISTING_WINDOW_DIVISOR {
+            described
+        } else {
+            deferred
+                .iter()
+                .map(|spec| format!("- {}\n", spec.name))
+                .collect()
+        };
+    ToolSpec {
+        name: TOOL_SEARCH.to_string(),
+        description: format!(
+            "Loads tools whose definitions are not sent with every request, so they can be \
+             called. Query `select:<name>,<name>` to load tools by exact name, or write \
+             keywords to load the best matches by name and description (`+word` requires the \
+             word in the name). The result holds the loaded tools' definitions, and they stay \
+             in your tools for the rest of the session. Load a tool before calling it.\n\n\
+             Deferred tools ({}):\n{listing}",
+            deferred.len()
+        ),
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "`select:<name>,<name>` for exact names, or keywords"
+                },
+                "max_results": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": format!(
+                        "How many tools a keyword query loads at most ({DEFAULT_MAX_RESULTS} unless set)"
+                    )
+                }
+            },
+            "required": ["query"]
+        }),
+    }
+}
+
+/// A description's first line, cut to [`LISTED_DESCRIPTION_CHARS`]; `None` when empty.
+fn one_line(description: &str) -> Option<String> {
+    let line = description.lines().map(str::trim).find(|l| !l.is_empty())?;
+    if line.chars().count() <= LISTED_DESCRIPTION_CHARS {
+        return Some(line.to_string());
+    }
+    let cut: String = line.chars().take(LISTED_DESCRIPTION_CHARS - 1).collect();
+    Some(format!("{}…", cut.trim_end()))
+}
+
+/// The deferred tools a keyword query finds, best first (ties in listing order): a word of
+/// the name counts most, then part of the name, then a word of the description. Terms
+/// written `+term` must appear in the name.
+fn best_matches<'a>(deferred: &'a [ToolSpec], query: &str, max: usize) -> Vec<&'a ToolSpec> {
+    let terms: Vec<(bool, String)> = query
+        .split_whitespace()
+        .map(|term| match term.strip_prefix('+') {
+            Some(required) => (true, required.to_lowercase()),
+            None => (false, term.to_lowercase()),
+        })
+        .filter(|(_, term)| !term.is_empty())
+        .collect();
+    let mut scored: Vec<(u32, usize, &ToolSpec)> = Vec::new();
+    for (index, spec) in deferred.iter().enumerate() {
+        let name = spec.name.to_lowercase();
+        let name_words: Vec<&str> = name
+            .split(['_', '-', '.'])
+            .filter(|w| !w.is_empty())
+            .collect();
+        let description = spec.description.to_lowercase();
+        let description_words: Vec<&str> = description
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        if terms
+            .iter()
+            .any(|(required, term)| *required && !name.contains(term.as_str()))
+        {
+            continue;
+        }
+        let score: u32 = terms
+            .iter()
+            .map(|(_, term)| {
+                if name_words.contains(&term.as_str()) {
+                    10
+                } else if name.contains(term.as_str()) {
+                    5
+                } else if description_words.contains(&term.as_str()) {
+                    2
+                } else if description.contains(term.as_str()) {
+                    1
+                } else {
+                    0
+                }
+            })
+            .sum();
+        if score > 0 {
+            scored.push((score, index, spec));
+        }
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored
+        .into_iter()
+        .take(max)
+        .map(|(_, _, spec)| spec)
+        .collect()
+}
+
+/// What the model reads back: what was loaded, and each definition on a line of its own
+/// (`<function>{json}</function>`, which [`loaded_in_history`] reads again on resume).
+fn search_result(
+    query: &str,
+    found: &[&ToolSpec],
+    missing: &[String],
+    always: &[String],
+) -> String {
+    let mut text = String::new();
+    if found.is_empty() {
+        text.push_str(&format!(
+            "No deferred tool matches \"{query}\". Try other keywords, or \
+             select:<name> with a name from ToolSearch's list."
+        ));
+    } else {
+        let names: Vec<&str> = found.iter().map(|spec| spec.name.as_str()).collect();
+        text.push_str(&format!(
+            "Loaded {}: call them from now on as any other tool.\n<functions>\n",
+            names.join(", ")
+        ));
+        for spec in found {
+            let definition = json!({
+                "description": spec.description,
+                "name": spec.name,
+                "parameters": spec.input_schema,
+            });
+            text.push_str(&format!("<function>{definition}</function>\n"));
+        }
+        text.push_str("</functions>");
+    }
+    for name in missing {
+        if always.contains(name) {
+            text.push_str(&format!("\n{name} is not deferred: it is already offered."));
+        } else {
+            text.push_str(&format!("\nNo deferred tool is named \"{name}\"."));
+        }
+    }
+    text
+}
+
+/// The tools a session loaded, from its history: those `ToolSearch` results returned and
+/// those called directly, in the order they first appear. A resumed session offers them
+/// again, in the same order, so its tool list starts as the last run's ended.
+pub fn loaded_in_history(history: &[Message]) -> Vec<String> {
+    let mut searches: Vec<&str> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let add = |name: String, names: &mut Vec<String>| {
+        if name != TOOL_SEARCH && !names.contains(&name) {
+            names.push(name);
+        }
+    };
+    for block in history.iter().flat_map(|message| &message.content) {
+        match block {
+            ContentBlock::ToolUse { id, name, .. } if name == TOOL_SEARCH => searches.push(id),
+            ContentBlock::ToolUse { name, .. } => add(name.clone(), &mut names),
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error: false,
+            } if searches.contains(&tool_use_id.as_str()) => {
+                for line in content.text().lines() {
+                    let Some(definition) = line
+                        .strip_prefix("<function>")
+                        .and_then(|rest| rest.strip_suffix("</function>"))
+                    else {
+                        continue;
+                    };
+                    if let Ok(definition) = serde_json::from_str::<Value>(definition)
+                        && let Some(name) = definition["name"].as_str()
+                    {
+                        add(name.to_string(), &mut names);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+#[path = "tool_search_tests.rs"]
+mod tests;
