@@ -167,7 +167,7 @@ fn past_the_threshold_tool_search_replaces_200_definitions_and_select_loads_one_
             json!({"text": "hi"}),
         ));
         h.server.push(Reply::text("done"));
-        // 3% of the window: the 206 small definitions (about 7,700 tokens) pass it on both.
+        // 3% of the window: the 206 small definitions (about 9,400 tokens) pass it on both.
         let output = run(
             &h,
             dialect,
@@ -243,7 +243,7 @@ fn a_deferred_tool_called_without_loading_it_runs_and_later_requests_carry_it() 
 #[test]
 fn below_the_threshold_or_with_tool_search_off_nothing_is_deferred() {
     // (ENABLE_TOOL_SEARCH, extra tools, deferred). Unset is `auto`: 10% of the window, which
-    // the test server's 206 small definitions (about 4% of 200K, 6% of 128K) stay under.
+    // the test server's 206 small definitions (about 4.7% of 200K, 7.3% of 128K) stay under.
     let cases: [(Option<&str>, usize, bool); 5] = [
         (None, 200, false),
         (Some("auto"), 200, false),

@@ -33,7 +33,11 @@ const LISTED_DESCRIPTION_CHARS: usize = 80;
 
 /// The share of the window (1/40, 2.5%) the listing may take with one-line descriptions;
 /// past it the listing gives names only.
-const LISTING_WINDOW_DIVISOR: u64 = 40;
+const DESCRIBED_LISTING_DIVISOR: u64 = 40;
+
+/// The share of the window (1/20, 5%) the listing may take with names only; past it the
+/// listing gives each server's prefix and how many tools it has, and keywords find them.
+const NAMED_LISTING_DIVISOR: u64 = 20;
 
 /// When the deferrable tools are kept out of requests: Claude Code's `ENABLE_TOOL_SEARCH`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,11 +98,15 @@ pub struct DeferralBudget {
 }
 
 impl DeferralBudget {
-    /// The estimated tokens of one tool definition as a request carries it.
+    /// The estimated tokens of one tool definition as a request carries it: the estimate of
+    /// its JSON, framing included (the framing is a fifth of a small tool's cost).
     pub fn spec_tokens(&self, spec: &ToolSpec) -> u64 {
-        ((self.estimate)(&spec.name)
-            + (self.estimate)(&spec.description)
-            + (self.estimate)(&spec.input_schema.to_string())) as u64
+        let definition = json!({
+            "name": spec.name,
+            "description": spec.description,
+            "input_schema": spec.input_schema,
+        });
+        (self.estimate)(&definition.to_string()) as u64
     }
 
     /// The estimated tokens of several definitions.
@@ -374,8 +382,11 @@ impl ToolExecutor for DeferredTools {
 }
 
 /// The search tool, its description listing the deferred tools: with one-line descriptions
-/// while that listing stays within 1/40 of the window, by name only past it.
+/// while that listing stays within 1/40 of the window, by name within 1/20, and past that
+/// as each server's prefix with its number of tools.
 fn search_spec(deferred: &[ToolSpec], budget: DeferralBudget) -> ToolSpec {
+    let fits =
+        |listing: &str, divisor: u64| (budget.estimate)(listing) as u64 <= budget.window / divisor;
     let described: String = deferred
         .iter()
         .map(|spec| match one_line(&spec.description) {
@@ -383,15 +394,17 @@ fn search_spec(deferred: &[ToolSpec], budget: DeferralBudget) -> ToolSpec {
             None => format!("- {}\n", spec.name),
         })
         .collect();
-    let listing =
-        if ((budget.estimate)(&described) as u64) <= budget.window / LISTING_WINDOW_DIVISOR {
-            described
-        } else {
-            deferred
-                .iter()
-                .map(|spec| format!("- {}\n", spec.name))
-                .collect()
-        };
+    let named: String = deferred
+        .iter()
+        .map(|spec| format!("- {}\n", spec.name))
+        .collect();
+    let listing = if fits(&described, DESCRIBED_LISTING_DIVISOR) {
+        described
+    } else if fits(&named, NAMED_LISTING_DIVISOR) {
+        named
+    } else {
+        grouped(deferred)
+    };
     ToolSpec {
         name: TOOL_SEARCH.to_string(),
         description: format!(
@@ -421,6 +434,28 @@ fn search_spec(deferred: &[ToolSpec], budget: DeferralBudget) -> ToolSpec {
             "required": ["query"]
         }),
     }
+}
+
+/// The deferred tools by name prefix (`mcp__github__`), with how many each has, in the
+/// order the prefixes first appear.
+fn grouped(deferred: &[ToolSpec]) -> String {
+    let mut groups: Vec<(&str, usize)> = Vec::new();
+    for spec in deferred {
+        let prefix = spec
+            .name
+            .rfind("__")
+            .map_or(spec.name.as_str(), |end| &spec.name[..end + 2]);
+        match groups.iter_mut().find(|(seen, _)| *seen == prefix) {
+            Some((_, count)) => *count += 1,
+            None => groups.push((prefix, 1)),
+        }
+    }
+    let mut listing =
+        String::from("(too many to name here: search by keyword to find their names)\n");
+    for (prefix, count) in groups {
+        listing.push_str(&format!("- {prefix}* ({count} tools)\n"));
+    }
+    listing
 }
 
 /// A description's first line, cut to [`LISTED_DESCRIPTION_CHARS`]; `None` when empty.

@@ -134,7 +134,7 @@ fn below_the_threshold_every_tool_is_offered_and_past_it_only_tool_search() {
 }
 
 #[test]
-fn the_listing_has_one_line_descriptions_while_they_fit_and_names_past_that() {
+fn the_listing_has_one_line_descriptions_while_they_fit_then_names_then_prefixes() {
     let search = |window: u64| {
         tools(200, Deferral::Always, window)
             .specs()
@@ -143,12 +143,22 @@ fn the_listing_has_one_line_descriptions_while_they_fit_and_names_past_that() {
             .unwrap()
             .description
     };
+    // Described, the 201 lines come to about 3,200 tokens; named, about 930: each fits a
+    // window 40 (20) times its size.
     let roomy = search(1_000_000);
     assert!(roomy.contains("Deferred tools (201):\n- mcp__s__echo: Says the text back.\n"));
     assert!(roomy.contains("- mcp__s__tool_199: Extra tool number 199, which files a report.\n"));
     let tight = search(100_000);
     assert!(tight.contains("Deferred tools (201):\n- mcp__s__echo\n- mcp__s__tool_0\n"));
     assert!(!tight.contains("files a report"));
+    let tiny = search(10_000);
+    assert!(
+        tiny.ends_with(
+            "Deferred tools (201):\n(too many to name here: search by keyword to find their \
+             names)\n- mcp__s__* (201 tools)\n"
+        ),
+        "{tiny}"
+    );
 }
 
 #[tokio::test]
