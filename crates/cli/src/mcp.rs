@@ -38,7 +38,9 @@ const FALLBACK_WINDOW: u64 = 200_000;
 /// (the settings' `env` over cairn's own environment). Unset, it is `auto` (10%): Claude
 /// Code's default of always deferring relies on the Anthropic API expanding the tools it
 /// finds without changing the tool list, which no other provider does, so here a load
-/// changes the list and is worth it only where the definitions cost that much. A resumed
+/// changes the list and is worth it only where the definitions cost that much. The tools of
+/// a server configured with `alwaysLoad` (or a tool whose `_meta` says
+/// `anthropic/alwaysLoad`) are never deferred. A resumed
 /// session (`history`) offers again the tools it had loaded, in the same order.
 pub fn compose_tools(
     builtins: ToolRegistry,
@@ -64,7 +66,9 @@ pub fn compose_tools(
         window: model_window.unwrap_or(FALLBACK_WINDOW),
         estimate: cairn_context::estimate_tokens,
     };
+    let pinned = mcp.clone();
     let tools = DeferredTools::new(Arc::new(builtins), mcp.clone(), budget)
+        .with_pinned(move |name| pinned.always_loads(name))
         .with_loaded(loaded_in_history(history));
     Ok(Arc::new(tools))
 }

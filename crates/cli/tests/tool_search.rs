@@ -319,3 +319,27 @@ fn a_resumed_session_offers_the_tools_it_loaded_in_the_same_order() {
     let resumed = Dialect::Anthropic.names(&h.server.wait_for_requests(3, WAIT)[2]);
     assert_eq!(resumed, before);
 }
+
+#[test]
+fn an_always_load_servers_tools_go_in_every_request_before_tool_search() {
+    let h = Harness::new();
+    let config = json!({"mcpServers": {
+        "big": {"command": server_binary(), "args": ["--tools", "200"]},
+        "pinned": {"command": server_binary(), "alwaysLoad": true}
+    }})
+    .to_string();
+    warm_cache(&h, &config);
+    h.server.push(Reply::text("done"));
+    let output = run(&h, Dialect::Anthropic, &config, Some("true"), &[]);
+    assert!(output.status.success(), "{output:?}");
+    let names = Dialect::Anthropic.names(&h.server.wait_for_requests(1, WAIT)[0]);
+    let mcp: Vec<&String> = mcp_names(&names);
+    assert_eq!(
+        mcp,
+        ["echo", "fail", "image", "crash", "hang", "env"]
+            .map(|tool| format!("mcp__pinned__{tool}"))
+            .iter()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(names.last().map(String::as_str), Some("ToolSearch"));
+}

@@ -45,6 +45,7 @@ fn stdio(command: &str) -> ServerConfig {
         env: BTreeMap::new(),
         timeout: None,
         startup_timeout: None,
+        always_load: false,
     })
 }
 

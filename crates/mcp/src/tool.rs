@@ -24,6 +24,9 @@ pub(crate) struct McpTool {
     pub(crate) spec: ToolSpec,
     pub(crate) safety: Safety,
     pub(crate) reach: Reach,
+    /// The server asks for it in every request, even when tool search defers the others
+    /// (`_meta["anthropic/alwaysLoad"]`, as Claude Code reads it).
+    pub(crate) always_load: bool,
     /// Compiled on the first call; `None` when the schema does not compile (the server then
     /// judges the input itself).
     validator: OnceLock<Option<jsonschema::Validator>>,
@@ -92,6 +95,10 @@ impl McpTool {
             remote,
             safety,
             reach,
+            always_load: listing
+                .pointer("/_meta/anthropic~1alwaysLoad")
+                .and_then(Value::as_bool)
+                == Some(true),
             validator: OnceLock::new(),
         })
     }

@@ -5,9 +5,10 @@
 //! [`DeferredTools`] sits over two executors: the tools every request carries (the built-in
 //! ones) and the tools that may be deferred (MCP tools). While the deferrable tools'
 //! definitions stay under the [`Deferral`] threshold, it offers both in full, as a
-//! [`CompositeExecutor`] would. Past it, each request carries the built-in tools, then
-//! `ToolSearch` (whose description lists the deferred tools), then every tool loaded so far
-//! in the order it was loaded: loading only appends, so the start of the tool list — the
+//! [`CompositeExecutor`] would. Past it, each request carries the built-in tools, then the
+//! deferrable tools pinned to every request (an MCP server's `alwaysLoad`), then `ToolSearch`
+//! (whose description lists the deferred tools), then every tool loaded so far in the order
+//! it was loaded: loading only appends, so the start of the tool list — the
 //! first block a provider caches — stays the same.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -133,6 +134,8 @@ pub struct DeferredTools {
     deferrable: Arc<dyn ToolExecutor>,
     both: CompositeExecutor,
     budget: DeferralBudget,
+    /// Deferrable tools that go in every request all the same (an MCP server's `alwaysLoad`).
+    pinned: Pinned,
     /// Names loaded so far, in the order they were loaded.
     loaded: Mutex<Vec<String>>,
     /// How many times `loaded` grew, for the tool list's version.
@@ -141,12 +144,21 @@ pub struct DeferredTools {
     plan: Mutex<Option<Arc<Plan>>>,
 }
 
+/// Says which deferrable tools are never deferred.
+pub type Pinned = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// What requests carry for one version of the underlying tool lists.
 struct Plan {
     /// The versions of the two tool lists it was made for.
     made_for: (u64, u64),
-    /// The deferred tools and the search tool listing them; `None` when nothing is deferred.
-    deferred: Option<(Vec<ToolSpec>, ToolSpec)>,
+    /// When deferring: the pinned tools, the deferred ones, and the search tool listing them.
+    deferred: Option<Deferred>,
+}
+
+struct Deferred {
+    pinned: Vec<ToolSpec>,
+    specs: Vec<ToolSpec>,
+    search: ToolSpec,
 }
 
 impl std::fmt::Debug for DeferredTools {
@@ -171,10 +183,18 @@ impl DeferredTools {
             always,
             deferrable,
             budget,
+            pinned: Arc::new(|_| false),
             loaded: Mutex::new(Vec::new()),
             loads: AtomicU64::new(0),
             plan: Mutex::new(None),
         }
+    }
+
+    /// The deferrable tools for which `pinned` is true go in every request, after the
+    /// `always` ones, and count for nothing against the threshold.
+    pub fn with_pinned(mut self, pinned: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        self.pinned = Arc::new(pinned);
+        self
     }
 
     /// These tools count as loaded already (a resumed session's, from
@@ -225,15 +245,27 @@ impl DeferredTools {
             return plan.clone();
         }
         let always: Vec<String> = self.always.specs().into_iter().map(|s| s.name).collect();
+        let mut pinned: Vec<ToolSpec> = Vec::new();
         let mut deferrable: Vec<ToolSpec> = Vec::new();
         for spec in self.deferrable.specs() {
-            if !always.contains(&spec.name) && !deferrable.iter().any(|s| s.name == spec.name) {
+            if always.contains(&spec.name)
+                || pinned
+                    .iter()
+                    .chain(&deferrable)
+                    .any(|s| s.name == spec.name)
+            {
+                continue;
+            }
+            if (self.pinned)(&spec.name) {
+                pinned.push(spec);
+            } else {
                 deferrable.push(spec);
             }
         }
-        let deferred = self.budget.defers(&deferrable).then(|| {
-            let search = search_spec(&deferrable, self.budget);
-            (deferrable, search)
+        let deferred = self.budget.defers(&deferrable).then(|| Deferred {
+            pinned,
+            search: search_spec(&deferrable, self.budget),
+            specs: deferrable,
         });
         let plan = Arc::new(Plan {
             made_for: key,
@@ -248,8 +280,8 @@ impl DeferredTools {
     /// Loads a deferred tool the model called by name without loading it first, so later
     /// requests carry its definition.
     fn load_if_deferred(&self, name: &str) {
-        if let Some((deferred, _)) = &self.current_plan().deferred
-            && deferred.iter().any(|spec| spec.name == name)
+        if let Some(deferred) = &self.current_plan().deferred
+            && deferred.specs.iter().any(|spec| spec.name == name)
         {
             self.load([name.to_string()]);
         }
@@ -258,7 +290,10 @@ impl DeferredTools {
     /// Runs a `ToolSearch` query: loads what it finds and returns the definitions.
     fn search(&self, input: &Value) -> ToolOutput {
         let plan = self.current_plan();
-        let Some((deferred, _)) = &plan.deferred else {
+        let Some(Deferred {
+            specs: deferred, ..
+        }) = &plan.deferred
+        else {
             return ToolOutput::text("No tool is deferred now: every tool is already offered.");
         };
         let query = input["query"].as_str().unwrap_or_default().trim();
@@ -283,12 +318,13 @@ impl DeferredTools {
         ToolOutput::text(search_result(query, &found, &missing, &self.always_names()))
     }
 
+    /// The tools every request carries, pinned ones included.
     fn always_names(&self) -> Vec<String> {
-        self.always
-            .specs()
-            .into_iter()
-            .map(|spec| spec.name)
-            .collect()
+        let mut names: Vec<String> = self.always.specs().into_iter().map(|s| s.name).collect();
+        if let Some(deferred) = &self.current_plan().deferred {
+            names.extend(deferred.pinned.iter().map(|spec| spec.name.clone()));
+        }
+        names
     }
 }
 
@@ -296,13 +332,14 @@ impl DeferredTools {
 impl ToolExecutor for DeferredTools {
     fn specs(&self) -> Vec<ToolSpec> {
         let plan = self.current_plan();
-        let Some((deferred, search)) = &plan.deferred else {
+        let Some(deferred) = &plan.deferred else {
             return self.both.specs();
         };
         let mut specs = self.always.specs();
-        specs.push(search.clone());
+        specs.extend(deferred.pinned.iter().cloned());
+        specs.push(deferred.search.clone());
         for name in self.loaded_names() {
-            if let Some(spec) = deferred.iter().find(|spec| spec.name == name) {
+            if let Some(spec) = deferred.specs.iter().find(|spec| spec.name == name) {
                 specs.push(spec.clone());
             }
         }
@@ -535,7 +572,7 @@ fn search_result(
     always: &[String],
 ) -> String {
     let mut text = String::new();
-    if found.is_empty() {
+    if found.is_empty() && missing.is_empty() {
         text.push_str(&format!(
             "No deferred tool matches \"{query}\". Try other keywords, or \
              select:<name> with a name from ToolSearch's list."
@@ -557,10 +594,15 @@ fn search_result(
         text.push_str("</functions>");
     }
     for name in missing {
+        if !text.is_empty() {
+            text.push('\n');
+        }
         if always.contains(name) {
-            text.push_str(&format!("\n{name} is not deferred: it is already offered."));
+            text.push_str(&format!("{name} is not deferred: it is already offered."));
         } else {
-            text.push_str(&format!("\nNo deferred tool is named \"{name}\"."));
+            text.push_str(&format!(
+                "No deferred tool is named \"{name}\" (ToolSearch's description lists them)."
+            ));
         }
     }
     text

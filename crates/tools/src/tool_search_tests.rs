@@ -182,7 +182,7 @@ async fn select_loads_tools_which_later_requests_carry_last_in_load_order() {
         r#"<function>{"description":"Says the text back.","name":"mcp__s__echo","parameters":{"properties":{"text":{"type":"string"}},"type":"object"}}</function>"#
     ));
     assert!(text.ends_with(
-        "\nRead is not deferred: it is already offered.\nNo deferred tool is named \"nope\"."
+        "\nRead is not deferred: it is already offered.\nNo deferred tool is named \"nope\" (ToolSearch's description lists them)."
     ));
     assert_ne!(tools.tools_version(), version);
     let after = names(&tools.specs());
@@ -302,4 +302,35 @@ async fn a_resumed_session_offers_what_its_history_loaded_in_the_same_order() {
     );
     let resumed = tools(200, Deferral::Always, 200_000).with_loaded(loaded);
     assert_eq!(names(&resumed.specs()), names(&first.specs()));
+}
+
+#[tokio::test]
+async fn pinned_tools_go_in_every_request_and_count_nothing_against_the_threshold() {
+    let builtins =
+        names(&ToolRegistry::with_builtins(ToolContext::new(std::env::temp_dir())).specs());
+    let pinned = tools(200, Deferral::Always, 200_000).with_pinned(|name| name == "mcp__s__echo");
+    let mut expected = builtins.clone();
+    expected.extend(["mcp__s__echo".to_string(), TOOL_SEARCH.to_string()]);
+    assert_eq!(names(&pinned.specs()), expected);
+    let search = pinned
+        .specs()
+        .into_iter()
+        .find(|s| s.name == TOOL_SEARCH)
+        .unwrap();
+    assert!(search.description.contains("Deferred tools (200):"));
+    let text = run(
+        &pinned,
+        TOOL_SEARCH,
+        json!({"query": "select:mcp__s__echo"}),
+    )
+    .await
+    .content
+    .text();
+    assert!(
+        text.ends_with("mcp__s__echo is not deferred: it is already offered."),
+        "{text}"
+    );
+    // With every tool pinned, nothing is left to defer.
+    let all = tools(0, Deferral::Always, 200_000).with_pinned(|_| true);
+    assert!(!all.is_deferring());
 }
