@@ -236,4 +236,16 @@ mod tests {
         let tool = McpTool::from_listing("s", &listing).unwrap();
         assert_eq!(tool.check_input(&json!({"anything": 1})), Ok(()));
     }
+
+    #[test]
+    fn a_tools_meta_can_ask_to_be_loaded_always() {
+        let always = |listing: Value| McpTool::from_listing("s", &listing).unwrap().always_load;
+        assert!(always(
+            json!({"name": "t", "_meta": {"anthropic/alwaysLoad": true}})
+        ));
+        assert!(!always(
+            json!({"name": "t", "_meta": {"anthropic/alwaysLoad": "yes"}})
+        ));
+        assert!(!always(json!({"name": "t"})));
+    }
 }
