@@ -1,3 +1,4 @@
+use cairn_protocol::{ContentBlock, Message};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
