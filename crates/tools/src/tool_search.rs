@@ -8,8 +8,8 @@
 //! [`CompositeExecutor`] would. Past it, each request carries the built-in tools, then the
 //! deferrable tools pinned to every request (an MCP server's `alwaysLoad`), then `ToolSearch`
 //! (whose description lists the deferred tools), then every tool loaded so far in the order
-//! it was loaded: loading only appends, so the start of the tool list — the
-//! first block a provider caches — stays the same.
+//! it was loaded: loading only appends, so the start of the tool list — the first block a
+//! provider caches — stays the same.
 
 mod catalog;
 
@@ -222,10 +222,10 @@ impl DeferredTools {
         self.current_plan().deferred.is_some()
     }
 
-    /// Appends the names not loaded yet; true when one was.
-    fn load(&self, names: impl IntoIterator<Item = String>) -> bool {
+    /// Appends the names not loaded yet.
+    fn load(&self, names: impl IntoIterator<Item = String>) {
         let Ok(mut loaded) = self.loaded.lock() else {
-            return false;
+            return;
         };
         let before = loaded.len();
         for name in names {
@@ -233,11 +233,9 @@ impl DeferredTools {
                 loaded.push(name);
             }
         }
-        let grew = loaded.len() > before;
-        if grew {
+        if loaded.len() > before {
             self.loads.fetch_add(1, Ordering::SeqCst);
         }
-        grew
     }
 
     /// The plan for the tool lists as they are now, made again only when one changed.
