@@ -16,8 +16,8 @@ use cairn_mcp::config::{
 use cairn_mcp::edit::Target;
 use cairn_mcp::{Limits, McpTools, StartOptions, Status};
 use cairn_protocol::Message;
-use cairn_tools::tool_search::loaded_in_history;
-use cairn_tools::{Deferral, DeferralBudget, DeferredTools, ToolExecutor, ToolRegistry};
+use cairn_tools::tool_search::{Deferral, DeferralBudget, DeferredTools, loaded_in_history};
+use cairn_tools::{ToolExecutor, ToolRegistry};
 use serde_json::json;
 
 use crate::args::{Args, McpCommand, McpScope};

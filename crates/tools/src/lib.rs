@@ -48,7 +48,6 @@ pub use todo::TodoWriteTool;
 pub use tool::{
     Access, Assurance, Concurrency, Destructiveness, PrepareError, Reach, Safety, Tool,
 };
-pub use tool_search::{Deferral, DeferralBudget, DeferredTools};
 pub use write::WriteTool;
 
 /// One tool call as the model wrote it.
