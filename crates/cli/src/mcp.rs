@@ -1,5 +1,6 @@
 //! MCP from the command line's point of view: the run's servers started beside the built-in
-//! tools, the short wait before the first request, and `cairn mcp list|get`.
+//! tools (their tools deferred behind tool search when they would fill too much of the
+//! window), the short wait before the first request, and `cairn mcp list|get`.
 
 use std::io::Write;
 use std::path::Path;
@@ -14,7 +15,9 @@ use cairn_mcp::config::{
 };
 use cairn_mcp::edit::Target;
 use cairn_mcp::{Limits, McpTools, StartOptions, Status};
-use cairn_tools::ToolExecutor;
+use cairn_protocol::Message;
+use cairn_tools::tool_search::{Deferral, DeferralBudget, DeferredTools, loaded_in_history};
+use cairn_tools::{ToolExecutor, ToolRegistry};
 use serde_json::json;
 
 use crate::args::{Args, McpCommand, McpScope};
@@ -23,6 +26,52 @@ use crate::output::SessionInfo;
 /// The longest the first request waits for servers whose tools nobody knows yet (no cached
 /// manifest). A server not up by then joins later; its tools appear in a later request.
 pub const FIRST_REQUEST_WAIT: Duration = Duration::from_millis(500);
+
+/// Claude Code's variable for tool search: `true`, `false`, `auto`, `auto:N`.
+pub const ENABLE_TOOL_SEARCH: &str = "ENABLE_TOOL_SEARCH";
+
+/// The window tool search measures against when the model's is unknown.
+const FALLBACK_WINDOW: u64 = 200_000;
+
+/// The tools of a run: the built-in ones, then the MCP servers' — deferred behind
+/// `ToolSearch` when their definitions pass `ENABLE_TOOL_SEARCH`'s share of `model_window`
+/// (the settings' `env` over cairn's own environment). Unset, it is `auto` (10%): Claude
+/// Code's default of always deferring relies on the Anthropic API expanding the tools it
+/// finds without changing the tool list, which no other provider does, so here a load
+/// changes the list and is worth it only where the definitions cost that much. The tools of
+/// a server configured with `alwaysLoad` (or a tool whose `_meta` says
+/// `anthropic/alwaysLoad`) are never deferred. A resumed
+/// session (`history`) offers again the tools it had loaded, in the same order.
+pub fn compose_tools(
+    builtins: ToolRegistry,
+    mcp: Option<&Arc<McpTools>>,
+    model_window: Option<u64>,
+    settings: &LoadedSettings,
+    history: &[Message],
+) -> anyhow::Result<Arc<dyn ToolExecutor>> {
+    let Some(mcp) = mcp else {
+        return Ok(Arc::new(builtins));
+    };
+    let setting = settings
+        .env()
+        .get(ENABLE_TOOL_SEARCH)
+        .cloned()
+        .or_else(|| std::env::var(ENABLE_TOOL_SEARCH).ok());
+    let deferral = match setting.as_deref().map(str::trim) {
+        None | Some("") => Deferral::AbovePercent(Deferral::DEFAULT_PERCENT),
+        Some(value) => Deferral::parse(value)?,
+    };
+    let budget = DeferralBudget {
+        deferral,
+        window: model_window.unwrap_or(FALLBACK_WINDOW),
+        estimate: cairn_context::estimate_tokens,
+    };
+    let pinned = mcp.clone();
+    let tools = DeferredTools::new(Arc::new(builtins), mcp.clone(), budget)
+        .with_pinned(move |name| pinned.always_loads(name))
+        .with_loaded(loaded_in_history(history));
+    Ok(Arc::new(tools))
+}
 
 /// The run's servers, from the configuration files and `--mcp-config`.
 pub fn configured(

@@ -15,7 +15,7 @@ use cairn_core::{EngineConfig, SessionHost, SessionParts};
 use cairn_llm::models;
 use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
 use cairn_protocol::PermissionBroker;
-use cairn_tools::{CompositeExecutor, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
+use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
 
 use crate::args::Args;
 use crate::governance::{GovernanceInputs, build_governance};
@@ -132,13 +132,13 @@ pub fn prepare(
     let tool_state = tool_context.session.clone();
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
     let builtins = ToolRegistry::with_builtins(tool_context);
-    let tools: Arc<dyn ToolExecutor> = match &mcp {
-        Some(mcp) => Arc::new(CompositeExecutor::new(vec![
-            Arc::new(builtins),
-            mcp.clone(),
-        ])),
-        None => Arc::new(builtins),
-    };
+    let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
+        builtins,
+        mcp.as_ref(),
+        provider.client.model_info(&model).context_window,
+        &settings,
+        &opened.history,
+    )?;
     let session = SessionInfo {
         session_id,
         cwd: cwd.display().to_string(),

@@ -46,6 +46,10 @@ pub struct StdioConfig {
     /// How long the server may take to start, in milliseconds (`MCP_TIMEOUT` otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_timeout: Option<u64>,
+    /// Its tools go in every request even when tool search defers the others (Claude
+    /// Code's `alwaysLoad`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub always_load: bool,
 }
 
 /// A server cairn reaches over HTTP.
@@ -63,6 +67,10 @@ pub struct HttpConfig {
     /// How long the connection may take, in milliseconds (`MCP_TIMEOUT` otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_timeout: Option<u64>,
+    /// Its tools go in every request even when tool search defers the others (Claude
+    /// Code's `alwaysLoad`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub always_load: bool,
 }
 
 impl ServerConfig {
@@ -72,6 +80,15 @@ impl ServerConfig {
             ServerConfig::Stdio(stdio) => stdio.timeout,
             ServerConfig::Http(http) | ServerConfig::Sse(http) => http.timeout,
             ServerConfig::Sdk { .. } => None,
+        }
+    }
+
+    /// Whether its tools are never deferred behind tool search (`alwaysLoad`).
+    pub fn always_load(&self) -> bool {
+        match self {
+            ServerConfig::Stdio(stdio) => stdio.always_load,
+            ServerConfig::Http(http) | ServerConfig::Sse(http) => http.always_load,
+            ServerConfig::Sdk { .. } => false,
         }
     }
 

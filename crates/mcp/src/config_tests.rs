@@ -45,6 +45,7 @@ fn stdio(command: &str) -> ServerConfig {
         env: BTreeMap::new(),
         timeout: None,
         startup_timeout: None,
+        always_load: false,
     })
 }
 
@@ -211,4 +212,22 @@ fn a_flag_naming_a_missing_file_is_an_error_naming_it() {
         error.starts_with(&format!("cannot read {missing}: ")),
         "{error}"
     );
+}
+
+#[test]
+fn always_load_is_read_for_every_kind_and_defaults_to_false() {
+    let dirs = Dirs::new();
+    let flags = [json!({"mcpServers": {
+        "a": {"command": "a", "alwaysLoad": true},
+        "h": {"type": "http", "url": "http://127.0.0.1:1/mcp", "alwaysLoad": true},
+        "plain": {"command": "p"}
+    }})
+    .to_string()];
+    let configured = dirs.load(ProjectApproval::default(), &flags);
+    let pinned: Vec<(&str, bool)> = configured
+        .servers
+        .iter()
+        .map(|s| (s.name.as_str(), s.config.always_load()))
+        .collect();
+    assert_eq!(pinned, [("a", true), ("h", true), ("plain", false)]);
 }

@@ -149,6 +149,15 @@ impl McpTools {
             .collect()
     }
 
+    /// Whether the tool of that name goes in every request even when tool search defers the
+    /// others: its server's configuration says `alwaysLoad`, or the tool's own
+    /// `_meta["anthropic/alwaysLoad"]` does.
+    pub fn always_loads(&self, name: &str) -> bool {
+        self.find(name).is_some_and(|(server, tool)| {
+            server.configured.config.always_load() || tool.always_load
+        })
+    }
+
     /// The tool of that name and its server; the first server keeps a name two share.
     fn find(&self, name: &str) -> Option<(&Arc<Server>, Arc<McpTool>)> {
         self.servers.iter().find_map(|server| {

@@ -24,6 +24,9 @@ pub(crate) struct McpTool {
     pub(crate) spec: ToolSpec,
     pub(crate) safety: Safety,
     pub(crate) reach: Reach,
+    /// The server asks for it in every request, even when tool search defers the others
+    /// (`_meta["anthropic/alwaysLoad"]`, as Claude Code reads it).
+    pub(crate) always_load: bool,
     /// Compiled on the first call; `None` when the schema does not compile (the server then
     /// judges the input itself).
     validator: OnceLock<Option<jsonschema::Validator>>,
@@ -92,6 +95,10 @@ impl McpTool {
             remote,
             safety,
             reach,
+            always_load: listing
+                .pointer("/_meta/anthropic~1alwaysLoad")
+                .and_then(Value::as_bool)
+                == Some(true),
             validator: OnceLock::new(),
         })
     }
@@ -228,5 +235,17 @@ mod tests {
         });
         let tool = McpTool::from_listing("s", &listing).unwrap();
         assert_eq!(tool.check_input(&json!({"anything": 1})), Ok(()));
+    }
+
+    #[test]
+    fn a_tools_meta_can_ask_to_be_loaded_always() {
+        let always = |listing: Value| McpTool::from_listing("s", &listing).unwrap().always_load;
+        assert!(always(
+            json!({"name": "t", "_meta": {"anthropic/alwaysLoad": true}})
+        ));
+        assert!(!always(
+            json!({"name": "t", "_meta": {"anthropic/alwaysLoad": "yes"}})
+        ));
+        assert!(!always(json!({"name": "t"})));
     }
 }

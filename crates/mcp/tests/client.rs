@@ -41,6 +41,7 @@ fn server_running(name: &str, command: &str, args: &[&str]) -> ConfiguredServer 
             env: BTreeMap::new(),
             timeout: None,
             startup_timeout: None,
+            always_load: false,
         }),
     }
 }

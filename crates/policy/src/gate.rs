@@ -125,9 +125,9 @@ pub struct PermissionGate {
     own_state: RwLock<Vec<PathBuf>>,
 }
 
-/// Tools that only touch the session's own state (its todo list, the shells it started):
-/// they need no more than reading, whatever they declare.
-const SESSION_TOOLS: &[&str] = &["TodoWrite", "BashOutput", "KillShell"];
+/// Tools that only touch the session's own state (its todo list, the shells it started, the
+/// tools it loaded): they need no more than reading, whatever they declare.
+const SESSION_TOOLS: &[&str] = &["TodoWrite", "BashOutput", "KillShell", "ToolSearch"];
 
 impl PermissionGate {
     /// `workspace_roots` are the project directory and every additional directory.

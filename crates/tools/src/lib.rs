@@ -65,6 +65,7 @@ mod registry;
 mod search;
 mod todo;
 mod tool;
+pub mod tool_search;
 mod write;
 
 use std::path::{Path, PathBuf};
