@@ -35,6 +35,7 @@ impl std::fmt::Debug for Recorder {
 }
 
 impl Recorder {
+    /// Records into `log` what passes on its way to `next`.
     pub fn new(log: SessionLog, next: Arc<dyn EventSink>) -> Self {
         Recorder {
             log: Mutex::new(log),

@@ -29,7 +29,6 @@
 //!     vec![root.clone()],
 //!     root.clone(),
 //!     PathBuf::from("/home/me"),
-//!     Asking::Interactive,
 //! );
 //! let shell_dir = [root.clone()];
 //! let bash = |input: &serde_json::Value| -> Verdict {
@@ -39,6 +38,8 @@
 //!         paths: &shell_dir,
 //!         read_only: false,
 //!         destructive: false,
+//!         // Someone can answer (the engine's broker says so), so the gate may ask.
+//!         asking: Asking::Interactive,
 //!     })
 //! };
 //!

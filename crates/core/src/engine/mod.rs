@@ -27,10 +27,15 @@ use crate::governance::Governance;
 /// run beside the main one with other limits.
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
+    /// The session's model choice as written (an alias such as `opusplan` is resolved per
+    /// request, for the permission mode in force).
     pub model: String,
+    /// The system prompt, asked for again at every request so a changed instruction file is
+    /// read without a restart.
     pub system_prompt: Arc<dyn PromptSource>,
     /// Model requests allowed per turn; `None` for no limit.
     pub max_requests: Option<u32>,
+    /// The most tokens one answer may have (the request's `max_tokens`).
     pub max_output_tokens: u32,
     /// What of the conversation each request sends; it also keeps large tool results out of
     /// the conversation.
@@ -119,6 +124,10 @@ struct TurnOverrides {
 }
 
 impl Engine {
+    /// An engine with an empty conversation that asks `client` and runs calls through
+    /// `tools`, judged by `config`'s governance. Nobody answers its questions until
+    /// [`Engine::with_permissions`] names a broker; a face gets its engine from the
+    /// [`SessionHost`](crate::SessionHost) instead, which does that.
     pub fn new(
         client: Arc<dyn ModelClient>,
         tools: Arc<dyn ToolExecutor>,
@@ -163,6 +172,7 @@ impl Engine {
         &self.messages
     }
 
+    /// What this engine is allowed and told.
     pub fn config(&self) -> &EngineConfig {
         &self.config
     }
