@@ -12,7 +12,6 @@ use cairn_config::{PermissionMode, Source};
 use cairn_context::commands::discover_commands;
 use cairn_core::{AskThroughEvents, EndReason, StartSource};
 use cairn_llm::models;
-use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry};
 use cairn_tui::app::{AppConfig, AppExit, SettingsView, run_app};
 use cairn_tui::picker::{PickerEntry, run_picker};
 use cairn_tui::{
@@ -111,6 +110,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         Vec::new()
     };
     let permission_gate = Some(host.governance().gate().clone());
+    let tool_specs = host.spawner().tools().specs();
     // The engine records the session before the UI sees each event.
     let mut running = host.start(source).await;
     let ui_events = running.take_events();
@@ -139,7 +139,8 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         credential_variable: session.api_key_source.to_string(),
         // The engine's own prompt, for `/context`'s estimate.
         system_prompt: Some(system_prompt),
-        tool_specs: ToolRegistry::with_builtins(ToolContext::new(cwd.clone())).specs(),
+        // What the session's requests offer, MCP tools and ToolSearch included.
+        tool_specs,
         permission_gate,
         history,
         resumable_sessions,
