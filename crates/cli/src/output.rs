@@ -74,6 +74,33 @@ pub struct Printer {
     stop_reason: Option<StopReason>,
 }
 
+/// A refused call in a few words: the tool and what it was given that matters most (the
+/// command, the file, the pattern), cut to a line.
+fn refused_call(tool: &str, input: &serde_json::Value) -> String {
+    const MAX: usize = 100;
+    let subject = [
+        "command",
+        "file_path",
+        "notebook_path",
+        "path",
+        "pattern",
+        "url",
+    ]
+    .iter()
+    .find_map(|key| input.get(*key).and_then(serde_json::Value::as_str));
+    let Some(subject) = subject else {
+        return tool.to_string();
+    };
+    let one_line = subject.split_whitespace().collect::<Vec<_>>().join(" ");
+    let shown: String = if one_line.chars().count() > MAX {
+        let cut: String = one_line.chars().take(MAX - 1).collect();
+        format!("{cut}…")
+    } else {
+        one_line
+    };
+    format!("{tool}({shown})")
+}
+
 impl Printer {
     pub fn new(format: OutputFormat, verbose: bool, session: SessionInfo) -> Self {
         Printer {
@@ -157,12 +184,14 @@ impl Printer {
                 }
             }
             AgentEvent::ToolCallResult {
+                id,
                 name,
                 is_error: true,
                 content,
-                ..
             } => {
-                if self.verbose {
+                // A refusal was said once already, when it was decided.
+                let refused = self.denials.iter().any(|denial| denial.tool_use_id == *id);
+                if self.verbose && !refused {
                     eprintln!("tool {name} failed: {}", content.text());
                 }
             }
@@ -176,10 +205,12 @@ impl Printer {
             AgentEvent::PermissionDecided(decision) => {
                 if !decision.allowed {
                     self.denials.push(PermissionDenial::from(decision));
-                    if self.verbose {
+                    // In text the answer alone would leave no trace of it; the json formats
+                    // list it in the result's `permission_denials`.
+                    if self.verbose || self.format == OutputFormat::Text {
                         eprintln!(
-                            "permission denied for {}: {}",
-                            decision.tool,
+                            "refused: {}: {}",
+                            refused_call(&decision.tool, &decision.input),
                             decision.reason.as_deref().unwrap_or("no reason given")
                         );
                     }
