@@ -46,7 +46,7 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 use tokio::signal::unix::SignalKind;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-pub use composer::{Composer, Edit};
+pub(crate) use composer::{Composer, Edit};
 use inline_backend::InlineBackend;
 use input_aids::InputAids;
 
