@@ -56,7 +56,7 @@ pub struct StdioConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HttpConfig {
-    /// The endpoint.
+    /// The server's streamable HTTP endpoint.
     pub url: String,
     /// Headers sent with every request (an `Authorization` token, say).
     #[serde(default)]
@@ -148,7 +148,7 @@ pub enum ConfigError {
     /// The file exists but cannot be read.
     #[error("cannot read {}: {error}", file.display())]
     Unreadable {
-        /// The file.
+        /// The file that exists but could not be read.
         file: PathBuf,
         /// Kept in the message, not as a source, so a chain prints it once.
         error: std::io::Error,

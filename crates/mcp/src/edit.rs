@@ -13,7 +13,7 @@ use crate::config::{ConfigError, Scope};
 /// Where a scope's servers are written.
 #[derive(Debug, Clone)]
 pub struct Target<'a> {
-    /// The scope to write.
+    /// The scope to write: project, user or local ([`Scope::Flag`] has no file).
     pub scope: Scope,
     /// cairn's own state (`~/.cairn`), for the user and local scopes.
     pub cairn_home: &'a Path,
@@ -30,7 +30,7 @@ pub enum EditError {
     /// The file cannot be written.
     #[error("cannot write {}: {error}", file.display())]
     Unwritable {
-        /// The file.
+        /// The file that could not be written (`.mcp.json` or `~/.cairn/mcp.json`).
         file: PathBuf,
         /// Kept in the message, not as a source, so a chain prints it once.
         error: std::io::Error,
@@ -40,7 +40,7 @@ pub enum EditError {
     NoSuchServer {
         /// The scope's file.
         file: PathBuf,
-        /// The server asked for.
+        /// The name given to `remove`.
         name: String,
     },
     /// The command line's scope has no file.

@@ -25,7 +25,8 @@ pub struct StartOptions {
     pub cairn_home: PathBuf,
     /// The directory stdio servers start in.
     pub project: PathBuf,
-    /// The environment stdio servers inherit, beside their own `env`.
+    /// The environment stdio servers inherit, beside their own `env`; nothing else of cairn's
+    /// environment reaches them, so the caller leaves cairn's credentials out.
     pub inherited_env: Vec<(String, String)>,
     /// Timeouts and the result cap.
     pub limits: Limits,
@@ -34,7 +35,7 @@ pub struct StartOptions {
 /// One server as `cairn mcp list` and the `init` line show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerReport {
-    /// Its name.
+    /// Its name under `mcpServers`: the `<server>` in its tools' `mcp__<server>__<tool>`.
     pub name: String,
     /// The scope its configuration came from.
     pub scope: Scope,

@@ -11,7 +11,7 @@ pub enum VariableError {
         "the variable ${{{name}}} in its `{field}` is not set (write ${{{name}:-default}} for a default)"
     )]
     Missing {
-        /// The variable.
+        /// The variable's name, as written between `${` and `}` (before any `:-default`).
         name: String,
         /// Where it is used (`args`, `env.TOKEN`, `headers.Authorization`).
         field: String,
@@ -24,7 +24,7 @@ pub enum VariableError {
          (`cairn mcp add --scope local`) to pass it"
     )]
     Credential {
-        /// The variable.
+        /// The variable's name, as written between `${` and `}` (before any `:-default`).
         name: String,
         /// Where it is used.
         field: String,

@@ -11,6 +11,12 @@
 //! their annotations are only the server's word, so the gate asks before they run unless a
 //! rule allows them.
 //!
+//! It must not block the first request on a server, hand a server cairn's credentials (a stdio
+//! server's environment is exactly [`StartOptions::inherited_env`] and its own `env`, and a
+//! project's `.mcp.json` may not name a credential: [`VariableError`]), or let a server's
+//! annotations make a call read-only ([`McpTools`] reports its calls' safety as only
+//! claimed).
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), cairn_mcp::config::ConfigError> {
 //! use std::path::Path;

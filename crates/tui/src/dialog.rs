@@ -28,11 +28,16 @@ const MAX_INPUT_LINES: usize = 12;
 /// The user's answer to one permission request, ready to send to the engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DialogOutcome {
+    /// The id of the [`AgentEvent::PermissionRequested`] this answers; the engine matches the
+    /// answer to the waiting tool call by it.
     pub request_id: String,
+    /// Allowed once, for the session, always (with the rule to save), or denied (with the
+    /// user's words for the model, if any).
     pub answer: PermissionAnswer,
 }
 
 impl DialogOutcome {
+    /// The operation that sends this answer to the engine.
     pub fn into_op(self) -> Op {
         Op::PermissionAnswer {
             request_id: self.request_id,
@@ -96,6 +101,9 @@ pub struct PermissionDialog {
 }
 
 impl PermissionDialog {
+    /// A dialog asking whether `tool` may run with `input`: `reason` says why cairn asks, and
+    /// `suggested_rule` (when there is one) is what "don't ask again" would allow; without
+    /// it only Yes and No are offered.
     pub fn new(
         request_id: impl Into<String>,
         tool: impl Into<String>,
@@ -160,6 +168,8 @@ impl PermissionDialog {
         self.file_before = Some(text);
     }
 
+    /// The id of the request being asked about, so a caller can tell whether an event or a
+    /// cancellation concerns this dialog.
     pub fn request_id(&self) -> &str {
         &self.request_id
     }

@@ -14,11 +14,16 @@ const CONTEXT_LINES: usize = 3;
 /// How many lines a change adds and removes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DiffStats {
+    /// Lines in the new text that the old did not have.
     pub added: usize,
+    /// Lines of the old text that the new one drops (a changed line counts once here and
+    /// once in `added`).
     pub removed: usize,
 }
 
 impl DiffStats {
+    /// Counts a line diff of `old` against `new`, for an edit's "Added 3 lines, removed 1"
+    /// summary.
     pub fn between(old: &str, new: &str) -> DiffStats {
         let diff = TextDiff::from_lines(old, new);
         let mut stats = DiffStats::default();

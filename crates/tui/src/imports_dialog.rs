@@ -70,6 +70,8 @@ pub struct ImportsDialog {
 }
 
 impl ImportsDialog {
+    /// The question about `imports` (the instruction files' imports from outside the
+    /// project), with the cursor on "No".
     pub fn new(imports: Vec<ExternalImport>) -> ImportsDialog {
         ImportsDialog {
             imports,

@@ -6,10 +6,19 @@
 //! before a tool runs, and the [`StatusLine`]. Everything is drawn with `ratatui` in the styles
 //! of a [`Theme`] (dark, light, or plain for `NO_COLOR`).
 //!
-//! It is a face: it sits under the `cli` crate and above the engine (`cairn-core`), and does no I/O: finished cells come
-//! out as lines for the caller to write into the terminal's scrollback, the live region as
-//! lines to redraw below them. The [`app`] module is the event loop on top: it reads keys and
-//! the engine's events, owns the terminal (an inline viewport) and sends operations.
+//! It is a face: it sits under the `cli` crate and above the engine (`cairn-core`). The
+//! rendering side does no I/O: finished cells come out as lines for the caller to write into
+//! the terminal's scrollback, the live region as lines to redraw below them. The [`app`]
+//! module is the event loop on top: it reads keys and the engine's events, owns the terminal
+//! (an inline viewport) and sends operations. The questions the binary asks before or beside
+//! the app (the [`TrustDialog`], the [`ImportsDialog`], the [`SettingsDialog`] and the session
+//! [`picker`]) are here too, each a state with its drawing and a `run_…` function that owns
+//! the terminal while it asks.
+//!
+//! It must not build an engine, run session hooks or write session entries: the binary does,
+//! and hands the app a channel of events and a sender of operations.
+
+#![deny(missing_docs)]
 
 pub mod app;
 mod choice;

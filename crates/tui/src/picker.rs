@@ -30,7 +30,10 @@ pub struct PickerEntry {
     pub id: String,
     /// When it started, in Unix milliseconds.
     pub started_at_ms: u64,
+    /// How many messages it holds (the user's, the assistant's and tool results); the
+    /// caller leaves out sessions with none.
     pub message_count: usize,
+    /// What its requests cost, in US dollars; models of unknown prices count 0.
     pub cost_usd: f64,
     /// The first thing the user said, on one line.
     pub first_prompt: String,
@@ -43,6 +46,7 @@ pub enum PickerStep {
     Move(usize),
     /// This session is chosen.
     Choose(usize),
+    /// Esc or Ctrl+C: the user leaves without choosing.
     Cancel,
     /// The key means nothing here.
     Ignore,

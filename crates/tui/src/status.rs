@@ -32,6 +32,7 @@ const CONTEXT_FULL_PERCENT: u64 = 95;
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct StatusLine {
+    /// The id of the model requests go to now (a `ModelChanged` event changes it); shown first.
     pub model: String,
     /// The permission mode as settings spell it: `default`, `acceptEdits`, `plan`,
     /// `bypassPermissions`, `dontAsk`.
@@ -40,6 +41,7 @@ pub struct StatusLine {
     pub context_tokens: u64,
     /// The model's context window, when known.
     pub context_window: Option<u64>,
+    /// What the session's requests have cost so far, in US dollars.
     pub cost_usd: f64,
     /// Some request went to a model whose prices cairn does not know: `cost_usd` counts only
     /// the others, and the line says so rather than show a cost that is too low.
@@ -49,6 +51,8 @@ pub struct StatusLine {
 }
 
 impl StatusLine {
+    /// The line at a session's start: no tokens, no cost, the context window unknown until
+    /// the caller sets it, and no `statusLine` command.
     pub fn new(model: impl Into<String>, permission_mode: impl Into<String>) -> StatusLine {
         StatusLine {
             model: model.into(),

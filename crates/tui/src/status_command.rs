@@ -29,8 +29,11 @@ const MAX_OUTPUT_BYTES: u64 = 16 * 1024;
 /// What the command is told about the session that does not change while it runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionFacts {
+    /// The session's id (`session_id`).
     pub session_id: String,
+    /// cairn's version (`version`).
     pub version: String,
+    /// Where the command runs, given as `cwd` and `workspace.current_dir`.
     pub cwd: PathBuf,
     /// The project's root (the directory cairn started in).
     pub project_dir: PathBuf,
@@ -39,7 +42,9 @@ pub struct SessionFacts {
 /// What changes: the model and the cost so far.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionState {
+    /// The model's id (`model.id`); its display name is derived from it.
     pub model: String,
+    /// The session's cost so far in US dollars (`cost.total_cost_usd`).
     pub cost_usd: f64,
 }
 

@@ -11,8 +11,10 @@ use ratatui::style::{Color, Modifier, Style};
 /// Whether the terminal's background is dark or light.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Appearance {
+    /// A dark background (the default when the terminal does not say): light text.
     #[default]
     Dark,
+    /// A light background: darker text that keeps contrast on white.
     Light,
 }
 
@@ -34,6 +36,7 @@ impl Appearance {
 /// Whether the UI may use colour at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColorSupport {
+    /// Colours may be used: the dark and light themes.
     Colors,
     /// `NO_COLOR` is set: attributes only.
     NoColor,
@@ -49,43 +52,72 @@ pub enum ColorSupport {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Theme {
+    /// Whether this theme uses colour; [`ColorSupport::NoColor`] only for [`Theme::plain`].
     pub color: ColorSupport,
     /// The name of the syntect theme for code blocks; `None` leaves code unhighlighted.
     pub code_theme: Option<&'static str>,
     /// Secondary text: thinking, URLs, hints, line-number gutters.
     pub dim: Style,
+    /// Markdown headings.
     pub heading: Style,
+    /// `code` inside a sentence of Markdown.
     pub inline_code: Style,
     /// Code-block text when it is not highlighted.
     pub code: Style,
+    /// A Markdown link's text.
     pub link: Style,
+    /// The ` (url)` written after a link's text, so the target is visible without a mouse.
     pub link_url: Style,
+    /// A block quote's text and its `│` bar.
     pub quote: Style,
+    /// The bullet or number before a Markdown list item.
     pub list_marker: Style,
+    /// The lines around and between the cells of a Markdown table.
     pub table_border: Style,
+    /// A Markdown horizontal rule (`---`).
     pub rule: Style,
     /// The `>` before the user's messages.
     pub user_prompt: Style,
+    /// The text of the user's own messages, in the transcript and the memory dialog.
     pub user_text: Style,
     /// The bullet before an assistant message.
     pub assistant_bullet: Style,
+    /// The model's thinking, when it is shown.
     pub thinking: Style,
+    /// A tool call's name in its header line.
     pub tool_name: Style,
+    /// The `●` before a tool call that has no result yet.
     pub tool_pending: Style,
+    /// The `●` before a tool call that succeeded.
     pub success: Style,
+    /// Failures: a failed tool call's dot and output, error cells, `bypassPermissions` in the
+    /// status line.
     pub error: Style,
+    /// Cautions: warning cells, a dialog's reason for asking, the trust dialog's notes.
     pub warning: Style,
+    /// Lines a diff adds.
     pub diff_added: Style,
+    /// Lines a diff removes.
     pub diff_removed: Style,
+    /// A diff's line numbers and the `⋮` between its hunks.
     pub diff_gutter: Style,
+    /// A completed item of the todo checklist.
     pub todo_done: Style,
+    /// The todo item in progress.
     pub todo_active: Style,
+    /// A todo item not started yet.
     pub todo_pending: Style,
+    /// The frame around a dialog.
     pub dialog_border: Style,
+    /// A dialog's title (and the session picker's).
     pub dialog_title: Style,
     /// The option under the cursor in a dialog.
     pub selected: Style,
+    /// The status line and the other quiet text below the composer (hints, the spinner,
+    /// menu markers).
     pub status: Style,
+    /// The permission mode in the status line when it is neither `default` nor
+    /// `bypassPermissions`.
     pub status_mode: Style,
 }
 
@@ -99,6 +131,8 @@ impl Theme {
         }
     }
 
+    /// The coloured theme for `appearance`, regardless of `NO_COLOR`: [`Theme::dark`] or
+    /// [`Theme::light`].
     pub fn for_appearance(appearance: Appearance) -> Theme {
         match appearance {
             Appearance::Dark => Theme::dark(),
@@ -232,6 +266,7 @@ impl Theme {
         }
     }
 
+    /// Whether this theme uses colour: false only for [`Theme::plain`].
     pub fn has_color(&self) -> bool {
         match self.color {
             ColorSupport::Colors => true,

@@ -33,8 +33,11 @@ use user_prompt::UserPrompt;
 /// Whether thinking shows whole or as its first line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ThinkingDisplay {
+    /// One line: the first line of the thinking, with ` …` when there is more (the default,
+    /// so thinking does not push the answer out of view).
     #[default]
     Collapsed,
+    /// The whole text, wrapped.
     Expanded,
 }
 
@@ -92,6 +95,7 @@ pub struct Transcript {
 }
 
 impl Transcript {
+    /// An empty transcript, thinking collapsed and paths shown as they come.
     pub fn new() -> Transcript {
         Transcript::default()
     }
@@ -101,6 +105,7 @@ impl Transcript {
         self.cwd = Some(cwd.into());
     }
 
+    /// Whether cells of thinking drawn from now on show whole or as their first line.
     pub fn set_thinking_display(&mut self, display: ThinkingDisplay) {
         self.thinking = display;
     }
@@ -115,6 +120,9 @@ impl Transcript {
         self.message.is_some() || !self.pending.is_empty() || self.retry.is_some()
     }
 
+    /// Takes in one of the engine's events: deltas grow the live answer, tool calls become
+    /// cells that wait for their results, a finished turn closes what is open, and events
+    /// with nothing to show (debug lines, a permission mode change) are ignored.
     pub fn apply(&mut self, event: &AgentEvent) {
         match event {
             // The note after an interrupted answer is for the model; the turn's end says it.
@@ -246,10 +254,13 @@ impl Transcript {
         self.push_cell(Cell::Error(message.into()));
     }
 
+    /// Adds a warning of the UI's own (a settings file that did not read, say) after what is
+    /// there.
     pub fn push_warning(&mut self, message: impl Into<String>) {
         self.push_cell(Cell::Warning(message.into()));
     }
 
+    /// Adds a plain notice (the welcome line, a slash command's report) after what is there.
     pub fn push_info(&mut self, message: impl Into<String>) {
         self.push_cell(Cell::Info(message.into()));
     }

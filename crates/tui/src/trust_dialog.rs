@@ -26,16 +26,23 @@ use crate::wrap::{Prefix, sanitize};
 pub enum TrustQuestion {
     /// "Do you trust the files in this folder?", naming the files through which it would act.
     Folder {
+        /// The folder cairn was started in, as the question names it.
         folder: PathBuf,
         /// Relative to `folder`: `.claude/settings.json`, `.mcp.json`…
         acting: Vec<String>,
     },
     /// The folder's settings file `file` sets `permissions.defaultMode: bypassPermissions`.
-    BypassPermissions { file: PathBuf },
+    BypassPermissions {
+        /// The settings file that sets it, as the question names it.
+        file: PathBuf,
+    },
     /// The folder's settings choose where the model requests (and the user's credentials) go,
     /// or which credential is used: each line names the file, the key and its value (a key's
     /// own value is not shown).
-    CredentialSettings { settings: Vec<String> },
+    CredentialSettings {
+        /// One line per setting, listed as given (the binary writes `file: key = value`).
+        settings: Vec<String>,
+    },
 }
 
 /// The user's answer.

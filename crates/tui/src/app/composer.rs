@@ -125,14 +125,20 @@ struct Wrapped {
 }
 
 impl Composer {
+    /// The text as the box shows it: a long paste is still its `[Pasted N lines]`
+    /// placeholder here (what Enter hands over has them expanded).
     pub fn text(&self) -> &str {
         &self.text
     }
 
+    /// Whether nothing is typed, which changes what some keys mean (`?` shows the shortcuts,
+    /// Ctrl+D quits, `/` opens the command menu).
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
 
+    /// Empties the box, forgetting its pastes, cursor and scroll; the width it was last laid
+    /// out at is kept.
     pub fn clear(&mut self) {
         *self = Composer {
             width: self.width.clone(),

@@ -46,7 +46,7 @@ use ratatui::{Terminal, TerminalOptions, Viewport};
 use tokio::signal::unix::SignalKind;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-pub use composer::{Composer, Edit};
+pub(crate) use composer::{Composer, Edit};
 use inline_backend::InlineBackend;
 use input_aids::InputAids;
 
@@ -73,14 +73,22 @@ const SCROLLBACK_BATCH: usize = 100;
 /// What the app needs to know that only the caller can tell it.
 #[derive(Debug, Clone)]
 pub struct AppConfig {
+    /// cairn's version, shown in the welcome line, `/status` and `/doctor`.
     pub version: String,
+    /// The id of the model the session starts with (aliases already resolved): shown in the
+    /// welcome and status lines, and asked for its context window.
     pub model: String,
     /// As settings spell it: `default`, `acceptEdits`, …
     pub permission_mode: String,
+    /// The working directory: where `@` mentions, `/add-dir` and `/export` paths are resolved
+    /// and slash commands are looked up, and which tool calls' paths are shown relative to.
     pub cwd: PathBuf,
+    /// This session's id, for `/status`, the export's file name and the status command, and
+    /// so that `/resume` does not offer the session already open.
     pub session_id: String,
     /// The settings files as they are now, for `/status` and `/config`.
     pub settings: Arc<dyn SettingsView>,
+    /// The custom commands (`.claude/commands`) the `/` menu offers beside the built-in ones.
     pub commands: Vec<CustomCommand>,
     /// Sent as the first message (`cairn "prompt"`).
     pub initial_prompt: Option<String>,
@@ -141,8 +149,11 @@ pub enum AppExit {
 /// What can stop the app early.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
+    /// Reading from or writing to the terminal failed (including entering raw mode).
     #[error("terminal error: {0}")]
     Terminal(#[from] std::io::Error),
+    /// The engine's event channel closed while the app was still running: the engine task
+    /// ended or panicked, so nothing more can be shown or sent.
     #[error("the engine stopped unexpectedly")]
     EngineStopped,
 }
