@@ -177,7 +177,8 @@ pub struct MalformedToolInput {
 /// The complete answer to a [`ModelRequest`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelResponse {
-    /// The provider's id for the message.
+    /// The provider's id for the message (`msg_…` from Anthropic, `chatcmpl-…` from OpenAI);
+    /// empty when an OpenAI-compatible server sent none.
     pub id: String,
     /// The model that answered, as the provider names it in its response: it may differ
     /// from the id requested (a dated id for an undated one, no `provider/` prefix).
@@ -204,7 +205,8 @@ pub trait ModelClient: Send + Sync {
     /// is decoded, and the complete [`ModelResponse`] is returned once the stream ends. A
     /// retried request first reports [`ModelEvent::Retrying`], then the new attempt's events
     /// from its start. Fails with the first error not worth retrying, or with
-    /// [`ModelError::RetriesExhausted`] holding the last one when every attempt failed.
+    /// [`ModelError::RetriesExhausted`] holding the last one when every allowed attempt
+    /// failed.
     async fn stream(
         &self,
         request: &ModelRequest,
