@@ -34,13 +34,21 @@ pub enum ModelError {
     /// None of the variables a provider reads its credential from is set. `variables` lists
     /// them, the one it reads first first.
     #[error("no API credentials: set {}", one_of(.variables))]
-    MissingCredentials { variables: &'static [&'static str] },
+    MissingCredentials {
+        /// The variables the provider reads its credential from, in the order it reads them.
+        variables: &'static [&'static str],
+    },
 
     /// An environment variable or setting holds a value cairn cannot use.
     #[error("{variable} is `{value}`: expected {expected}")]
     InvalidSetting {
+        /// The variable or setting as the user spells it (`API_TIMEOUT_MS`,
+        /// `ANTHROPIC_BASE_URL`, `CAIRN_MAX_RETRIES`).
         variable: &'static str,
+        /// The value found, trimmed, quoted back so the user sees what was read.
         value: String,
+        /// What would be accepted, with an example ("a whole number of milliseconds above 0,
+        /// such as 600000").
         expected: &'static str,
     },
 
@@ -48,16 +56,24 @@ pub enum ModelError {
     #[error(
         "the value of {variable} cannot be sent in an HTTP header (it holds a control character or line break): set it again"
     )]
-    InvalidCredential { variable: &'static str },
+    InvalidCredential {
+        /// The variable the credential was read from (`ANTHROPIC_API_KEY`, …).
+        variable: &'static str,
+    },
 
     /// The command that supplies the key (`apiKeyHelper`) failed. `problem` says how, and
     /// quotes its error output, never its output (which would be the key).
     #[error("the {setting} command failed: {problem}; check the {setting} setting")]
     CredentialHelper {
+        /// The setting that holds the command (`apiKeyHelper`).
         setting: &'static str,
+        /// How it failed: could not start, exit status with its error output, printed
+        /// nothing, took too long.
         problem: String,
     },
 
+    /// The HTTP client could not be built (its TLS set-up failed, say); the text is reqwest's
+    /// error with its sources. Every request of the client fails the same way.
     #[error("could not set up the HTTP client: {0}")]
     HttpClient(String),
 
@@ -67,7 +83,9 @@ pub enum ModelError {
         api_says(.message)
     )]
     Unauthorized {
+        /// The variable the refused credential was read from.
         variable: &'static str,
+        /// The API's own explanation (its error body's `message`); empty when it gave none.
         message: String,
     },
 
@@ -77,7 +95,9 @@ pub enum ModelError {
         api_says(.message)
     )]
     PermissionDenied {
+        /// The variable the credential was read from.
         variable: &'static str,
+        /// The API's own explanation; empty when it gave none.
         message: String,
     },
 
@@ -87,8 +107,12 @@ pub enum ModelError {
         api_says(.message)
     )]
     NotFound {
+        /// The model id the request asked for.
         model: String,
+        /// The API's own explanation; empty when it gave none.
         message: String,
+        /// The variable that says where requests go (`ANTHROPIC_BASE_URL`,
+        /// `OPENAI_BASE_URL`).
         base_url_variable: &'static str,
     },
 
@@ -97,11 +121,17 @@ pub enum ModelError {
         "request too large (413){}: the conversation is over the API's size limit; compact it or drop large attachments",
         api_says(.message)
     )]
-    RequestTooLarge { message: String },
+    RequestTooLarge {
+        /// The API's own explanation; empty when it gave none.
+        message: String,
+    },
 
     /// 400: the API's own message says what it did not accept.
     #[error("the API rejected the request (400): {message}")]
-    InvalidRequest { message: String },
+    InvalidRequest {
+        /// The API's own explanation, or "no details given" when its body had none.
+        message: String,
+    },
 
     /// The conversation is over the model's window, as the provider's dialect recognised
     /// from its own error ("prompt is too long", `context_length_exceeded`): compacting it
@@ -110,35 +140,51 @@ pub enum ModelError {
         "the conversation is over the model's context window{}: compact it (/compact) or start a new session",
         api_says(.message)
     )]
-    ContextWindowExceeded { message: String },
+    ContextWindowExceeded {
+        /// The API's own explanation, which often says how many tokens were sent and how
+        /// many fit.
+        message: String,
+    },
 
     /// Any other HTTP error status (429, 5xx, 529, …). `retry_after` is the server's
     /// `retry-after-ms` / `retry-after` header, when it sent one.
     #[error("{}{}", status_summary(*.status), api_says(.message))]
     Api {
+        /// The HTTP status code.
         status: u16,
+        /// The API's own explanation, or the start of a body that is not the API's JSON
+        /// error (a proxy's page); empty when the body was empty.
         message: String,
+        /// The wait the server asked for before trying again; `None` when it sent neither
+        /// header. Retries honour it up to [`MAX_RETRY_AFTER`](crate::MAX_RETRY_AFTER).
         retry_after: Option<Duration>,
     },
 
     /// The request never got an answer: DNS, connect, TLS, reset, or no response headers.
     #[error("connection error: {message}")]
-    Connection { message: String },
+    Connection {
+        /// What failed: the HTTP library's error with its causes joined by `: `, that
+        /// nothing listens at the address, or how long the response headers were waited for.
+        message: String,
+    },
 
     /// The response body failed part-way through.
     #[error("the response stream broke: {message}")]
-    StreamBroke { message: String },
+    StreamBroke {
+        /// What failed, with the underlying causes joined by `: `.
+        message: String,
+    },
 
     /// The response body ended cleanly but before the API's `message_stop` event.
     #[error("the response stream ended early, before the message was complete")]
     StreamEndedEarly,
 
-    /// No bytes arrived for this long in the middle of a response.
+    /// No bytes arrived for this long in the middle of a response: the idle limit.
     #[error("the response stream stalled: no data for {} s", .0.as_secs())]
     StreamStalled(Duration),
 
-    /// One attempt went on longer than `API_TIMEOUT_MS` allows: a stream that kept sending
-    /// (pings, deltas) without ever finishing.
+    /// One attempt went on longer than `API_TIMEOUT_MS` allows (the limit is the value held):
+    /// a stream that kept sending (pings, deltas) without ever finishing.
     #[error(
         "no complete answer within {} s; the stream kept going without finishing (API_TIMEOUT_MS sets this limit)",
         .0.as_secs_f64()
@@ -150,11 +196,21 @@ pub enum ModelError {
         "the response passed {} MiB without finishing; cairn stopped reading it",
         .limit / (1024 * 1024)
     )]
-    ResponseTooLarge { limit: u64 },
+    ResponseTooLarge {
+        /// The cap, in bytes of response body.
+        limit: u64,
+    },
 
     /// An `error` event in the stream, such as `overloaded_error`.
     #[error("the API reported an error mid-stream ({error_type}): {message}")]
-    StreamError { error_type: String, message: String },
+    StreamError {
+        /// The error's type in Anthropic's words (`overloaded_error`, `api_error`), which
+        /// decides whether it is retried. The OpenAI dialect maps a server error to
+        /// `api_error` and otherwise passes its `type` through (`error` when it has none).
+        error_type: String,
+        /// The provider's explanation.
+        message: String,
+    },
 
     /// A successful response that is not an event stream: usually the base URL
     /// (`base_url_variable`) points at something other than the provider's API. `body` is the
@@ -164,22 +220,29 @@ pub enum ModelError {
         api_says(.body)
     )]
     NotAnEventStream {
+        /// The response's `Content-Type`; empty when it had none.
         content_type: String,
+        /// The start of the body (at most 300 bytes), trimmed.
         body: String,
+        /// The variable that says where requests go.
         base_url_variable: &'static str,
     },
 
-    /// The stream held something that is not the provider's event protocol.
+    /// The stream held something that is not the provider's event protocol; the text says
+    /// what could not be read (an SSE line, an event's JSON).
     #[error("the API sent an event cairn could not read: {0}")]
     InvalidStream(String),
 
     /// Every attempt failed with an error worth retrying.
     #[error("gave up after {attempts} attempts; last error: {last}")]
     RetriesExhausted {
+        /// How many times the request was sent, the first included.
         attempts: u32,
+        /// The error of the last attempt.
         last: Box<ModelError>,
     },
 
+    /// The caller's cancellation token fired; nothing more was read or retried.
     #[error("the request was cancelled")]
     Cancelled,
 }

@@ -23,6 +23,65 @@
 //! included. Their sum ([`Usage::input_total`]) is what the request filled of the window.
 //! Anthropic reports them so; OpenAI's `prompt_tokens` includes its cached tokens
 //! (`prompt_tokens_details.cached_tokens`), so that dialect subtracts them.
+//!
+//! # One request
+//!
+//! A client is built from its configuration (here pointed at a scripted Messages API on
+//! loopback instead of `api.anthropic.com`), streams the answer to a callback, and returns
+//! the whole response, whose cost the registry knows:
+//!
+//! ```
+//! use cairn_llm::{
+//!     AnthropicClient, AnthropicConfig, Credential, ModelClient, ModelEvent, ModelRequest,
+//! };
+//! use cairn_protocol::{ContentBlock, Message, StopReason, SystemPrompt};
+//! use cairn_test_support::{Reply, ScriptedServer};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let server = ScriptedServer::start();
+//! server.push(Reply::text("Hello!").with_usage(1_000_000, 100_000));
+//!
+//! let mut config = AnthropicConfig::new(Credential::ApiKey("test-key".into()));
+//! config.base_url = server.url();
+//! let client = AnthropicClient::new(config)?;
+//! let request = ModelRequest {
+//!     model: "claude-sonnet-4-5".into(),
+//!     system: SystemPrompt::default(),
+//!     messages: vec![Message::user_text("Say hello")],
+//!     tools: vec![],
+//!     max_tokens: 1024,
+//!     text_only: false,
+//! };
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let mut streamed = String::new();
+//! let mut on_event = |event| {
+//!     if let ModelEvent::TextDelta(text) = event {
+//!         streamed.push_str(&text);
+//!     }
+//! };
+//! let response =
+//!     runtime.block_on(client.stream(&request, &mut on_event, &CancellationToken::new()))?;
+//!
+//! assert_eq!(streamed, "Hello!");
+//! assert_eq!(response.content, vec![ContentBlock::text("Hello!")]);
+//! assert_eq!(response.stop_reason, Some(StopReason::EndTurn));
+//! // A million input tokens of Sonnet 4.5 at $3, a hundred thousand output tokens at $15.
+//! let cost = client.model_info(&response.model).cost_usd(&response.usage);
+//! assert_eq!(cost, Some(4.5));
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What this crate must not do
+//!
+//! It talks to models and nothing else: it must not run tools (a tool call is data in the
+//! response, run by whoever holds the executors), write sessions, or decide permissions. No
+//! credential may reach a log, a `Debug` output or an error message: configurations and
+//! credentials print the secret as `<redacted>`, errors name the variable a credential came from, never
+//! its value, and the `apiKeyHelper`'s output is never quoted ([`credential`]). It must not
+//! print; it depends on no cairn crate but `cairn-protocol`.
+
+#![deny(missing_docs)]
 
 pub mod anthropic;
 pub mod credential;
@@ -59,8 +118,14 @@ pub struct ModelRequest {
     pub model: String,
     /// The system prompt; empty for none.
     pub system: SystemPrompt,
+    /// The conversation so far, oldest first, in the Anthropic wire shape of
+    /// `cairn-protocol`; the OpenAI dialect translates it.
     pub messages: Vec<Message>,
+    /// The tools the model is offered, by name, description and input schema; empty for
+    /// none.
     pub tools: Vec<ToolSpec>,
+    /// The most tokens the answer may hold (the wire's `max_tokens`). The OpenAI dialect
+    /// lowers it to the model's own ceiling when the registry knows a lower one.
     pub max_tokens: u32,
     /// The answer must be text: the tools are sent (so the cached prefix stays the same) but
     /// the model may not call them (a summary of the conversation).
@@ -70,17 +135,28 @@ pub struct ModelRequest {
 /// Something that happened while a response streamed. Deltas are forwarded as they arrive.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelEvent {
+    /// More of the answer's text, to append to what came before.
     TextDelta(String),
+    /// More of the model's reasoning (Anthropic's `thinking` blocks, the OpenAI-compatible
+    /// servers' `reasoning_content` or `reasoning`), to append.
     ThinkingDelta(String),
     /// A tool call began; its input is still streaming.
     ToolUseStarted {
+        /// The call's id, which its result must name (made up when a local server sends
+        /// none).
         id: String,
+        /// The tool's name as the model wrote it.
         name: String,
     },
     /// A tool call's input is complete and parsed.
     ToolUseComplete {
+        /// The call's id, the same as in [`ToolUseStarted`](Self::ToolUseStarted).
         id: String,
+        /// The tool's name as the model wrote it.
         name: String,
+        /// The input, always a JSON object: `{}` when what the model wrote was not one (the
+        /// response lists that call in
+        /// [`malformed_tool_inputs`](ModelResponse::malformed_tool_inputs)).
         input: Value,
     },
     /// The request failed and will be sent again after `delay_ms`.
@@ -90,7 +166,9 @@ pub enum ModelEvent {
 /// A tool call whose input the model wrote as something other than a JSON object.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MalformedToolInput {
+    /// The call's id, as in the response's `tool_use` block.
     pub id: String,
+    /// The tool's name as the model wrote it.
     pub name: String,
     /// What was wrong, for the model to read: the parse error and the text it received.
     pub error: String,
@@ -99,15 +177,23 @@ pub struct MalformedToolInput {
 /// The complete answer to a [`ModelRequest`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelResponse {
-    /// The provider's id for the message.
+    /// The provider's id for the message (`msg_…` from Anthropic, `chatcmpl-…` from OpenAI);
+    /// empty when an OpenAI-compatible server sent none.
     pub id: String,
+    /// The model that answered, as the provider names it in its response: it may differ
+    /// from the id requested (a dated id for an undated one, no `provider/` prefix).
     pub model: String,
     /// The assistant's content. A tool call with malformed input appears here with `{}` as
     /// its input (so the conversation stays valid for the API) and is also listed in
     /// `malformed_tool_inputs`.
     pub content: Vec<ContentBlock>,
+    /// Why the model stopped; `None` when an Anthropic stream never said (the OpenAI
+    /// dialect always sets one, [`StopReason::Unknown`] for a reason it does not know).
     pub stop_reason: Option<StopReason>,
+    /// What the request counted, in the four numbers described at the crate's top.
     pub usage: Usage,
+    /// The tool calls whose input was not a JSON object, each with the message the model is
+    /// to read as that call's error result instead of the call being run.
     pub malformed_tool_inputs: Vec<MalformedToolInput>,
 }
 
@@ -115,6 +201,12 @@ pub struct ModelResponse {
 /// `cancel` fires (returning [`ModelError::Cancelled`]).
 #[async_trait]
 pub trait ModelClient: Send + Sync {
+    /// Sends `request` and streams the answer: each [`ModelEvent`] goes to `on_event` as it
+    /// is decoded, and the complete [`ModelResponse`] is returned once the stream ends. A
+    /// retried request first reports [`ModelEvent::Retrying`], then the new attempt's events
+    /// from its start. Fails with the first error not worth retrying, or with
+    /// [`ModelError::RetriesExhausted`] holding the last one when every allowed attempt
+    /// failed.
     async fn stream(
         &self,
         request: &ModelRequest,

@@ -11,7 +11,11 @@ use crate::models::resolve_model;
 /// write and their own share to read ([`Price::with_cache`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Price {
+    /// Input that was neither written to nor read from a cache
+    /// ([`Usage::input_tokens`]), in USD per million tokens.
     pub input_per_mtok: f64,
+    /// Everything the model wrote, its reasoning included ([`Usage::output_tokens`]), in
+    /// USD per million tokens.
     pub output_per_mtok: f64,
     /// Cache writes, as a multiple of the input price.
     pub cache_write_ratio: f64,
@@ -40,10 +44,14 @@ impl Price {
         }
     }
 
+    /// What input written to a cache costs ([`Usage::cache_creation_input_tokens`]), in USD
+    /// per million tokens: the input price times [`cache_write_ratio`](Self::cache_write_ratio).
     pub fn cache_write_per_mtok(&self) -> f64 {
         self.input_per_mtok * self.cache_write_ratio
     }
 
+    /// What input read from a cache costs ([`Usage::cache_read_input_tokens`]), in USD per
+    /// million tokens: the input price times [`cache_read_ratio`](Self::cache_read_ratio).
     pub fn cache_read_per_mtok(&self) -> f64 {
         self.input_per_mtok * self.cache_read_ratio
     }

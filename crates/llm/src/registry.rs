@@ -1,8 +1,8 @@
 //! The model registry: what cairn knows about a model, in one place.
 //!
 //! [`lookup`] answers for any model id: its window, its output ceiling, its prices (with the
-//! cache multipliers) and its capabilities. Claude models come from [`models`](crate::models)
-//! and [`pricing`](crate::pricing); the models of OpenAI-compatible providers from the table
+//! cache multipliers) and its capabilities. Claude models come from [`models`]
+//! and [`pricing`]; the models of OpenAI-compatible providers from the table
 //! below. A provider reports a model's [`ModelInfo`] through
 //! [`ModelClient::model_info`](crate::ModelClient::model_info), and the engine reads the
 //! window and the cost from there, never from a table of its own.
@@ -18,7 +18,11 @@ use crate::pricing::{self, Price};
 /// What a model can do besides text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
+    /// The model can be offered tools and call them through the API's own tool-call fields
+    /// (`tool_use` blocks, `tool_calls`).
     pub tools: bool,
+    /// The model reads images in a message (a screenshot, an image file the Read tool
+    /// returns).
     pub images: bool,
     /// The provider caches prompt prefixes (with marks, or automatically).
     pub prompt_caching: bool,
@@ -54,6 +58,8 @@ pub struct ModelInfo {
     pub max_output_tokens: Option<u32>,
     /// List prices; `None` when unknown, and then so is every cost.
     pub price: Option<Price>,
+    /// What the model can do besides text; [`Capabilities::DEFAULT`] for a model the
+    /// registry does not know.
     pub capabilities: Capabilities,
 }
 

@@ -52,7 +52,11 @@ pub(crate) enum Setback {
 pub struct RetryPolicy {
     /// Attempts in all, the first included; 1 means never retry.
     pub max_attempts: u32,
+    /// The wait before the first retry (500 ms by default); each later one waits twice the
+    /// one before.
     pub base_delay: Duration,
+    /// The longest computed wait (32 s by default); a server's `retry-after` is capped at
+    /// [`MAX_RETRY_AFTER`] instead.
     pub max_delay: Duration,
 }
 

@@ -18,8 +18,11 @@ pub const SMALL_MODEL_VARIABLE: &str = "ANTHROPIC_SMALL_FAST_MODEL";
 /// The answer to a side request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SideAnswer {
+    /// The answer's text blocks joined; empty when the model wrote none.
     pub text: String,
+    /// The model that answered, as the provider named it in its response.
     pub model: String,
+    /// What the request counted, for the session's totals.
     pub usage: Usage,
     /// `None` when the model's prices are unknown.
     pub cost_usd: Option<f64>,
@@ -41,6 +44,8 @@ impl std::fmt::Debug for SideModel {
 }
 
 impl SideModel {
+    /// Side requests to `model` (an id or an alias, resolved here) through `client`.
+    /// `opusplan` means its Sonnet: a side request is never in plan mode.
     pub fn new(client: Arc<dyn ModelClient>, model: impl Into<String>) -> Self {
         SideModel {
             client,
@@ -55,6 +60,7 @@ impl SideModel {
         SideModel::new(client, small_model.unwrap_or("haiku"))
     }
 
+    /// The model id side requests go to, aliases resolved.
     pub fn model(&self) -> &str {
         &self.model
     }

@@ -135,7 +135,10 @@ impl fmt::Debug for Credential {
 pub struct AnthropicConfig {
     /// The API's root, without `/v1/messages`.
     pub base_url: String,
+    /// How requests authenticate: a key, a bearer token, or the `apiKeyHelper` command.
     pub credential: Credential,
+    /// How many times, and after what waits, a failed request is sent again
+    /// (`CAIRN_MAX_RETRIES`).
     pub retry: RetryPolicy,
     /// The limit on opening a connection (TCP and TLS).
     pub connect_timeout: Duration,

@@ -19,6 +19,8 @@ pub const MAX_BREAKPOINTS: usize = 4;
 /// Whether requests carry prompt-caching breakpoints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptCaching {
+    /// Mark the last tool, the static system prompt and the newest message with
+    /// `cache_control`, so each request reads the prefix the previous one wrote (the default).
     Enabled,
     /// `DISABLE_PROMPT_CACHING=1`.
     Disabled,

@@ -30,28 +30,49 @@ pub use assembler::StreamAssembler;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum StreamEvent {
+    /// `message_start`, always first: the message's id and model, and the input counts.
     MessageStart {
+        /// The message as it begins, with no content yet.
         message: MessageStart,
     },
+    /// `content_block_start`: a new block of the answer opens.
     ContentBlockStart {
+        /// The block's position in the message's content; its deltas and stop carry the
+        /// same index.
         index: usize,
+        /// What kind of block it is, with whatever of it the API sent up front.
         content_block: BlockStart,
     },
+    /// `content_block_delta`: more of an open block.
     ContentBlockDelta {
+        /// The block it belongs to.
         index: usize,
+        /// The piece.
         delta: BlockDelta,
     },
+    /// `content_block_stop`: the block is complete (a tool call's input can now be parsed).
     ContentBlockStop {
+        /// The block that closed.
         index: usize,
     },
+    /// `message_delta`, near the end: the stop reason and the final counts.
     MessageDelta {
+        /// The message-level changes.
         delta: MessageDelta,
+        /// The counts so far; they repeat or raise those of `message_start`, so a non-zero
+        /// count replaces the earlier one ([`Usage::update_from`]). Zero when absent.
         #[serde(default)]
         usage: Usage,
     },
+    /// `message_stop`: the message is complete.
     MessageStop,
+    /// `ping`: a keep-alive with no content (its bytes keep the stream from counting as
+    /// stalled).
     Ping,
+    /// `error`: the API failed mid-stream (overloaded, say); becomes
+    /// [`ModelError::StreamError`].
     Error {
+        /// The error's type and message.
         error: StreamErrorBody,
     },
     /// An event type this version does not know; skipped.
@@ -62,8 +83,12 @@ pub enum StreamEvent {
 /// The message envelope of `message_start`; its content is always empty.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct MessageStart {
+    /// The API's id for the message (`msg_…`).
     pub id: String,
+    /// The model that answers, as the API names it (it may differ from the alias requested).
     pub model: String,
+    /// The input counts (with caching, the cache writes and reads); the output count is a
+    /// placeholder that `message_delta` replaces. Zero when absent.
     #[serde(default)]
     pub usage: Usage,
 }
@@ -72,21 +97,32 @@ pub struct MessageStart {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum BlockStart {
+    /// A text block.
     Text {
+        /// Text sent with the start, usually empty: the text follows as `text_delta`s.
         #[serde(default)]
         text: String,
     },
+    /// The model's visible reasoning (extended thinking).
     Thinking {
+        /// Reasoning sent with the start, usually empty: it follows as `thinking_delta`s.
         #[serde(default)]
         thinking: String,
+        /// The signature that lets the block be sent back, usually empty here: it follows
+        /// as a `signature_delta`.
         #[serde(default)]
         signature: String,
     },
+    /// Reasoning the API withholds, encrypted; it must be sent back unchanged.
     RedactedThinking {
+        /// The encrypted reasoning, whole (no deltas follow).
         data: String,
     },
+    /// A tool call.
     ToolUse {
+        /// The call's id (`toolu_…`), which its result must name.
         id: String,
+        /// The tool's name as offered in the request.
         name: String,
         /// Normally `{}`: the real input follows as `input_json_delta` pieces.
         #[serde(default)]
@@ -102,19 +138,27 @@ pub enum BlockStart {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum BlockDelta {
+    /// More of a text block.
     TextDelta {
+        /// The text to append.
         text: String,
     },
     /// A piece of a tool call's input; the pieces joined are one JSON document.
     InputJsonDelta {
+        /// The piece, not valid JSON on its own.
         partial_json: String,
     },
+    /// More of a thinking block.
     ThinkingDelta {
+        /// The reasoning to append.
         thinking: String,
     },
+    /// A thinking block's signature, sent once before the block stops.
     SignatureDelta {
+        /// The signature to append.
         signature: String,
     },
+    /// A delta type this version does not know; skipped.
     #[serde(other)]
     Unknown,
 }
@@ -122,6 +166,7 @@ pub enum BlockDelta {
 /// The top-level changes in `message_delta`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct MessageDelta {
+    /// Why the model stopped; `None` when this delta does not say.
     #[serde(default)]
     pub stop_reason: Option<StopReason>,
 }
@@ -129,8 +174,11 @@ pub struct MessageDelta {
 /// The body of an `error` event: `{"type": "overloaded_error", "message": "Overloaded"}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct StreamErrorBody {
+    /// The error's `type` (`overloaded_error`, `api_error`, …), which decides whether the
+    /// request is retried.
     #[serde(rename = "type")]
     pub error_type: String,
+    /// The API's explanation; empty when absent.
     #[serde(default)]
     pub message: String,
 }

@@ -32,10 +32,20 @@ pub struct OpenAiConfig {
     pub api_key: Option<String>,
     /// The variables errors name: where the key and the base URL come from.
     pub variables: ProviderVariables,
+    /// How many times, and after what waits, a failed request is sent again
+    /// (`CAIRN_MAX_RETRIES`).
     pub retry: RetryPolicy,
+    /// The limit on opening a connection (TCP and TLS).
     pub connect_timeout: Duration,
+    /// The longest silence accepted while waiting for response headers or between two chunks
+    /// of a stream (five minutes by default, as for Anthropic: a local model may take long
+    /// over its first token).
     pub idle_timeout: Duration,
+    /// The longest one attempt may take, headers to the end of the stream
+    /// (`API_TIMEOUT_MS`): for a stream that keeps sending and never ends.
     pub request_timeout: Duration,
+    /// The most bytes of one response body read before giving up on it
+    /// ([`ModelError::ResponseTooLarge`]).
     pub max_response_bytes: u64,
     /// The provider's name as `--model` prefixes it (`ollama` in `ollama/llama3`): taken off
     /// the model id before it is sent.

@@ -14,11 +14,16 @@ use super::OpenAiConfig;
 pub struct BuiltinProvider {
     /// What `--model` names it by: `openai`, `ollama`, …
     pub name: &'static str,
-    /// The variable that holds its key, and whether a key is required.
+    /// The variable that holds its key (`OPENAI_API_KEY`, `OLLAMA_API_KEY`, …).
     pub key_variable: &'static str,
+    /// Whether a request without a key is refused before it is sent
+    /// ([`ModelError::MissingCredentials`]): true for hosted APIs, false for local servers,
+    /// which usually need none.
     pub key_required: bool,
-    /// The variable that says where it listens, and where it listens when that is unset.
+    /// The variable that says where it listens (`OPENAI_BASE_URL`, `OLLAMA_HOST`, …).
     pub base_url_variable: &'static str,
+    /// Where it listens when that variable is unset: the hosted API, or the local server's
+    /// usual port.
     pub default_base_url: &'static str,
     /// Added to the base URL from the variable (`OLLAMA_HOST` names the server, its
     /// compatible API is under `/v1`).

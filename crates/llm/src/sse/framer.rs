@@ -44,9 +44,13 @@ pub struct SseEvent<'a> {
 /// A byte stream that cannot be read as server-sent events.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SseError {
-    /// The stream is not UTF-8 text. `offset` counts bytes from the start of the stream.
+    /// The stream is not UTF-8 text.
     #[error("the event stream is not UTF-8: byte {offset} does not begin a valid character")]
-    InvalidUtf8 { offset: u64 },
+    InvalidUtf8 {
+        /// Where the invalid bytes begin, in bytes from the start of the stream (the byte
+        /// order mark included).
+        offset: u64,
+    },
 }
 
 /// Splits a byte stream into [`SseEvent`]s, whatever the chunking.
@@ -97,6 +101,7 @@ struct PendingEvent {
 }
 
 impl SseFramer {
+    /// A framer at the start of a stream (a byte order mark may still come).
     pub fn new() -> Self {
         SseFramer::default()
     }

@@ -70,6 +70,7 @@ enum BlockState {
 }
 
 impl StreamAssembler {
+    /// An assembler that has seen no event yet.
     pub fn new() -> Self {
         StreamAssembler::default()
     }
