@@ -55,7 +55,8 @@ pub(crate) struct ToolOutcome {
 
 /// The argument that says what a call is about: the file for `Read`, `Edit` and `Write`, the
 /// command (its first line) for `Bash`, the pattern for `Grep` and `Glob`, the directory for
-/// `LS`; for other tools the first string argument, if any.
+/// `LS`; for other tools the first string argument, if any. It is one line: the lines of a
+/// multi-line argument are joined with ` ⏎ `, so they never run into each other.
 ///
 /// ```
 /// use cairn_tui::key_argument;
@@ -63,8 +64,26 @@ pub(crate) struct ToolOutcome {
 ///
 /// let input = json!({"command": "cargo test\n--workspace", "timeout": 600});
 /// assert_eq!(key_argument("Bash", &input).as_deref(), Some("cargo test …"));
+/// let input = json!({"note": "Bump the port to 20002.\nUpdate the docs"});
+/// assert_eq!(
+///     key_argument("mcp__notes__add", &input).as_deref(),
+///     Some("Bump the port to 20002. ⏎ Update the docs")
+/// );
 /// ```
 pub fn key_argument(tool: &str, input: &Value) -> Option<String> {
+    argument_of(tool, input).map(|argument| one_line(&argument))
+}
+
+/// `text`'s lines, each trimmed, the empty ones left out, joined with ` ⏎ `.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ⏎ ")
+}
+
+fn argument_of(tool: &str, input: &Value) -> Option<String> {
     let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_string);
     match tool {
         "Read" | "Edit" | "MultiEdit" | "Write" => field("file_path"),

@@ -221,3 +221,17 @@ fn mcp_tools_show_server_and_tool() {
     );
     assert_eq!(plain(&mcp, 40)[0], "● github:get_issue(a/b)");
 }
+
+#[test]
+fn a_multi_line_argument_is_joined_in_the_title_not_glued() {
+    let task = call(
+        "mcp__tracker__update",
+        json!({"summary": "Bump the port to 20002.\n\n  Update the docs"}),
+        "done",
+        false,
+    );
+    assert_eq!(
+        plain(&task, 80)[0],
+        "● tracker:update(Bump the port to 20002. ⏎ Update the docs)"
+    );
+}
