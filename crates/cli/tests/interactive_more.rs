@@ -69,6 +69,16 @@ fn dont_ask_again_saves_the_rule_in_the_local_settings() {
     // The project's shared settings are untouched.
     let shared = std::fs::read_to_string(h.path(".claude/settings.json")).unwrap();
     assert!(!shared.contains("permissions"), "{shared}");
+    // `/permissions` names the file the rule is kept in, in this session already.
+    let rule = allow[0].as_str().unwrap();
+    term.send_line("/permissions");
+    let screen = term.wait_for("Change them with /permissions");
+    let line = screen
+        .lines()
+        .rfind(|line| line.trim_start().starts_with(rule) && line.contains("  ("))
+        .unwrap_or_else(|| panic!("{rule} is listed: {screen}"));
+    assert!(line.contains("settings.local.json)"), "{line}");
+    assert!(!line.contains("(this session)"), "{line}");
 }
 
 #[test]

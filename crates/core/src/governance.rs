@@ -435,15 +435,25 @@ impl Governance {
     /// keeps rules ([`Governance::rules_kept_in`]), the rule is also saved in the project's
     /// local settings for later sessions. Failing to save it is a warning.
     fn keep_rule(&self, rule: &str, events: &EventSender) {
-        if let Some(project) = &self.rules_kept_in
-            && let Err(err) = cairn_config::rules_file::save_allow_rules(
-                project,
-                cairn_policy::rules::split_rule_list(rule),
-            )
-        {
-            events.emit(AgentEvent::Warning {
+        let Some(project) = &self.rules_kept_in else {
+            return;
+        };
+        let rules = cairn_policy::rules::split_rule_list(rule);
+        match cairn_config::rules_file::save_allow_rules(project, &rules) {
+            // Kept in the file now: `/permissions` says so, not "this session".
+            Ok(file) => {
+                let origin = cairn_policy::rules::RuleOrigin::new(
+                    file.display().to_string(),
+                    project.clone(),
+                );
+                for rule in &rules {
+                    // It parsed when it was allowed for the session, so it parses again.
+                    let _ = self.gate.keep_session_rule(rule, origin.clone());
+                }
+            }
+            Err(err) => events.emit(AgentEvent::Warning {
                 message: err.to_string(),
-            });
+            }),
         }
     }
 

@@ -307,6 +307,19 @@ impl PermissionGate {
         removed
     }
 
+    /// A rule allowed during this session that is now kept in a settings file ("Yes, and
+    /// don't ask again" where the face saves rules): it leaves this session's rules and holds
+    /// as a rule of `origin`, so `/permissions` names the file it is in. A rule that does not
+    /// parse changes nothing.
+    pub fn keep_session_rule(&self, text: &str, origin: RuleOrigin) -> Result<(), RuleError> {
+        self.add_rule(RuleKind::Allow, text, origin)?;
+        self.session_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .retain(|rule| rule.trim() != text.trim());
+        Ok(())
+    }
+
     /// The rules allowed with "yes, and don't ask again" during this session.
     pub fn session_rules(&self) -> Vec<String> {
         self.session_rules
