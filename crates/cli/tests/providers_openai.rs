@@ -678,3 +678,85 @@ fn anthropic_thinking_is_asked_for_and_its_signature_kept_across_a_tool_call() {
     assert!(stderr.contains("MAX_THINKING_TOKENS is `100`"), "{stderr}");
     assert_eq!(h.server.requests().len(), 4);
 }
+
+/// A local model that writes its call as text — Qwen's `<tool_call>` tags, or a bare JSON
+/// object — has it run as the call: the tool runs, the next request carries the call and
+/// its result under one id, `--verbose` says so; the JSON never reaches the output.
+#[test]
+fn a_tool_call_written_as_text_is_run_as_the_call() {
+    let call = json!({"name": "Read", "arguments": {"file_path": "a.txt"}});
+    for text in [
+        format!("<tool_call>\n{call}\n</tool_call>"),
+        format!("{call}\n"),
+    ] {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        h.server.push(Reply::text(text.clone()));
+        h.server.push(Reply::text("It says alpha."));
+        let mut command = h.command();
+        without_anthropic(&mut command)
+            .env("OLLAMA_HOST", h.server.url())
+            .args(["--model", "ollama/qwen2.5-coder", "-p", "read a.txt"])
+            .args(["--output-format", "stream-json", "--verbose"]);
+        let (code, stdout, stderr) = run(&mut command);
+        assert_eq!(code, Some(0), "{text}: {stderr}");
+        assert!(
+            stderr.contains("debug: the model wrote its call of Read (call_text"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("(1 tool calls read from text in this run)"),
+            "{stderr}"
+        );
+        assert!(!stdout.contains("file_path\\\":"), "{stdout}");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        let messages = requests[1].body["messages"].as_array().unwrap();
+        let assistant = messages
+            .iter()
+            .find(|message| message["role"] == "assistant")
+            .unwrap();
+        assert_eq!(
+            assistant["content"],
+            json!(""),
+            "the JSON is no text: {assistant}"
+        );
+        let sent_call = &assistant["tool_calls"][0];
+        assert_eq!(sent_call["function"]["name"], json!("Read"));
+        assert_eq!(
+            serde_json::from_str::<Value>(sent_call["function"]["arguments"].as_str().unwrap())
+                .unwrap(),
+            json!({"file_path": "a.txt"})
+        );
+        let results = Dialect::OpenAi.tool_results(&requests[1]);
+        assert_eq!(results.len(), 1, "{results:?}");
+        assert_eq!(json!(results[0].0), sent_call["id"]);
+        assert!(results[0].1.contains("alpha"), "{results:?}");
+        let last = stdout.lines().last().unwrap();
+        let result: Value = serde_json::from_str(last).unwrap();
+        assert_eq!(result["result"], json!("It says alpha."));
+    }
+}
+
+/// A call with prose around it is text: shown as the model wrote it, nothing run.
+#[test]
+fn a_call_with_prose_around_it_stays_text() {
+    let h = Harness::new();
+    std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+    let text = r#"I would call {"name": "Read", "arguments": {"file_path": "a.txt"}} next."#;
+    h.server.push(Reply::text(text));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args([
+            "--model",
+            "ollama/qwen2.5-coder",
+            "-p",
+            "read a.txt",
+            "--verbose",
+        ]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, format!("{text}\n"));
+    assert!(!stderr.contains("read from text"), "{stderr}");
+    assert_eq!(h.server.requests().len(), 1);
+}

@@ -151,6 +151,13 @@ impl Dialect for Messages {
         Box::new(StreamDecoder::new())
     }
 
+    /// Claude calls its tools; a Claude answer that is only a call's JSON is more likely an
+    /// example the user asked for. Another model behind a gateway on this API may write its
+    /// calls as text, as it would on Chat Completions.
+    fn reads_calls_in_text(&self, request: &ModelRequest) -> bool {
+        crate::models::context_window(&crate::models::resolve_model(&request.model)).is_none()
+    }
+
     fn classify(
         &self,
         status: u16,

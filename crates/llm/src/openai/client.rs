@@ -197,6 +197,11 @@ impl Dialect for Chat {
         Box::new(ChatDecoder::new(&request.model))
     }
 
+    /// Local models behind these servers often write their calls as text.
+    fn reads_calls_in_text(&self, _request: &ModelRequest) -> bool {
+        true
+    }
+
     fn classify(
         &self,
         status: u16,
