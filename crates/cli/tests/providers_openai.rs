@@ -501,43 +501,48 @@ fn a_full_window_is_compacted_on_both_dialects() {
     }
 }
 
-/// Memory recall on another provider goes to the run's own model: that provider has no
-/// haiku to ask.
+/// Memory recall on another provider goes to the `smallModel` its settings entry names, on
+/// the same provider; without one, to the run's own model (that provider has no haiku).
 #[test]
-fn recall_on_another_provider_asks_the_main_model() {
-    let h = Harness::new();
-    let dir = h.home.path().join("memories");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("feedback_0.md"),
-        "---\nname: rule\ndescription: what the user said about tests\ntype: feedback\n---\nUse tables.\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("MEMORY.md"), "- [rule](feedback_0.md) — tests\n").unwrap();
-    let claude = h.home.path().join(".claude");
-    std::fs::create_dir_all(&claude).unwrap();
-    std::fs::write(
-        claude.join("settings.json"),
-        json!({"autoMemoryDirectory": dir}).to_string(),
-    )
-    .unwrap();
-    h.server
-        .reply_to_side_requests(vec![Reply::text("{\"selected_memories\": []}")]);
-    h.server
-        .push(Reply::text("done").with_delay(Duration::from_millis(300)));
-    let mut command = h.command();
-    without_anthropic(&mut command)
-        .env("OLLAMA_HOST", h.server.url())
-        .args(["--model", "ollama/llama3.2", "-p", "how do we write tests?"]);
-    let (code, _, stderr) = run(&mut command);
-    assert_eq!(code, Some(0), "{stderr}");
-    let requests = h.server.requests();
-    let models: Vec<&Value> = requests.iter().map(|r| &r.body["model"]).collect();
-    assert!(requests.len() >= 2, "a recall and the answer: {models:?}");
-    assert!(
-        models.iter().all(|m| **m == json!("llama3.2")),
-        "{models:?}"
-    );
+fn recall_on_another_provider_asks_its_small_model() {
+    for (small_model, recall_model) in [(None, "llama3.2"), (Some("qwen2.5:0.5b"), "qwen2.5:0.5b")]
+    {
+        let h = Harness::new();
+        let dir = h.home.path().join("memories");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("feedback_0.md"),
+            "---\nname: rule\ndescription: what the user said about tests\ntype: feedback\n---\nUse tables.\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("MEMORY.md"), "- [rule](feedback_0.md) — tests\n").unwrap();
+        let mut settings = json!({"autoMemoryDirectory": dir});
+        if let Some(small) = small_model {
+            settings["providers"] = json!({"ollama": {"smallModel": small}});
+        }
+        h.user_settings(settings);
+        h.server
+            .reply_to_side_requests(vec![Reply::text("{\"selected_memories\": []}")]);
+        h.server
+            .push(Reply::text("done").with_delay(Duration::from_millis(300)));
+        let mut command = h.command();
+        without_anthropic(&mut command)
+            .env("OLLAMA_HOST", h.server.url())
+            .args(["--model", "ollama/llama3.2", "-p", "how do we write tests?"]);
+        let (code, _, stderr) = run(&mut command);
+        assert_eq!(code, Some(0), "{stderr}");
+        let requests = h.server.requests();
+        let (recalls, answers): (Vec<_>, Vec<_>) = requests
+            .iter()
+            .partition(|r| r.body["tools"].as_array().is_none_or(Vec::is_empty));
+        assert!(!recalls.is_empty(), "a recall request: {requests:#?}");
+        for recall in recalls {
+            assert_eq!(recall.path, "/v1/chat/completions");
+            assert_eq!(recall.body["model"], json!(recall_model), "{small_model:?}");
+        }
+        assert_eq!(answers.len(), 1);
+        assert_eq!(answers[0].body["model"], json!("llama3.2"));
+    }
 }
 
 /// A model that is not Claude's, sent to Anthropic's endpoint, gets a 404 that says how to
@@ -759,4 +764,108 @@ fn a_call_with_prose_around_it_stays_text() {
     assert_eq!(stdout, format!("{text}\n"));
     assert!(!stderr.contains("read from text"), "{stderr}");
     assert_eq!(h.server.requests().len(), 1);
+}
+
+/// `--max-thinking-tokens` is Claude Code's flag: it wins over `MAX_THINKING_TOKENS` and
+/// `alwaysThinkingEnabled`, 0 turns thinking off, and a budget the API would refuse is a
+/// usage error naming the flag.
+#[test]
+fn the_thinking_flag_wins_over_the_variable_and_the_setting() {
+    let h = Harness::new();
+    let thinking = |h: &Harness, extra: &[&str], n: usize| -> Option<Value> {
+        h.server.push(Reply::text("Thought."));
+        let (code, _, stderr) = run(h
+            .command()
+            .env("MAX_THINKING_TOKENS", "4096")
+            .args(extra)
+            .args(["-p", "go"]));
+        assert_eq!(code, Some(0), "{extra:?}: {stderr}");
+        h.server.wait_for_requests(n, WAIT)[n - 1]
+            .body
+            .get("thinking")
+            .cloned()
+    };
+    assert_eq!(
+        thinking(&h, &["--max-thinking-tokens", "8192"], 1),
+        Some(json!({"type": "enabled", "budget_tokens": 8192}))
+    );
+    assert_eq!(
+        thinking(&h, &[], 2),
+        Some(json!({"type": "enabled", "budget_tokens": 4096}))
+    );
+    h.user_settings(json!({"alwaysThinkingEnabled": true}));
+    assert_eq!(thinking(&h, &["--max-thinking-tokens", "0"], 3), None);
+
+    let (code, _, stderr) = run(h
+        .command()
+        .args(["--max-thinking-tokens", "100", "-p", "go"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("'--max-thinking-tokens <TOKENS>'")
+            && stderr.contains("at least 1024 (0 turns thinking off)"),
+        "{stderr}"
+    );
+    assert_eq!(h.server.requests().len(), 3);
+}
+
+/// OpenAI's reasoning models get the run's thinking budget as `reasoning_effort`; a model
+/// the registry does not mark so gets no such field, whatever the budget.
+#[test]
+fn openai_reasoning_models_get_a_reasoning_effort() {
+    let h = Harness::new();
+    // (model, flags, variables, the effort sent)
+    type Case<'a> = (
+        &'a str,
+        &'a [&'a str],
+        &'a [(&'a str, &'a str)],
+        Option<&'a str>,
+    );
+    let cases: [Case; 5] = [
+        (
+            "openai/o3",
+            &["--max-thinking-tokens", "4096"],
+            &[],
+            Some("low"),
+        ),
+        (
+            "openai/o4-mini",
+            &[],
+            &[("MAX_THINKING_TOKENS", "16000")],
+            Some("medium"),
+        ),
+        (
+            "openai/gpt-5",
+            &["--max-thinking-tokens", "31999"],
+            &[],
+            Some("high"),
+        ),
+        ("openai/o3", &[], &[], None),
+        (
+            "openai/gpt-4o",
+            &["--max-thinking-tokens", "31999"],
+            &[],
+            None,
+        ),
+    ];
+    for (n, (model, flags, variables, effort)) in cases.into_iter().enumerate() {
+        h.server.push(Reply::text("Reasoned."));
+        let mut command = h.command();
+        without_anthropic(&mut command)
+            .env_remove("MAX_THINKING_TOKENS")
+            .env("OPENAI_API_KEY", "sk-openai-test")
+            .env("OPENAI_BASE_URL", format!("{}/v1", h.server.url()))
+            .envs(variables.iter().copied())
+            .args(["--model", model])
+            .args(flags)
+            .args(["-p", "go"]);
+        let (code, stdout, stderr) = run(&mut command);
+        assert_eq!(code, Some(0), "{model}: {stderr}");
+        assert_eq!(stdout, "Reasoned.\n");
+        let body = &h.server.wait_for_requests(n + 1, WAIT)[n].body;
+        assert_eq!(
+            body.get("reasoning_effort"),
+            effort.map(Value::from).as_ref(),
+            "{model} {flags:?} {variables:?}"
+        );
+    }
 }

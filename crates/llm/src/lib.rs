@@ -36,6 +36,7 @@ mod retry;
 pub mod side;
 pub mod sse;
 pub mod text_calls;
+pub mod thinking;
 mod transport;
 
 use async_trait::async_trait;
