@@ -1,7 +1,8 @@
-//! Providers through the real binary: the same scenarios on the Anthropic Messages dialect
-//! and on an OpenAI-compatible one (Chat Completions), and what only the second has —
-//! `<provider>/<model>`, a run with no Anthropic variable at all, reasoning passed back where
-//! the model needs it, and the cost of a model without known prices shown as unknown.
+//! Providers through the real binary: what the OpenAI-compatible ones (Chat Completions)
+//! have beyond the scenarios `dialects.rs` runs on both dialects — `<provider>/<model>`, a
+//! run with no Anthropic variable at all, reasoning passed back where the model needs it,
+//! `reasoning_effort`, tool calls written as text, the provider's small model, and the cost
+//! of a model without known prices shown as unknown — and thinking on Anthropic's.
 
 #![allow(
     clippy::unwrap_used,
@@ -9,172 +10,17 @@
     reason = "a test should fail loudly"
 )]
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cairn_test_support::{RecordedRequest, Reply, ScriptedBlock};
+use cairn_test_support::{Reply, ScriptedBlock};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 mod support;
 use support::{Harness, WAIT};
 
-/// Which API a scenario's server speaks, and how cairn is pointed at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dialect {
-    /// The default provider: `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
-    Anthropic,
-    /// `--model openai/gpt-4o` with `OPENAI_API_KEY` and `OPENAI_BASE_URL`, and no
-    /// Anthropic variable set.
-    OpenAi,
-}
-
-const BOTH: [Dialect; 2] = [Dialect::Anthropic, Dialect::OpenAi];
-
-/// Every Anthropic variable a run could read; an OpenAI-dialect run has none of them.
-const ANTHROPIC_VARIABLES: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_MODEL",
-    "ANTHROPIC_SMALL_FAST_MODEL",
-];
-
-/// Removes every Anthropic variable from `command`.
-fn without_anthropic(command: &mut Command) -> &mut Command {
-    for name in ANTHROPIC_VARIABLES {
-        command.env_remove(name);
-    }
-    command
-}
-
-impl Dialect {
-    /// `cairn -p …` in `h`, pointed at its server in this dialect.
-    fn command(self, h: &Harness) -> Command {
-        let mut command = h.command();
-        if self == Dialect::OpenAi {
-            without_anthropic(&mut command)
-                .env("OPENAI_API_KEY", "sk-openai-test")
-                .env("OPENAI_BASE_URL", format!("{}/v1", h.server.url()))
-                .args(["--model", "openai/gpt-4o"]);
-        }
-        command
-    }
-
-    fn path(self) -> &'static str {
-        match self {
-            Dialect::Anthropic => "/v1/messages",
-            Dialect::OpenAi => "/v1/chat/completions",
-        }
-    }
-
-    /// The tool results request `request` carries, as (call id, result text, is error).
-    fn tool_results(self, request: &RecordedRequest) -> Vec<(String, String, bool)> {
-        let messages = request.body["messages"].as_array().unwrap();
-        match self {
-            Dialect::Anthropic => messages
-                .iter()
-                .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
-                .filter(|block| block["type"] == "tool_result")
-                .map(|block| {
-                    let text = block["content"]
-                        .as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| block["content"].to_string());
-                    (
-                        block["tool_use_id"].as_str().unwrap().to_owned(),
-                        text,
-                        block["is_error"] == json!(true),
-                    )
-                })
-                .collect(),
-            Dialect::OpenAi => messages
-                .iter()
-                .filter(|message| message["role"] == "tool")
-                .map(|message| {
-                    let text = message["content"].as_str().unwrap().to_owned();
-                    let error = text.starts_with("Error");
-                    (
-                        message["tool_call_id"].as_str().unwrap().to_owned(),
-                        text,
-                        error,
-                    )
-                })
-                .collect(),
-        }
-    }
-}
-
-fn tool_use(id: &str, name: &str, input: Value) -> ScriptedBlock {
-    ScriptedBlock::ToolUse {
-        id: id.into(),
-        name: name.into(),
-        input,
-    }
-}
-
-fn run(command: &mut Command) -> (Option<i32>, String, String) {
-    let output = command.output().unwrap();
-    (
-        output.status.code(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
-
-/// Two reads in one message, answered by their ids in the next request, then the answer.
-#[test]
-fn a_parallel_tool_round_trip_is_answered_by_id_on_both_dialects() {
-    for dialect in BOTH {
-        let h = Harness::new();
-        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
-        std::fs::write(h.path("b.txt"), "beta\n").unwrap();
-        h.server.push(Reply::blocks(vec![
-            tool_use("call_a", "Read", json!({"file_path": "a.txt"})),
-            tool_use("call_b", "Read", json!({"file_path": "b.txt"})),
-        ]));
-        h.server.push(Reply::text("Both read."));
-        let (code, stdout, stderr) = run(dialect.command(&h).args(["-p", "read both"]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        assert_eq!(stdout, "Both read.\n", "{dialect:?}");
-        let requests = h.server.wait_for_requests(2, WAIT);
-        assert!(
-            requests.iter().all(|r| r.path == dialect.path()),
-            "{dialect:?}"
-        );
-        let results = dialect.tool_results(&requests[1]);
-        let ids: Vec<&str> = results.iter().map(|(id, _, _)| id.as_str()).collect();
-        assert_eq!(ids, vec!["call_a", "call_b"], "{dialect:?}");
-        assert!(results[0].1.contains("alpha"), "{dialect:?}: {results:?}");
-        assert!(results[1].1.contains("beta"), "{dialect:?}: {results:?}");
-    }
-}
-
-/// In `-p` nobody can be asked: a write is refused, the model is told why, the disk is
-/// untouched, on either dialect.
-#[test]
-fn print_mode_refuses_a_write_on_both_dialects() {
-    for dialect in BOTH {
-        let h = Harness::new();
-        h.server.push(Reply::tool_use(
-            "w",
-            "Write",
-            json!({"file_path": "new.txt", "content": "x"}),
-        ));
-        h.server.push(Reply::text("Could not write."));
-        let (code, stdout, stderr) = run(dialect.command(&h).args(["-p", "write it"]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        assert_eq!(stdout, "Could not write.\n");
-        let requests = h.server.wait_for_requests(2, WAIT);
-        let results = dialect.tool_results(&requests[1]);
-        assert_eq!(results.len(), 1, "{dialect:?}");
-        let (id, text, is_error) = &results[0];
-        assert_eq!(id, "w");
-        assert!(is_error, "{dialect:?}: {text}");
-        assert!(text.contains("nobody can be asked in cairn -p"), "{text}");
-        assert!(!h.path("new.txt").exists(), "{dialect:?}");
-    }
-}
+mod dialect;
+use dialect::{Dialect, run, tool_use, without_anthropic};
 
 /// Chat Completions specifics: the system prompt first, tools as functions, usage asked for,
 /// the key as a bearer token and no Anthropic header.
@@ -440,65 +286,6 @@ fn a_projects_ollama_host_is_not_followed() {
     let (code, stdout, stderr) = run(&mut command);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     assert!(h.server.requests().is_empty(), "{stderr}");
-}
-
-/// `-c` carries the conversation on: the second run's request holds the first exchange, on
-/// either dialect.
-#[test]
-fn continue_carries_the_conversation_on_both_dialects() {
-    for dialect in BOTH {
-        let h = Harness::new();
-        h.server.push(Reply::text("The number is noted."));
-        h.server.push(Reply::text("It was 42."));
-        let (code, _, stderr) = run(dialect.command(&h).args(["-p", "Remember the number 42."]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        let (code, stdout, stderr) =
-            run(dialect
-                .command(&h)
-                .args(["-c", "-p", "What was the number?"]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        assert_eq!(stdout, "It was 42.\n");
-        let requests = h.server.wait_for_requests(2, WAIT);
-        let sent = requests[1].body["messages"].to_string();
-        assert!(
-            sent.contains("Remember the number 42.") && sent.contains("The number is noted."),
-            "{dialect:?}: {sent}"
-        );
-        assert_eq!(requests[1].path, dialect.path());
-    }
-}
-
-/// A reply that fills the window (as its usage says) is compacted before the next request,
-/// through the provider's own summary request, on either dialect.
-#[test]
-fn a_full_window_is_compacted_on_both_dialects() {
-    const SUMMARY: &str = "SUMMARY-OF-THE-SESSION: a.txt was read.";
-    for dialect in BOTH {
-        let h = Harness::new();
-        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
-        h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
-        h.server.push(
-            Reply::tool_use("call_r", "Read", json!({"file_path": "a.txt"})).with_usage(19_500, 10),
-        );
-        h.server.push(Reply::text("Done."));
-        let (code, stdout, stderr) = run(dialect
-            .command(&h)
-            .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "20000")
-            .args(["-p", "read a.txt"]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        assert_eq!(stdout, "Done.\n", "{dialect:?}");
-        let requests = h.server.requests();
-        let summaries = requests
-            .iter()
-            .filter(|r| r.body["tool_choice"]["type"] == "none" || r.body["tool_choice"] == "none")
-            .count();
-        assert_eq!(summaries, 1, "{dialect:?}: {requests:#?}");
-        let last = requests.last().unwrap().body["messages"].to_string();
-        assert!(
-            last.contains("SUMMARY-OF-THE-SESSION"),
-            "{dialect:?}: {last}"
-        );
-    }
 }
 
 /// Memory recall on another provider goes to the `smallModel` its settings entry names, on
