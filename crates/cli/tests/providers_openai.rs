@@ -656,3 +656,39 @@ fn openai_reasoning_models_get_a_reasoning_effort() {
         );
     }
 }
+
+/// On the Messages API a call written as text is read only for a model that is not Claude
+/// (a gateway's): Claude calls its tools, and its answer that is only a call's JSON stays
+/// the text it wrote.
+#[test]
+fn on_the_messages_api_only_a_model_that_is_not_claude_has_its_text_read_as_a_call() {
+    let text = format!(
+        "<tool_call>{}</tool_call>",
+        json!({"name": "Read", "arguments": {"file_path": "a.txt"}})
+    );
+    for (model, read_as_call) in [("gateway-qwen3-coder", true), ("claude-sonnet-4-5", false)] {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        h.server.push(Reply::text(text.clone()));
+        h.server.push(Reply::text("It says alpha."));
+        let (code, stdout, stderr) =
+            run(h
+                .command()
+                .args(["--model", model, "-p", "read a.txt", "--verbose"]));
+        assert_eq!(code, Some(0), "{model}: {stderr}");
+        let requests = h.server.requests();
+        if read_as_call {
+            assert_eq!(stdout, "It says alpha.\n", "{model}");
+            assert_eq!(requests.len(), 2, "{model}");
+            let results = Dialect::Anthropic.tool_results(&requests[1]);
+            let call = &requests[1].body["messages"][1]["content"][0];
+            assert_eq!(call["type"], json!("tool_use"), "{call}");
+            assert_eq!(json!(results[0].0), call["id"]);
+            assert!(results[0].1.contains("alpha"), "{results:?}");
+        } else {
+            assert_eq!(stdout, format!("{text}\n"), "{model}");
+            assert_eq!(requests.len(), 1, "{model}");
+            assert!(!stderr.contains("read from text"), "{stderr}");
+        }
+    }
+}
