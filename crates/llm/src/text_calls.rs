@@ -297,7 +297,7 @@ impl Holdback {
 }
 
 /// The verbose note for calls read from text: which tools, how they were written, and how
-/// many calls this client has read so (`total`).
+/// many calls this client has read so far (`total`).
 pub(crate) fn note(response: &ModelResponse, form: TextCallForm, total: u64) -> String {
     let calls: Vec<String> = response
         .content
