@@ -28,6 +28,12 @@ pub struct Args {
     #[arg(long)]
     pub model: Option<String>,
 
+    /// The most tokens the model may think for in each answer (0: no thinking), as Claude
+    /// Code's flag. Wins over MAX_THINKING_TOKENS and alwaysThinkingEnabled; on OpenAI's
+    /// reasoning models it is sent as reasoning_effort (low, medium, high).
+    #[arg(long, value_name = "TOKENS", value_parser = parse_thinking_tokens)]
+    pub max_thinking_tokens: Option<u32>,
+
     /// Stop after this many model requests in one turn (at least 1).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
@@ -108,6 +114,17 @@ pub struct Args {
 /// `--setting-sources`: clap names the flag and shows this error's bad word.
 fn parse_setting_sources(text: &str) -> Result<SettingSources, UnknownSettingSource> {
     text.parse()
+}
+
+/// `--max-thinking-tokens`: 0, or at least the API's minimum budget.
+fn parse_thinking_tokens(text: &str) -> Result<u32, String> {
+    match cairn_llm::thinking::parse_budget(text, "--max-thinking-tokens") {
+        Ok(budget) => Ok(budget.unwrap_or(0)),
+        Err(_) => Err(format!(
+            "expected a whole number of tokens, at least {} (0 turns thinking off)",
+            cairn_llm::thinking::MIN_THINKING_BUDGET
+        )),
+    }
 }
 
 /// The exit status of a usage error, clap's own included (README: "2 for usage errors").

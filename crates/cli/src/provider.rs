@@ -19,6 +19,7 @@ use std::sync::Arc;
 use cairn_config::LoadedSettings;
 use cairn_llm::credential::{API_KEY_HELPER_TTL_VAR, CredentialSource, KeyHelper};
 use cairn_llm::openai::split_provider;
+use cairn_llm::thinking;
 use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError, OpenAiClient};
 use routing::{RoutingClient, RunView};
 
@@ -39,13 +40,20 @@ pub struct ProviderClient {
 /// The client routes each request by its model: `/model ollama/llama3.2` mid-session goes to
 /// Ollama, `/model sonnet` back to Anthropic. The provider of `model` is set up now (its
 /// errors stop the run before it starts); another one when a request first names it.
-pub fn model_client(settings: &LoadedSettings, model: &str) -> anyhow::Result<ProviderClient> {
+///
+/// `max_thinking_tokens` is `--max-thinking-tokens` (0 for no thinking).
+pub fn model_client(
+    settings: &LoadedSettings,
+    model: &str,
+    max_thinking_tokens: Option<u32>,
+) -> anyhow::Result<ProviderClient> {
     let view = RunView {
         env: settings.env().clone(),
         providers: settings.get("providers").cloned(),
         key_helper: settings.settings().api_key_helper.clone(),
         always_thinking: settings.get("alwaysThinkingEnabled")
             == Some(&serde_json::Value::Bool(true)),
+        thinking_flag: max_thinking_tokens,
         process: Arc::new(|name: &str| std::env::var(name).ok()),
     };
     Ok(RoutingClient::start(view, model)?)
@@ -54,32 +62,43 @@ pub fn model_client(settings: &LoadedSettings, model: &str) -> anyhow::Result<Pr
 /// Builds the client of the provider `model` names, reading variables as `view` sees them.
 fn provider_client(view: &RunView, model: &str) -> Result<ProviderClient, ModelError> {
     let var = |name: &str| view.var(name);
-    if let Some(client) = custom_client(view.providers.as_ref(), model, &var)? {
+    let thinking = thinking_budget(view)?;
+    if let Some(client) = custom_client(view.providers.as_ref(), model, &var, thinking)? {
         return Ok(client);
     }
-    if let Some(client) = compatible_client(model, &var)? {
+    if let Some(client) = compatible_client(model, &var, thinking)? {
         return Ok(client);
     }
     let helper = key_helper(view.key_helper.as_deref(), &var)?;
     let mut config = AnthropicConfig::from_vars_or_source(var, helper)?;
-    // `alwaysThinkingEnabled` thinks as far as Claude Code's does; `MAX_THINKING_TOKENS` wins.
-    if view.always_thinking && config.thinking_budget.is_none() {
-        config.thinking_budget = Some(ALWAYS_THINKING_BUDGET);
-    }
+    config.thinking_budget = thinking;
     anthropic_client(config)
 }
 
-/// The thinking budget of `alwaysThinkingEnabled`, Claude Code's largest.
-const ALWAYS_THINKING_BUDGET: u32 = 31_999;
+/// The run's thinking budget: `--max-thinking-tokens` wins over `MAX_THINKING_TOKENS`, which
+/// wins over `alwaysThinkingEnabled` (Claude Code's largest budget); 0 is none.
+fn thinking_budget(view: &RunView) -> Result<Option<u32>, ModelError> {
+    if let Some(tokens) = view.thinking_flag {
+        return Ok((tokens > 0).then_some(tokens));
+    }
+    if let Some(text) = view.var(thinking::THINKING_VAR) {
+        return thinking::parse_budget(&text, thinking::THINKING_VAR);
+    }
+    Ok(view.always_thinking.then_some(thinking::ULTRATHINK_BUDGET))
+}
 
 /// The client of the custom provider (`providers` in the settings) `model`'s prefix names:
 /// `{"kind": "openai", "baseUrl": …, "apiKeyEnv": …, "headers": {…}}`. A project's settings
 /// reach here only when the user approved them (`apply_project_rule` guards `baseUrl`,
 /// `apiKeyEnv` and `headers`: a project may not point a credential at a URL of its choosing).
+///
+/// An entry named after a built-in provider with no `baseUrl` only adds to it (its
+/// `smallModel`): the built-in provider serves it.
 fn custom_client(
     providers: Option<&serde_json::Value>,
     model: &str,
     var: &impl Fn(&str) -> Option<String>,
+    thinking_budget: Option<u32>,
 ) -> Result<Option<ProviderClient>, ModelError> {
     let Some((prefix, _)) = model.trim().split_once('/') else {
         return Ok(None);
@@ -90,6 +109,9 @@ fn custom_client(
     else {
         return Ok(None);
     };
+    if entry.get("baseUrl").is_none() && split_provider(model).is_some() {
+        return Ok(None);
+    }
     let setting = |field: &str| format!("providers.{prefix}.{field}");
     // Names live for the whole run: the error messages that name them are built from them.
     let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
@@ -128,6 +150,7 @@ fn custom_client(
     };
     let mut config = cairn_llm::OpenAiConfig::new(base_url, api_key, variables);
     config.model_prefix = Some(leak(prefix.to_owned()));
+    config.thinking_budget = thinking_budget;
     config.headers = entry["headers"]
         .as_object()
         .map(|headers| {
@@ -148,11 +171,13 @@ fn custom_client(
 fn compatible_client(
     model: &str,
     var: &impl Fn(&str) -> Option<String>,
+    thinking_budget: Option<u32>,
 ) -> Result<Option<ProviderClient>, ModelError> {
     let Some((provider, _)) = split_provider(model) else {
         return Ok(None);
     };
-    let config = provider.config(var)?;
+    let mut config = provider.config(var)?;
+    config.thinking_budget = thinking_budget;
     // stream-json's `apiKeySource`: the variable, or `none` for a local server without one.
     let credential_variable = if config.api_key.is_some() {
         provider.key_variable
@@ -167,12 +192,29 @@ fn compatible_client(
 
 /// The model side requests (memory recall) go to for a run of `model`: on Anthropic the
 /// small model `anthropic_small` names (`ANTHROPIC_SMALL_FAST_MODEL`, else haiku); on another
-/// provider, which has no haiku, the main model itself.
-pub fn small_model(model: &str, anthropic_small: Option<String>) -> Option<String> {
-    match split_provider(model) {
-        Some(_) => Some(model.to_owned()),
-        None => anthropic_small,
-    }
+/// provider, which has no haiku, the `smallModel` of its entry in the settings' `providers`
+/// (`{"ollama": {"smallModel": "qwen2.5-coder:1.5b"}}`, sent to the same provider), else the
+/// main model itself.
+pub fn small_model(
+    settings: &LoadedSettings,
+    model: &str,
+    anthropic_small: Option<String>,
+) -> Option<String> {
+    let providers = settings.get("providers");
+    let Some(provider) = routing::provider_name(providers, model) else {
+        return anthropic_small;
+    };
+    let configured = providers
+        .and_then(|providers| providers.get(provider))
+        .and_then(|entry| entry.get("smallModel"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::trim)
+        .filter(|small| !small.is_empty());
+    Some(match configured {
+        Some(small) if small.starts_with(&format!("{provider}/")) => small.to_owned(),
+        Some(small) => format!("{provider}/{small}"),
+        None => model.to_owned(),
+    })
 }
 
 /// The `apiKeyHelper` command, run in the working directory, its key kept for
@@ -297,7 +339,7 @@ mod tests {
                 "ANTHROPIC_BASE_URL": server.url(),
             }}),
         );
-        let provider = model_client(&settings, "claude-sonnet-4-5").unwrap();
+        let provider = model_client(&settings, "claude-sonnet-4-5", None).unwrap();
         assert_eq!(provider.credential_variable, "ANTHROPIC_API_KEY");
         let received = key_received(&provider, &server).await;
         assert!(
@@ -341,6 +383,36 @@ mod tests {
         );
         let variable = client_in(&settings, &[]).map(|provider| provider.credential_variable);
         assert_eq!(variable, Ok("ANTHROPIC_AUTH_TOKEN"));
+    }
+
+    /// Side requests go to the provider's own small model where its settings name one, in
+    /// either spelling, else to the main model; Anthropic keeps its own.
+    #[test]
+    fn side_requests_use_the_providers_small_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = load(
+            dir.path(),
+            serde_json::json!({"providers": {
+                "ollama": {"smallModel": "qwen2.5-coder:1.5b"},
+                "openrouter": {"smallModel": "openrouter/meta-llama/llama-3.2-3b"},
+                "mylab": {"kind": "openai", "baseUrl": "http://lab/v1", "smallModel": "tiny"},
+            }}),
+        );
+        let small = |model: &str| small_model(&settings, model, Some("claude-haiku-4-5".into()));
+        let cases = [
+            ("sonnet", "claude-haiku-4-5"),
+            ("anthropic/claude-sonnet-4-5", "claude-haiku-4-5"),
+            ("ollama/llama3.2", "ollama/qwen2.5-coder:1.5b"),
+            (
+                "openrouter/qwen/qwen3-coder",
+                "openrouter/meta-llama/llama-3.2-3b",
+            ),
+            ("mylab/big", "mylab/tiny"),
+            ("openai/gpt-4o", "openai/gpt-4o"),
+        ];
+        for (model, expected) in cases {
+            assert_eq!(small(model).as_deref(), Some(expected), "{model}");
+        }
     }
 
     /// With no credential anywhere, the error names the variables the provider reads.

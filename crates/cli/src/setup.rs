@@ -75,7 +75,7 @@ pub fn prepare(
     // The provider checks its credentials after the settings load: their `env` may hold them.
     let model = chosen_model(args, &settings);
     // The model's `<provider>/` prefix, when it names a built-in provider, chooses the client.
-    let provider = crate::provider::model_client(&settings, &model)?;
+    let provider = crate::provider::model_client(&settings, &model, args.max_thinking_tokens)?;
     let api_key_source = provider.credential_variable;
     let max_output_tokens = match std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS") {
         Ok(value) => value.trim().parse().with_context(|| {
@@ -181,7 +181,7 @@ pub fn prepare(
             .get(SMALL_MODEL_VARIABLE)
             .cloned()
             .or_else(|| std::env::var(SMALL_MODEL_VARIABLE).ok());
-        let small_model = crate::provider::small_model(&model, small_model);
+        let small_model = crate::provider::small_model(&settings, &model, small_model);
         let side = SideModel::small(provider.client.clone(), small_model.as_deref());
         Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
     });

@@ -1,7 +1,8 @@
-//! Providers through the real binary: the same scenarios on the Anthropic Messages dialect
-//! and on an OpenAI-compatible one (Chat Completions), and what only the second has —
-//! `<provider>/<model>`, a run with no Anthropic variable at all, reasoning passed back where
-//! the model needs it, and the cost of a model without known prices shown as unknown.
+//! Providers through the real binary: what the OpenAI-compatible ones (Chat Completions)
+//! have beyond the scenarios `dialects.rs` runs on both dialects — `<provider>/<model>`, a
+//! run with no Anthropic variable at all, reasoning passed back where the model needs it,
+//! `reasoning_effort`, tool calls written as text, the provider's small model, and the cost
+//! of a model without known prices shown as unknown — and thinking on Anthropic's.
 
 #![allow(
     clippy::unwrap_used,
@@ -9,172 +10,17 @@
     reason = "a test should fail loudly"
 )]
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cairn_test_support::{RecordedRequest, Reply, ScriptedBlock};
+use cairn_test_support::{Reply, ScriptedBlock};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 mod support;
 use support::{Harness, WAIT};
 
-/// Which API a scenario's server speaks, and how cairn is pointed at it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Dialect {
-    /// The default provider: `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
-    Anthropic,
-    /// `--model openai/gpt-4o` with `OPENAI_API_KEY` and `OPENAI_BASE_URL`, and no
-    /// Anthropic variable set.
-    OpenAi,
-}
-
-const BOTH: [Dialect; 2] = [Dialect::Anthropic, Dialect::OpenAi];
-
-/// Every Anthropic variable a run could read; an OpenAI-dialect run has none of them.
-const ANTHROPIC_VARIABLES: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_MODEL",
-    "ANTHROPIC_SMALL_FAST_MODEL",
-];
-
-/// Removes every Anthropic variable from `command`.
-fn without_anthropic(command: &mut Command) -> &mut Command {
-    for name in ANTHROPIC_VARIABLES {
-        command.env_remove(name);
-    }
-    command
-}
-
-impl Dialect {
-    /// `cairn -p …` in `h`, pointed at its server in this dialect.
-    fn command(self, h: &Harness) -> Command {
-        let mut command = h.command();
-        if self == Dialect::OpenAi {
-            without_anthropic(&mut command)
-                .env("OPENAI_API_KEY", "sk-openai-test")
-                .env("OPENAI_BASE_URL", format!("{}/v1", h.server.url()))
-                .args(["--model", "openai/gpt-4o"]);
-        }
-        command
-    }
-
-    fn path(self) -> &'static str {
-        match self {
-            Dialect::Anthropic => "/v1/messages",
-            Dialect::OpenAi => "/v1/chat/completions",
-        }
-    }
-
-    /// The tool results request `request` carries, as (call id, result text, is error).
-    fn tool_results(self, request: &RecordedRequest) -> Vec<(String, String, bool)> {
-        let messages = request.body["messages"].as_array().unwrap();
-        match self {
-            Dialect::Anthropic => messages
-                .iter()
-                .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
-                .filter(|block| block["type"] == "tool_result")
-                .map(|block| {
-                    let text = block["content"]
-                        .as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| block["content"].to_string());
-                    (
-                        block["tool_use_id"].as_str().unwrap().to_owned(),
-                        text,
-                        block["is_error"] == json!(true),
-                    )
-                })
-                .collect(),
-            Dialect::OpenAi => messages
-                .iter()
-                .filter(|message| message["role"] == "tool")
-                .map(|message| {
-                    let text = message["content"].as_str().unwrap().to_owned();
-                    let error = text.starts_with("Error");
-                    (
-                        message["tool_call_id"].as_str().unwrap().to_owned(),
-                        text,
-                        error,
-                    )
-                })
-                .collect(),
-        }
-    }
-}
-
-fn tool_use(id: &str, name: &str, input: Value) -> ScriptedBlock {
-    ScriptedBlock::ToolUse {
-        id: id.into(),
-        name: name.into(),
-        input,
-    }
-}
-
-fn run(command: &mut Command) -> (Option<i32>, String, String) {
-    let output = command.output().unwrap();
-    (
-        output.status.code(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
-
-/// Two reads in one message, answered by their ids in the next request, then the answer.
-#[test]
-fn a_parallel_tool_round_trip_is_answered_by_id_on_both_dialects() {
-    for dialect in BOTH {
-        let h = Harness::new();
-        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
-        std::fs::write(h.path("b.txt"), "beta\n").unwrap();
-        h.server.push(Reply::blocks(vec![
-            tool_use("call_a", "Read", json!({"file_path": "a.txt"})),
-            tool_use("call_b", "Read", json!({"file_path": "b.txt"})),
-        ]));
-        h.server.push(Reply::text("Both read."));
-        let (code, stdout, stderr) = run(dialect.command(&h).args(["-p", "read both"]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        assert_eq!(stdout, "Both read.\n", "{dialect:?}");
-        let requests = h.server.wait_for_requests(2, WAIT);
-        assert!(
-            requests.iter().all(|r| r.path == dialect.path()),
-            "{dialect:?}"
-        );
-        let results = dialect.tool_results(&requests[1]);
-        let ids: Vec<&str> = results.iter().map(|(id, _, _)| id.as_str()).collect();
-        assert_eq!(ids, vec!["call_a", "call_b"], "{dialect:?}");
-        assert!(results[0].1.contains("alpha"), "{dialect:?}: {results:?}");
-        assert!(results[1].1.contains("beta"), "{dialect:?}: {results:?}");
-    }
-}
-
-/// In `-p` nobody can be asked: a write is refused, the model is told why, the disk is
-/// untouched, on either dialect.
-#[test]
-fn print_mode_refuses_a_write_on_both_dialects() {
-    for dialect in BOTH {
-        let h = Harness::new();
-        h.server.push(Reply::tool_use(
-            "w",
-            "Write",
-            json!({"file_path": "new.txt", "content": "x"}),
-        ));
-        h.server.push(Reply::text("Could not write."));
-        let (code, stdout, stderr) = run(dialect.command(&h).args(["-p", "write it"]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        assert_eq!(stdout, "Could not write.\n");
-        let requests = h.server.wait_for_requests(2, WAIT);
-        let results = dialect.tool_results(&requests[1]);
-        assert_eq!(results.len(), 1, "{dialect:?}");
-        let (id, text, is_error) = &results[0];
-        assert_eq!(id, "w");
-        assert!(is_error, "{dialect:?}: {text}");
-        assert!(text.contains("nobody can be asked in cairn -p"), "{text}");
-        assert!(!h.path("new.txt").exists(), "{dialect:?}");
-    }
-}
+mod dialect;
+use dialect::{Dialect, run, tool_use, without_anthropic};
 
 /// Chat Completions specifics: the system prompt first, tools as functions, usage asked for,
 /// the key as a bearer token and no Anthropic header.
@@ -442,102 +288,48 @@ fn a_projects_ollama_host_is_not_followed() {
     assert!(h.server.requests().is_empty(), "{stderr}");
 }
 
-/// `-c` carries the conversation on: the second run's request holds the first exchange, on
-/// either dialect.
+/// Memory recall on another provider goes to the `smallModel` its settings entry names, on
+/// the same provider; without one, to the run's own model (that provider has no haiku).
 #[test]
-fn continue_carries_the_conversation_on_both_dialects() {
-    for dialect in BOTH {
+fn recall_on_another_provider_asks_its_small_model() {
+    for (small_model, recall_model) in [(None, "llama3.2"), (Some("qwen2.5:0.5b"), "qwen2.5:0.5b")]
+    {
         let h = Harness::new();
-        h.server.push(Reply::text("The number is noted."));
-        h.server.push(Reply::text("It was 42."));
-        let (code, _, stderr) = run(dialect.command(&h).args(["-p", "Remember the number 42."]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        let (code, stdout, stderr) =
-            run(dialect
-                .command(&h)
-                .args(["-c", "-p", "What was the number?"]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        assert_eq!(stdout, "It was 42.\n");
-        let requests = h.server.wait_for_requests(2, WAIT);
-        let sent = requests[1].body["messages"].to_string();
-        assert!(
-            sent.contains("Remember the number 42.") && sent.contains("The number is noted."),
-            "{dialect:?}: {sent}"
-        );
-        assert_eq!(requests[1].path, dialect.path());
-    }
-}
-
-/// A reply that fills the window (as its usage says) is compacted before the next request,
-/// through the provider's own summary request, on either dialect.
-#[test]
-fn a_full_window_is_compacted_on_both_dialects() {
-    const SUMMARY: &str = "SUMMARY-OF-THE-SESSION: a.txt was read.";
-    for dialect in BOTH {
-        let h = Harness::new();
-        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
-        h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
-        h.server.push(
-            Reply::tool_use("call_r", "Read", json!({"file_path": "a.txt"})).with_usage(19_500, 10),
-        );
-        h.server.push(Reply::text("Done."));
-        let (code, stdout, stderr) = run(dialect
-            .command(&h)
-            .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "20000")
-            .args(["-p", "read a.txt"]));
-        assert_eq!(code, Some(0), "{dialect:?}: {stderr}");
-        assert_eq!(stdout, "Done.\n", "{dialect:?}");
+        let dir = h.home.path().join("memories");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("feedback_0.md"),
+            "---\nname: rule\ndescription: what the user said about tests\ntype: feedback\n---\nUse tables.\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("MEMORY.md"), "- [rule](feedback_0.md) — tests\n").unwrap();
+        let mut settings = json!({"autoMemoryDirectory": dir});
+        if let Some(small) = small_model {
+            settings["providers"] = json!({"ollama": {"smallModel": small}});
+        }
+        h.user_settings(settings);
+        h.server
+            .reply_to_side_requests(vec![Reply::text("{\"selected_memories\": []}")]);
+        h.server
+            .push(Reply::text("done").with_delay(Duration::from_millis(300)));
+        let mut command = h.command();
+        without_anthropic(&mut command)
+            .env("OLLAMA_HOST", h.server.url())
+            .args(["--model", "ollama/llama3.2", "-p", "how do we write tests?"]);
+        let (code, _, stderr) = run(&mut command);
+        assert_eq!(code, Some(0), "{stderr}");
         let requests = h.server.requests();
-        let summaries = requests
+        let (recalls, answers): (Vec<_>, Vec<_>) = requests
             .iter()
-            .filter(|r| r.body["tool_choice"]["type"] == "none" || r.body["tool_choice"] == "none")
-            .count();
-        assert_eq!(summaries, 1, "{dialect:?}: {requests:#?}");
-        let last = requests.last().unwrap().body["messages"].to_string();
-        assert!(
-            last.contains("SUMMARY-OF-THE-SESSION"),
-            "{dialect:?}: {last}"
-        );
+            .partition(|r| r.body["tools"].as_array().is_none_or(Vec::is_empty));
+        assert!(!recalls.is_empty(), "a recall request: {requests:#?}");
+        for recall in recalls {
+            assert_eq!(recall.path, "/v1/chat/completions");
+            assert_eq!(recall.body["model"], json!(recall_model), "{small_model:?}");
+        }
+        assert_eq!(answers.len(), 1);
+        assert_eq!(answers[0].body["model"], json!("llama3.2"));
     }
-}
-
-/// Memory recall on another provider goes to the run's own model: that provider has no
-/// haiku to ask.
-#[test]
-fn recall_on_another_provider_asks_the_main_model() {
-    let h = Harness::new();
-    let dir = h.home.path().join("memories");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("feedback_0.md"),
-        "---\nname: rule\ndescription: what the user said about tests\ntype: feedback\n---\nUse tables.\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("MEMORY.md"), "- [rule](feedback_0.md) — tests\n").unwrap();
-    let claude = h.home.path().join(".claude");
-    std::fs::create_dir_all(&claude).unwrap();
-    std::fs::write(
-        claude.join("settings.json"),
-        json!({"autoMemoryDirectory": dir}).to_string(),
-    )
-    .unwrap();
-    h.server
-        .reply_to_side_requests(vec![Reply::text("{\"selected_memories\": []}")]);
-    h.server
-        .push(Reply::text("done").with_delay(Duration::from_millis(300)));
-    let mut command = h.command();
-    without_anthropic(&mut command)
-        .env("OLLAMA_HOST", h.server.url())
-        .args(["--model", "ollama/llama3.2", "-p", "how do we write tests?"]);
-    let (code, _, stderr) = run(&mut command);
-    assert_eq!(code, Some(0), "{stderr}");
-    let requests = h.server.requests();
-    let models: Vec<&Value> = requests.iter().map(|r| &r.body["model"]).collect();
-    assert!(requests.len() >= 2, "a recall and the answer: {models:?}");
-    assert!(
-        models.iter().all(|m| **m == json!("llama3.2")),
-        "{models:?}"
-    );
 }
 
 /// A model that is not Claude's, sent to Anthropic's endpoint, gets a 404 that says how to
@@ -677,4 +469,226 @@ fn anthropic_thinking_is_asked_for_and_its_signature_kept_across_a_tool_call() {
     assert_eq!(code, Some(1));
     assert!(stderr.contains("MAX_THINKING_TOKENS is `100`"), "{stderr}");
     assert_eq!(h.server.requests().len(), 4);
+}
+
+/// A local model that writes its call as text — Qwen's `<tool_call>` tags, or a bare JSON
+/// object — has it run as the call: the tool runs, the next request carries the call and
+/// its result under one id, `--verbose` says so; the JSON never reaches the output.
+#[test]
+fn a_tool_call_written_as_text_is_run_as_the_call() {
+    let call = json!({"name": "Read", "arguments": {"file_path": "a.txt"}});
+    for text in [
+        format!("<tool_call>\n{call}\n</tool_call>"),
+        format!("{call}\n"),
+    ] {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        h.server.push(Reply::text(text.clone()));
+        h.server.push(Reply::text("It says alpha."));
+        let mut command = h.command();
+        without_anthropic(&mut command)
+            .env("OLLAMA_HOST", h.server.url())
+            .args(["--model", "ollama/qwen2.5-coder", "-p", "read a.txt"])
+            .args(["--output-format", "stream-json", "--verbose"]);
+        let (code, stdout, stderr) = run(&mut command);
+        assert_eq!(code, Some(0), "{text}: {stderr}");
+        assert!(
+            stderr.contains("debug: the model wrote its call of Read (call_text"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("(1 tool calls read from text in this run)"),
+            "{stderr}"
+        );
+        assert!(!stdout.contains("file_path\\\":"), "{stdout}");
+        let requests = h.server.wait_for_requests(2, WAIT);
+        let messages = requests[1].body["messages"].as_array().unwrap();
+        let assistant = messages
+            .iter()
+            .find(|message| message["role"] == "assistant")
+            .unwrap();
+        assert_eq!(
+            assistant["content"],
+            json!(""),
+            "the JSON is no text: {assistant}"
+        );
+        let sent_call = &assistant["tool_calls"][0];
+        assert_eq!(sent_call["function"]["name"], json!("Read"));
+        assert_eq!(
+            serde_json::from_str::<Value>(sent_call["function"]["arguments"].as_str().unwrap())
+                .unwrap(),
+            json!({"file_path": "a.txt"})
+        );
+        let results = Dialect::OpenAi.tool_results(&requests[1]);
+        assert_eq!(results.len(), 1, "{results:?}");
+        assert_eq!(json!(results[0].0), sent_call["id"]);
+        assert!(results[0].1.contains("alpha"), "{results:?}");
+        let last = stdout.lines().last().unwrap();
+        let result: Value = serde_json::from_str(last).unwrap();
+        assert_eq!(result["result"], json!("It says alpha."));
+    }
+}
+
+/// A call with prose around it is text: shown as the model wrote it, nothing run.
+#[test]
+fn a_call_with_prose_around_it_stays_text() {
+    let h = Harness::new();
+    std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+    let text = r#"I would call {"name": "Read", "arguments": {"file_path": "a.txt"}} next."#;
+    h.server.push(Reply::text(text));
+    let mut command = h.command();
+    without_anthropic(&mut command)
+        .env("OLLAMA_HOST", h.server.url())
+        .args([
+            "--model",
+            "ollama/qwen2.5-coder",
+            "-p",
+            "read a.txt",
+            "--verbose",
+        ]);
+    let (code, stdout, stderr) = run(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, format!("{text}\n"));
+    assert!(!stderr.contains("read from text"), "{stderr}");
+    assert_eq!(h.server.requests().len(), 1);
+}
+
+/// `--max-thinking-tokens` is Claude Code's flag: it wins over `MAX_THINKING_TOKENS` and
+/// `alwaysThinkingEnabled`, 0 turns thinking off, and a budget the API would refuse is a
+/// usage error naming the flag.
+#[test]
+fn the_thinking_flag_wins_over_the_variable_and_the_setting() {
+    let h = Harness::new();
+    let thinking = |h: &Harness, extra: &[&str], n: usize| -> Option<Value> {
+        h.server.push(Reply::text("Thought."));
+        let (code, _, stderr) = run(h
+            .command()
+            .env("MAX_THINKING_TOKENS", "4096")
+            .args(extra)
+            .args(["-p", "go"]));
+        assert_eq!(code, Some(0), "{extra:?}: {stderr}");
+        h.server.wait_for_requests(n, WAIT)[n - 1]
+            .body
+            .get("thinking")
+            .cloned()
+    };
+    assert_eq!(
+        thinking(&h, &["--max-thinking-tokens", "8192"], 1),
+        Some(json!({"type": "enabled", "budget_tokens": 8192}))
+    );
+    assert_eq!(
+        thinking(&h, &[], 2),
+        Some(json!({"type": "enabled", "budget_tokens": 4096}))
+    );
+    h.user_settings(json!({"alwaysThinkingEnabled": true}));
+    assert_eq!(thinking(&h, &["--max-thinking-tokens", "0"], 3), None);
+
+    let (code, _, stderr) = run(h
+        .command()
+        .args(["--max-thinking-tokens", "100", "-p", "go"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("'--max-thinking-tokens <TOKENS>'")
+            && stderr.contains("at least 1024 (0 turns thinking off)"),
+        "{stderr}"
+    );
+    assert_eq!(h.server.requests().len(), 3);
+}
+
+/// OpenAI's reasoning models get the run's thinking budget as `reasoning_effort`; a model
+/// the registry does not mark so gets no such field, whatever the budget.
+#[test]
+fn openai_reasoning_models_get_a_reasoning_effort() {
+    let h = Harness::new();
+    // (model, flags, variables, the effort sent)
+    type Case<'a> = (
+        &'a str,
+        &'a [&'a str],
+        &'a [(&'a str, &'a str)],
+        Option<&'a str>,
+    );
+    let cases: [Case; 5] = [
+        (
+            "openai/o3",
+            &["--max-thinking-tokens", "4096"],
+            &[],
+            Some("low"),
+        ),
+        (
+            "openai/o4-mini",
+            &[],
+            &[("MAX_THINKING_TOKENS", "16000")],
+            Some("medium"),
+        ),
+        (
+            "openai/gpt-5",
+            &["--max-thinking-tokens", "31999"],
+            &[],
+            Some("high"),
+        ),
+        ("openai/o3", &[], &[], None),
+        (
+            "openai/gpt-4o",
+            &["--max-thinking-tokens", "31999"],
+            &[],
+            None,
+        ),
+    ];
+    for (n, (model, flags, variables, effort)) in cases.into_iter().enumerate() {
+        h.server.push(Reply::text("Reasoned."));
+        let mut command = h.command();
+        without_anthropic(&mut command)
+            .env_remove("MAX_THINKING_TOKENS")
+            .env("OPENAI_API_KEY", "sk-openai-test")
+            .env("OPENAI_BASE_URL", format!("{}/v1", h.server.url()))
+            .envs(variables.iter().copied())
+            .args(["--model", model])
+            .args(flags)
+            .args(["-p", "go"]);
+        let (code, stdout, stderr) = run(&mut command);
+        assert_eq!(code, Some(0), "{model}: {stderr}");
+        assert_eq!(stdout, "Reasoned.\n");
+        let body = &h.server.wait_for_requests(n + 1, WAIT)[n].body;
+        assert_eq!(
+            body.get("reasoning_effort"),
+            effort.map(Value::from).as_ref(),
+            "{model} {flags:?} {variables:?}"
+        );
+    }
+}
+
+/// On the Messages API a call written as text is read only for a model that is not Claude
+/// (a gateway's): Claude calls its tools, and its answer that is only a call's JSON stays
+/// the text it wrote.
+#[test]
+fn on_the_messages_api_only_a_model_that_is_not_claude_has_its_text_read_as_a_call() {
+    let text = format!(
+        "<tool_call>{}</tool_call>",
+        json!({"name": "Read", "arguments": {"file_path": "a.txt"}})
+    );
+    for (model, read_as_call) in [("gateway-qwen3-coder", true), ("claude-sonnet-4-5", false)] {
+        let h = Harness::new();
+        std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+        h.server.push(Reply::text(text.clone()));
+        h.server.push(Reply::text("It says alpha."));
+        let (code, stdout, stderr) =
+            run(h
+                .command()
+                .args(["--model", model, "-p", "read a.txt", "--verbose"]));
+        assert_eq!(code, Some(0), "{model}: {stderr}");
+        let requests = h.server.requests();
+        if read_as_call {
+            assert_eq!(stdout, "It says alpha.\n", "{model}");
+            assert_eq!(requests.len(), 2, "{model}");
+            let results = Dialect::Anthropic.tool_results(&requests[1]);
+            let call = &requests[1].body["messages"][1]["content"][0];
+            assert_eq!(call["type"], json!("tool_use"), "{call}");
+            assert_eq!(json!(results[0].0), call["id"]);
+            assert!(results[0].1.contains("alpha"), "{results:?}");
+        } else {
+            assert_eq!(stdout, format!("{text}\n"), "{model}");
+            assert_eq!(requests.len(), 1, "{model}");
+            assert!(!stderr.contains("read from text"), "{stderr}");
+        }
+    }
 }

@@ -94,6 +94,8 @@ pub mod registry;
 mod retry;
 pub mod side;
 pub mod sse;
+pub mod text_calls;
+pub mod thinking;
 mod transport;
 
 use async_trait::async_trait;
@@ -161,6 +163,9 @@ pub enum ModelEvent {
     },
     /// The request failed and will be sent again after `delay_ms`.
     Retrying(RetryNotice),
+    /// Something the client did that `--verbose` should say, never part of the answer: a
+    /// tool call read from the model's text ([`text_calls`]).
+    Note(String),
 }
 
 /// A tool call whose input the model wrote as something other than a JSON object.

@@ -31,6 +31,9 @@ pub struct Capabilities {
     /// The model's reasoning must be sent back with its message on the next request (DeepSeek's
     /// thinking mode answers 400 when it is dropped between tool calls).
     pub reasoning_replay: bool,
+    /// The model takes Chat Completions' `reasoning_effort` (OpenAI's reasoning models): the
+    /// run's thinking budget is sent as a level ([`ReasoningEffort`](crate::thinking::ReasoningEffort)).
+    pub reasoning_effort: bool,
     /// Tool-call ids must be 9 letters and digits (Mistral's models refuse any other): ids
     /// from elsewhere (another provider's, after `/model`) are rewritten on the way out.
     pub nine_char_tool_ids: bool,
@@ -45,6 +48,7 @@ impl Capabilities {
         prompt_caching: false,
         reasoning: false,
         reasoning_replay: false,
+        reasoning_effort: false,
         nine_char_tool_ids: false,
     };
 }
@@ -101,6 +105,14 @@ const CHAT: Capabilities = Capabilities {
     ..Capabilities::DEFAULT
 };
 
+/// OpenAI's reasoning models: their reasoning is hidden (nothing to replay), its depth set
+/// by `reasoning_effort`.
+const OPENAI_REASONING: Capabilities = Capabilities {
+    reasoning: true,
+    reasoning_effort: true,
+    ..CHAT
+};
+
 const REASONER: Capabilities = Capabilities {
     prompt_caching: true,
     reasoning: true,
@@ -151,10 +163,38 @@ const OTHER_MODELS: &[Entry] = &[
         400_000,
         128_000,
         Some(Price::with_cache(1.25, 10.0, 1.0, 0.1)),
+        OPENAI_REASONING,
+    ),
+    entry(
+        "o1",
+        200_000,
+        100_000,
+        Some(Price::with_cache(15.0, 60.0, 1.0, 0.5)),
+        OPENAI_REASONING,
+    ),
+    entry(
+        "o3-mini",
+        200_000,
+        100_000,
+        Some(Price::with_cache(1.1, 4.4, 1.0, 0.5)),
         Capabilities {
-            reasoning: true,
-            ..CHAT
+            images: false,
+            ..OPENAI_REASONING
         },
+    ),
+    entry(
+        "o3",
+        200_000,
+        100_000,
+        Some(Price::with_cache(2.0, 8.0, 1.0, 0.25)),
+        OPENAI_REASONING,
+    ),
+    entry(
+        "o4-mini",
+        200_000,
+        100_000,
+        Some(Price::with_cache(1.1, 4.4, 1.0, 0.25)),
+        OPENAI_REASONING,
     ),
     entry(
         "deepseek-chat",

@@ -8,6 +8,7 @@
 
 use std::pin::pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -21,6 +22,7 @@ use crate::credential::{CredentialSource, Freshness};
 use crate::error::{body_excerpt, error_chain};
 use crate::http::{HttpClient, is_event_stream, stream_broke};
 use crate::retry::{Setback, is_connection_refused, retry_after_from_headers};
+use crate::text_calls::{self, Holdback};
 use crate::{ModelError, ModelEvent, ModelRequest, ModelResponse, ProviderVariables, RetryPolicy};
 
 /// After the answer is complete, how long to wait for the body's end before dropping the
@@ -64,6 +66,11 @@ pub(crate) trait Dialect: Send + Sync {
     /// A decoder for the answer to `request`.
     fn decoder(&self, request: &ModelRequest) -> Box<dyn StreamDecode>;
 
+    /// Whether an answer to `request` whose whole text is a well-formed call of one of its
+    /// tools is taken as that call ([`crate::text_calls`]): for models that write their
+    /// calls as text.
+    fn reads_calls_in_text(&self, request: &ModelRequest) -> bool;
+
     /// The typed error for an HTTP error `status` with `body`.
     fn classify(
         &self,
@@ -100,6 +107,9 @@ pub(crate) struct TransportSettings {
 pub(crate) struct Transport {
     http: HttpClient,
     pub(crate) settings: TransportSettings,
+    /// How many tool calls this transport has read from a model's text, for the note that
+    /// says so.
+    text_calls: AtomicU64,
 }
 
 /// What one attempt did besides its result, for the retry that may follow.
@@ -116,6 +126,7 @@ impl Transport {
         Transport {
             http: HttpClient::warm_up(settings.connect_timeout),
             settings,
+            text_calls: AtomicU64::new(0),
         }
     }
 
@@ -291,6 +302,10 @@ impl Transport {
             trace.emitted = true;
             on_event(event);
         };
+        // An answer that may be a call written as text is held back until it is whole.
+        let mut holdback = Holdback::new(
+            !request.text_only && !request.tools.is_empty() && dialect.reads_calls_in_text(request),
+        );
         let mut received: u64 = 0;
         // Set once the answer is whole: how long the rest of the body may take to end.
         let mut drain_until = None;
@@ -317,14 +332,29 @@ impl Transport {
                             limit: settings.max_response_bytes,
                         });
                     }
-                    decoder.push(&chunk, &mut forward)?;
+                    decoder.push(&chunk, &mut |event| holdback.pass(event, &mut forward))?;
                 }
                 Ok(Some(Err(error))) => return Err(stream_broke(&error)),
                 Ok(None) => break,
                 Err(_) => return Err(ModelError::StreamStalled(idle)),
             }
         }
-        decoder.finish(&mut forward)
+        let mut response = decoder.finish(&mut |event| holdback.pass(event, &mut forward))?;
+        if let Some(form) = holdback.finish(
+            &mut response,
+            &request.tools,
+            &mut text_calls::fresh_id,
+            &mut forward,
+        ) {
+            let read = response
+                .content
+                .iter()
+                .filter(|block| matches!(block, cairn_protocol::ContentBlock::ToolUse { .. }))
+                .count() as u64;
+            let total = self.text_calls.fetch_add(read, Ordering::Relaxed) + read;
+            forward(ModelEvent::Note(text_calls::note(&response, form, total)));
+        }
+        Ok(response)
     }
 
     /// The credential headers for the next attempt: the fixed ones, or the source's key

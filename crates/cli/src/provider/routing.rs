@@ -22,8 +22,10 @@ pub(super) struct RunView {
     pub providers: Option<serde_json::Value>,
     /// The `apiKeyHelper` command.
     pub key_helper: Option<String>,
-    /// `alwaysThinkingEnabled: true`: Anthropic models think before they answer.
+    /// `alwaysThinkingEnabled: true`: models think before they answer.
     pub always_thinking: bool,
+    /// `--max-thinking-tokens`, which wins over the variable and the setting.
+    pub thinking_flag: Option<u32>,
     /// The process environment.
     pub process: ProcessVariable,
 }
@@ -36,18 +38,23 @@ impl RunView {
     /// Which provider `model` goes to: a configured one's name, a built-in one's, or
     /// `anthropic`.
     fn route(&self, model: &str) -> String {
-        let prefix = model.trim().split_once('/').map(|(prefix, _)| prefix);
-        if let Some(prefix) = prefix
-            && self
-                .providers
-                .as_ref()
-                .and_then(|providers| providers.get(prefix))
-                .is_some()
-        {
-            return prefix.to_owned();
-        }
-        split_provider(model).map_or_else(|| "anthropic".to_owned(), |(p, _)| p.name.to_owned())
+        provider_name(self.providers.as_ref(), model)
+            .unwrap_or("anthropic")
+            .to_owned()
     }
+}
+
+/// The provider `model` names with its prefix, a configured one (in `providers`) or a
+/// built-in one; `None` for Anthropic's.
+pub(super) fn provider_name<'a>(
+    providers: Option<&serde_json::Value>,
+    model: &'a str,
+) -> Option<&'a str> {
+    let prefix = model.trim().split_once('/').map(|(prefix, _)| prefix)?;
+    if providers.is_some_and(|providers| providers.get(prefix).is_some()) {
+        return Some(prefix);
+    }
+    split_provider(model).map(|(provider, _)| provider.name)
 }
 
 /// The routing client. See the module documentation.
@@ -152,6 +159,7 @@ mod tests {
             providers: None,
             key_helper: None,
             always_thinking: false,
+            thinking_flag: None,
             process: Arc::new(move |name: &str| match name {
                 "ANTHROPIC_API_KEY" => Some("sk-ant".to_owned()),
                 "ANTHROPIC_BASE_URL" | "OLLAMA_HOST" => Some(url.clone()),

@@ -448,5 +448,6 @@ fn forward(events: &EventSender, event: ModelEvent, ids: &mut ToolUseIds) {
             }
             AgentEvent::Retrying(notice)
         }
+        ModelEvent::Note(message) => AgentEvent::Debug { message },
     });
 }

@@ -36,34 +36,6 @@ struct Messages {
     thinking_budget: Option<u32>,
 }
 
-/// The thinking budget the `ultrathink` keyword asks for: Claude Code's largest.
-const ULTRATHINK_BUDGET: u32 = 31_999;
-
-/// Whether the prompt of the turn in progress (the last user message that answers no tool
-/// call) says `ultrathink`.
-fn ultrathink(request: &ModelRequest) -> bool {
-    use cairn_protocol::{ContentBlock, Role};
-    request
-        .messages
-        .iter()
-        .rev()
-        .find(|message| {
-            message.role == Role::User
-                && !message
-                    .content
-                    .iter()
-                    .any(|block| matches!(block, ContentBlock::ToolResult { .. }))
-        })
-        .is_some_and(|prompt| {
-            prompt.content.iter().any(|block| match block {
-                ContentBlock::Text { text } => text
-                    .split(|c: char| !c.is_ascii_alphanumeric())
-                    .any(|word| word.eq_ignore_ascii_case("ultrathink")),
-                _ => false,
-            })
-        })
-}
-
 /// The beta that lets thinking come between tool calls in one answer.
 const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 
@@ -106,16 +78,9 @@ impl AnthropicClient {
 }
 
 impl Messages {
-    /// The thinking `request` asks for: the configured budget, the most when the turn's
-    /// prompt says "ultrathink" (as in Claude Code), none for a summary (plain text).
+    /// The thinking `request` asks for ([`crate::thinking::budget_for`]).
     fn thinking_budget(&self, request: &ModelRequest) -> Option<u32> {
-        if request.text_only {
-            return None;
-        }
-        if ultrathink(request) {
-            return Some(ULTRATHINK_BUDGET.max(self.thinking_budget.unwrap_or(0)));
-        }
-        self.thinking_budget
+        crate::thinking::budget_for(self.thinking_budget, request)
     }
 }
 
@@ -149,6 +114,13 @@ impl Dialect for Messages {
 
     fn decoder(&self, _request: &ModelRequest) -> Box<dyn StreamDecode> {
         Box::new(StreamDecoder::new())
+    }
+
+    /// Claude calls its tools; a Claude answer that is only a call's JSON is more likely an
+    /// example the user asked for. Another model behind a gateway on this API may write its
+    /// calls as text, as it would on Chat Completions.
+    fn reads_calls_in_text(&self, request: &ModelRequest) -> bool {
+        crate::models::context_window(&crate::models::resolve_model(&request.model)).is_none()
     }
 
     fn classify(
@@ -270,41 +242,24 @@ mod tests {
         }
     }
 
-    /// The keyword in the turn's prompt asks for the most thinking, for every request of
-    /// that turn; a summary asks for none; without either, the configured budget.
+    /// The configured budget is asked for; a summary asks for none.
     #[test]
-    fn ultrathink_in_the_prompt_asks_for_the_most_thinking() {
-        use cairn_protocol::{ContentBlock, Message, Role};
+    fn the_configured_budget_is_asked_for_except_in_a_summary() {
         let dialect = Messages {
             prompt_caching: PromptCaching::Enabled,
-            thinking_budget: None,
+            thinking_budget: Some(4096),
         };
         let mut request = hello();
-        assert_eq!(dialect.thinking_budget(&request), None);
-        request.messages = vec![Message::user_text("Ultrathink: why does it fail?")];
-        assert_eq!(dialect.thinking_budget(&request), Some(31_999));
-        request.messages.push(Message {
-            role: Role::Assistant,
-            content: vec![ContentBlock::ToolUse {
-                id: "t".into(),
-                name: "Read".into(),
-                input: serde_json::json!({}),
-            }],
-        });
-        request.messages.push(Message {
-            role: Role::User,
-            content: vec![ContentBlock::tool_result("t", "ultrathink", false)],
-        });
-        assert_eq!(dialect.thinking_budget(&request), Some(31_999));
-        request
-            .messages
-            .push(Message::user_text("thanks, now the next one"));
-        assert_eq!(dialect.thinking_budget(&request), None);
-        request.messages = vec![Message::user_text("ultrathinking is not the word")];
-        assert_eq!(dialect.thinking_budget(&request), None);
-        request.messages = vec![Message::user_text("ultrathink")];
+        request.max_tokens = 8192;
+        let body = |request: &ModelRequest| -> serde_json::Value {
+            serde_json::from_slice(&dialect.body(request).unwrap_or_default()).unwrap_or_default()
+        };
+        assert_eq!(
+            body(&request)["thinking"],
+            serde_json::json!({"type": "enabled", "budget_tokens": 4096})
+        );
         request.text_only = true;
-        assert_eq!(dialect.thinking_budget(&request), None);
+        assert_eq!(body(&request).get("thinking"), None);
     }
 
     #[test]

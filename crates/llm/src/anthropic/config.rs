@@ -30,8 +30,7 @@ const DISABLE_CACHING_VAR: &str = "DISABLE_PROMPT_CACHING";
 
 /// The longest one attempt may take, in milliseconds.
 const API_TIMEOUT_VAR: &str = "API_TIMEOUT_MS";
-/// The most tokens each answer may think for (Claude Code's variable).
-pub const THINKING_VAR: &str = "MAX_THINKING_TOKENS";
+pub use crate::thinking::THINKING_VAR;
 /// Claude Code's default for `API_TIMEOUT_MS`: ten minutes.
 const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 /// The largest response body read. The longest real answer (128k output tokens, each delta
@@ -222,18 +221,7 @@ impl AnthropicConfig {
             config.prompt_caching = PromptCaching::Disabled;
         }
         if let Some(text) = value(THINKING_VAR) {
-            let tokens = text
-                .parse::<u32>()
-                .ok()
-                .filter(|tokens| {
-                    *tokens == 0 || *tokens >= super::request_body::MIN_THINKING_BUDGET
-                })
-                .ok_or_else(|| ModelError::InvalidSetting {
-                    variable: THINKING_VAR,
-                    value: text.clone(),
-                    expected: "a whole number of tokens, at least 1024 (0 turns thinking off)",
-                })?;
-            config.thinking_budget = (tokens > 0).then_some(tokens);
+            config.thinking_budget = crate::thinking::parse_budget(&text, THINKING_VAR)?;
         }
         if let Some(text) = value(API_TIMEOUT_VAR) {
             let ms = text

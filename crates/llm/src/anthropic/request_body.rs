@@ -62,8 +62,7 @@ pub fn messages_body(request: &ModelRequest, caching: PromptCaching) -> Messages
     }
 }
 
-/// The least thinking budget the Messages API accepts.
-pub const MIN_THINKING_BUDGET: u32 = 1024;
+pub use crate::thinking::MIN_THINKING_BUDGET;
 
 impl MessagesBody<'_> {
     /// Asks for extended thinking of up to `budget` tokens, kept under the answer's

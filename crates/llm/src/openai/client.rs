@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::request_body::{Replay, chat_body, nine_char_tool_ids};
 use super::stream::ChatDecoder;
 use crate::registry::{self, ModelInfo};
+use crate::thinking::{self, ReasoningEffort};
 use crate::transport::{
     Auth, AuthHeaders, Dialect, StreamDecode, Transport, TransportSettings, endpoint, sensitive,
 };
@@ -56,6 +57,10 @@ pub struct OpenAiConfig {
     /// Headers sent with every request (a custom provider's `headers`), marked sensitive:
     /// one may carry a key.
     pub headers: Vec<(String, String)>,
+    /// The run's thinking budget (`--max-thinking-tokens`, `MAX_THINKING_TOKENS`,
+    /// `alwaysThinkingEnabled`): sent as `reasoning_effort` to the models the registry marks
+    /// as taking one; without a budget the server's default holds.
+    pub thinking_budget: Option<u32>,
 }
 
 impl OpenAiConfig {
@@ -78,6 +83,7 @@ impl OpenAiConfig {
             model_prefix: None,
             max_tokens_field: "max_tokens",
             headers: Vec::new(),
+            thinking_budget: None,
         }
     }
 }
@@ -103,6 +109,7 @@ pub struct OpenAiClient {
 struct Chat {
     model_prefix: Option<&'static str>,
     max_tokens_field: &'static str,
+    thinking_budget: Option<u32>,
 }
 
 impl Chat {
@@ -158,6 +165,7 @@ impl OpenAiClient {
             dialect: Chat {
                 model_prefix: config.model_prefix,
                 max_tokens_field: config.max_tokens_field,
+                thinking_budget: config.thinking_budget,
             },
         })
     }
@@ -187,6 +195,12 @@ impl Dialect for Chat {
         if let Some(object) = body.as_object_mut() {
             object.remove("max_tokens");
             object.insert(self.max_tokens_field.to_owned(), max_tokens.into());
+            if info.capabilities.reasoning_effort
+                && let Some(budget) = thinking::budget_for(self.thinking_budget, request)
+            {
+                let effort = ReasoningEffort::for_budget(budget).as_str();
+                object.insert("reasoning_effort".to_owned(), effort.into());
+            }
         }
         serde_json::to_vec(&body).map_err(|error| ModelError::InvalidRequest {
             message: format!("could not encode the request: {error}"),
@@ -205,6 +219,11 @@ impl Dialect for Chat {
 
     fn decoder(&self, request: &ModelRequest) -> Box<dyn StreamDecode> {
         Box::new(ChatDecoder::new(&request.model))
+    }
+
+    /// Local models behind these servers often write their calls as text.
+    fn reads_calls_in_text(&self, _request: &ModelRequest) -> bool {
+        true
     }
 
     fn classify(
@@ -283,6 +302,7 @@ mod tests {
             let error = Chat {
                 model_prefix: None,
                 max_tokens_field: "max_tokens",
+                thinking_budget: None,
             }
             .classify(status, body.to_string().as_bytes(), None, OPENAI, "gpt-4o");
             (error.is_prompt_too_long(), error.to_string())
@@ -336,6 +356,7 @@ mod tests {
         let chat = Chat {
             model_prefix: Some("openrouter"),
             max_tokens_field: "max_tokens",
+            thinking_budget: None,
         };
         assert_eq!(
             chat.server_model("openrouter/deepseek/deepseek-r1"),
@@ -349,10 +370,59 @@ mod tests {
             Chat {
                 model_prefix: None,
                 max_tokens_field: "max_tokens",
+                thinking_budget: None,
             }
             .server_model("ollama/x"),
             "ollama/x"
         );
+    }
+
+    /// The run's thinking budget reaches OpenAI's reasoning models as a level, the most for
+    /// "ultrathink"; models that take no level, and summaries, get no field.
+    #[test]
+    fn the_thinking_budget_is_a_reasoning_effort_for_reasoning_models() {
+        let effort = |model: &str, budget: Option<u32>, prompt: &str, text_only: bool| {
+            let chat = Chat {
+                model_prefix: Some("openai"),
+                max_tokens_field: "max_completion_tokens",
+                thinking_budget: budget,
+            };
+            let request = ModelRequest {
+                model: model.to_owned(),
+                system: cairn_protocol::SystemPrompt::default(),
+                messages: vec![cairn_protocol::Message::user_text(prompt)],
+                tools: vec![],
+                max_tokens: 32_000,
+                text_only,
+            };
+            let body: serde_json::Value =
+                serde_json::from_slice(&chat.body(&request).unwrap_or_default())
+                    .unwrap_or_default();
+            body.get("reasoning_effort").cloned()
+        };
+        let cases = [
+            ("openai/o3", Some(4096), "hi", false, Some("low")),
+            ("openai/o4-mini", Some(16_000), "hi", false, Some("medium")),
+            ("openai/gpt-5", Some(31_999), "hi", false, Some("high")),
+            (
+                "openai/o3",
+                None,
+                "ultrathink about it",
+                false,
+                Some("high"),
+            ),
+            ("openai/o3", None, "hi", false, None),
+            ("openai/o3", Some(4096), "hi", true, None),
+            ("openai/gpt-4o", Some(31_999), "hi", false, None),
+            ("openai/deepseek-reasoner", Some(31_999), "hi", false, None),
+        ];
+        for (model, budget, prompt, text_only, expected) in cases {
+            assert_eq!(
+                effort(model, budget, prompt, text_only),
+                expected.map(serde_json::Value::from),
+                "{model} {budget:?} {prompt} {text_only}"
+            );
+        }
     }
 
     #[test]

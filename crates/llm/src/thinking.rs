@@ -1,0 +1,187 @@
+//! How much a model is asked to think, the same on every provider.
+//!
+//! A run's budget comes from `--max-thinking-tokens`, `MAX_THINKING_TOKENS` or
+//! `alwaysThinkingEnabled` (the caller decides which wins); the `ultrathink` keyword in the
+//! turn's prompt asks for the most, and a summary for none ([`budget_for`]). The Messages API
+//! takes the budget in tokens; OpenAI's reasoning models take a level instead
+//! ([`ReasoningEffort::for_budget`]).
+
+use crate::{ModelError, ModelRequest};
+
+/// The variable that sets the thinking budget, as Claude Code reads it.
+pub const THINKING_VAR: &str = "MAX_THINKING_TOKENS";
+
+/// The least thinking budget the Messages API accepts.
+pub const MIN_THINKING_BUDGET: u32 = 1024;
+
+/// The budget the `ultrathink` keyword (and `alwaysThinkingEnabled`) asks for: Claude Code's
+/// largest.
+pub const ULTRATHINK_BUDGET: u32 = 31_999;
+
+/// The budget `text` (of the setting `variable`) asks for: `None` for 0, which turns
+/// thinking off; refused below the API's minimum.
+pub fn parse_budget(text: &str, variable: &'static str) -> Result<Option<u32>, ModelError> {
+    let tokens = text
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|tokens| *tokens == 0 || *tokens >= MIN_THINKING_BUDGET)
+        .ok_or_else(|| ModelError::InvalidSetting {
+            variable,
+            value: text.to_owned(),
+            expected: "a whole number of tokens, at least 1024 (0 turns thinking off)",
+        })?;
+    Ok((tokens > 0).then_some(tokens))
+}
+
+/// The thinking `request` asks for with `configured` as the run's budget: the most when the
+/// turn's prompt says "ultrathink" (as in Claude Code), none for a summary (plain text).
+pub fn budget_for(configured: Option<u32>, request: &ModelRequest) -> Option<u32> {
+    if request.text_only {
+        return None;
+    }
+    if ultrathink(request) {
+        return Some(ULTRATHINK_BUDGET.max(configured.unwrap_or(0)));
+    }
+    configured
+}
+
+/// Whether the prompt of the turn in progress (the last user message that answers no tool
+/// call) says `ultrathink`.
+fn ultrathink(request: &ModelRequest) -> bool {
+    use cairn_protocol::{ContentBlock, Role};
+    request
+        .messages
+        .iter()
+        .rev()
+        .find(|message| {
+            message.role == Role::User
+                && !message
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, ContentBlock::ToolResult { .. }))
+        })
+        .is_some_and(|prompt| {
+            prompt.content.iter().any(|block| match block {
+                ContentBlock::Text { text } => text
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|word| word.eq_ignore_ascii_case("ultrathink")),
+                _ => false,
+            })
+        })
+}
+
+/// OpenAI's `reasoning_effort`, for the models the registry marks as taking one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReasoningEffort {
+    Low,
+    Medium,
+    High,
+}
+
+impl ReasoningEffort {
+    /// The level of a thinking budget, by Claude Code's three keywords: up to "think"'s
+    /// 4,000 tokens and below "megathink"'s 10,000 is low, below "ultrathink"'s 31,999
+    /// medium, and from there high.
+    ///
+    /// ```
+    /// use cairn_llm::thinking::ReasoningEffort;
+    ///
+    /// assert_eq!(ReasoningEffort::for_budget(4_096), ReasoningEffort::Low);
+    /// assert_eq!(ReasoningEffort::for_budget(16_000), ReasoningEffort::Medium);
+    /// assert_eq!(ReasoningEffort::for_budget(31_999), ReasoningEffort::High);
+    /// ```
+    pub fn for_budget(budget: u32) -> Self {
+        match budget {
+            0..10_000 => ReasoningEffort::Low,
+            10_000..ULTRATHINK_BUDGET => ReasoningEffort::Medium,
+            _ => ReasoningEffort::High,
+        }
+    }
+
+    /// The value as the API spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasoningEffort::Low => "low",
+            ReasoningEffort::Medium => "medium",
+            ReasoningEffort::High => "high",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::{ContentBlock, Message, Role};
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    fn request(messages: Vec<Message>) -> ModelRequest {
+        ModelRequest {
+            model: "m".to_string(),
+            system: cairn_protocol::SystemPrompt::default(),
+            messages,
+            tools: vec![],
+            max_tokens: 64,
+            text_only: false,
+        }
+    }
+
+    /// The keyword in the turn's prompt asks for the most thinking, for every request of
+    /// that turn; a summary asks for none; without either, the configured budget.
+    #[test]
+    fn ultrathink_in_the_prompt_asks_for_the_most_thinking() {
+        let mut request = request(vec![Message::user_text("hi")]);
+        assert_eq!(budget_for(None, &request), None);
+        assert_eq!(budget_for(Some(4096), &request), Some(4096));
+        request.messages = vec![Message::user_text("Ultrathink: why does it fail?")];
+        assert_eq!(budget_for(None, &request), Some(31_999));
+        assert_eq!(budget_for(Some(50_000), &request), Some(50_000));
+        request.messages.push(Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: "t".into(),
+                name: "Read".into(),
+                input: serde_json::json!({}),
+            }],
+        });
+        request.messages.push(Message {
+            role: Role::User,
+            content: vec![ContentBlock::tool_result("t", "ultrathink", false)],
+        });
+        assert_eq!(budget_for(None, &request), Some(31_999));
+        request
+            .messages
+            .push(Message::user_text("thanks, now the next one"));
+        assert_eq!(budget_for(None, &request), None);
+        request.messages = vec![Message::user_text("ultrathinking is not the word")];
+        assert_eq!(budget_for(None, &request), None);
+        request.messages = vec![Message::user_text("ultrathink")];
+        request.text_only = true;
+        assert_eq!(budget_for(Some(4096), &request), None);
+    }
+
+    #[test]
+    fn budgets_are_read_and_refused_below_the_minimum() {
+        let parse = |text: &str| parse_budget(text, THINKING_VAR).map_err(|e| e.to_string());
+        assert_eq!(parse("4096"), Ok(Some(4096)));
+        assert_eq!(parse(" 0 "), Ok(None));
+        assert_eq!(
+            parse("100"),
+            Err(
+                "MAX_THINKING_TOKENS is `100`: expected a whole number of tokens, at least \
+                 1024 (0 turns thinking off)"
+                    .into()
+            )
+        );
+        assert!(parse("lots").is_err());
+    }
+
+    #[test]
+    fn every_budget_has_a_level() {
+        let levels: Vec<&str> = [1024, 9_999, 10_000, 31_998, 31_999, 100_000]
+            .map(|budget| ReasoningEffort::for_budget(budget).as_str())
+            .into();
+        assert_eq!(levels, ["low", "low", "medium", "medium", "high", "high"]);
+    }
+}
