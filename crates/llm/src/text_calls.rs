@@ -38,7 +38,9 @@ impl TextCallForm {
 /// One call read from text: the tool's name and its input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextCall {
+    /// The name of a tool the request offered, exactly as the request spelled it.
     pub name: String,
+    /// The call's input, already checked against that tool's schema.
     pub input: Value,
 }
 

@@ -74,8 +74,11 @@ fn ultrathink(request: &ModelRequest) -> bool {
 /// OpenAI's `reasoning_effort`, for the models the registry marks as taking one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReasoningEffort {
+    /// A thinking budget under 10,000 tokens (Claude Code's "think").
     Low,
+    /// Under 31,999 tokens ("think hard").
     Medium,
+    /// 31,999 tokens and more (`ultrathink`, `alwaysThinkingEnabled`).
     High,
 }
 
