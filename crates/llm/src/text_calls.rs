@@ -9,7 +9,7 @@
 //! request, and its input is valid for that tool's schema. Prose around it, an unknown name,
 //! input the schema refuses, or two ways to read it leave the text as text.
 //!
-//! [`Holdback`] keeps the text of an answer that may turn out to be such a call from the face
+//! `Holdback` keeps the text of an answer that may turn out to be such a call from the face
 //! until the answer is whole, so that a call read from text is shown as a call, not as JSON.
 
 use cairn_protocol::{ContentBlock, StopReason, ToolSpec};
