@@ -36,6 +36,7 @@ async fn everything(home: &std::path::Path) -> Arc<McpTools> {
                 env: BTreeMap::new(),
                 timeout: None,
                 startup_timeout: None,
+                always_load: false,
             }),
         }],
         StartOptions {
