@@ -217,6 +217,7 @@ pub fn prepare(
             history: opened.history,
             log: Some(opened.log),
             tool_state,
+            agents: None,
         },
         broker,
     );
