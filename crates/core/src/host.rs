@@ -123,6 +123,7 @@ pub struct SessionHost {
     engine: Engine,
     spawner: Spawner,
     tool_state: Arc<SessionState>,
+    agents: Option<AgentCatalog>,
 }
 
 impl std::fmt::Debug for SessionHost {
@@ -153,7 +154,7 @@ impl SessionHost {
             governance: config.governance.clone(),
             broker: broker.clone(),
         };
-        let tools: Arc<dyn ToolExecutor> = match agents {
+        let tools: Arc<dyn ToolExecutor> = match agents.clone() {
             Some(catalog) => Arc::new(CompositeExecutor::new(vec![
                 Arc::new(AgentTool::new(
                     spawner.clone(),
@@ -177,7 +178,13 @@ impl SessionHost {
             engine,
             spawner,
             tool_state,
+            agents,
         }
+    }
+
+    /// The sub-agents the `Agent` tool can start (for `/agents`); `None` without the tool.
+    pub fn agents(&self) -> Option<&AgentCatalog> {
+        self.agents.as_ref()
     }
 
     /// The engine as built: its configuration and the conversation it continues.
@@ -202,6 +209,7 @@ impl SessionHost {
             engine,
             spawner,
             tool_state,
+            ..
         } = self;
         let governance = spawner.governance.clone();
         let (face_events, events) = mpsc::unbounded_channel();

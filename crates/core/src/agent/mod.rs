@@ -13,9 +13,9 @@ mod filter;
 mod roles;
 mod tool;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use cairn_context::agents::{AgentDefinition, AgentOrigin};
+use cairn_context::agents::{AgentDefinition, AgentOrigin, load_agents, parse_agents_json};
 
 pub use filter::RoleTools;
 pub use roles::READ_ONLY_TOOLS;
@@ -148,6 +148,27 @@ impl AgentCatalog {
             spill_dir: std::env::temp_dir().join("cairn-agents"),
             environment: String::new(),
         }
+    }
+
+    /// The built-in roles and the custom agents of `~/.claude/agents/`, the project's
+    /// `.claude/agents/` and `flag` (`--agents`' JSON), each later one winning over an earlier
+    /// one of the same name; with a warning for each file or field that could not be read.
+    /// JSON in `flag` that is not an object of agents is an error naming what is wrong.
+    pub fn load(
+        project: &Path,
+        home: Option<&Path>,
+        flag: Option<&str>,
+    ) -> Result<(AgentCatalog, Vec<String>), String> {
+        let mut set = load_agents(project, home);
+        if let Some(flag) = flag {
+            set = set.merged(parse_agents_json(flag)?);
+        }
+        let warnings = set
+            .problems
+            .iter()
+            .map(|problem| format!("agent definition {problem}"))
+            .collect();
+        Ok((AgentCatalog::built_in().with_custom(set.agents), warnings))
     }
 
     /// The catalog with `agents` added; a custom agent replaces a role of the same name.
