@@ -233,6 +233,9 @@ pub fn prepare(
         opened.dir.join("tool-results").join("agents"),
     )?;
     instruction_warnings.extend(agent_warnings);
+    session
+        .tools
+        .insert(0, cairn_core::agent::AGENT_TOOL.to_string());
     session.agents = agents
         .profiles()
         .iter()

@@ -155,6 +155,8 @@ impl SessionHost {
             broker: broker.clone(),
         };
         let tools: Arc<dyn ToolExecutor> = match agents.clone() {
+            // First, as Claude Code offers it: the tools a session adds later (loaded by tool
+            // search) go at the end, after a prefix that stays the same.
             Some(catalog) => Arc::new(CompositeExecutor::new(vec![
                 Arc::new(AgentTool::new(
                     spawner.clone(),
