@@ -342,3 +342,32 @@ fn two_agent_calls_in_one_message_run_at_the_same_time() {
     answers.sort();
     assert_eq!(answers, ["first answer", "second answer"]);
 }
+
+#[test]
+fn bad_agents_json_and_a_bad_subagent_cap_are_errors_naming_them() {
+    let harness = Harness::new();
+    let output = run(&harness, &["-p", "hi", "--agents", "[\"reviewer\"]"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--agents: expected a JSON object of agents by name"),
+        "{stderr}"
+    );
+
+    let output = harness
+        .command()
+        .env("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "many")
+        .args(["-p", "hi"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS must be a whole number of sub-agents above 0, \
+             not \"many\""
+        ),
+        "{stderr}"
+    );
+    assert!(harness.server.requests().is_empty());
+}
