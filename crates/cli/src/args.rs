@@ -109,6 +109,11 @@ pub struct Args {
     /// Start only the --mcp-config servers, none from the configuration files.
     #[arg(long = "strict-mcp-config")]
     pub strict_mcp_config: bool,
+
+    /// Custom sub-agents as JSON, over those of .claude/agents/: {"name": {"description":
+    /// "…", "prompt": "…", "tools": ["Read"], "model": "haiku"}}.
+    #[arg(long, value_name = "JSON")]
+    pub agents: Option<String>,
 }
 
 /// `--setting-sources`: clap names the flag and shows this error's bad word.

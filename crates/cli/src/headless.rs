@@ -191,6 +191,7 @@ fn report_text(report: Report, facts: &RunFacts<'_>) -> String {
             session_id: &facts.info.session_id,
             settings_sources: Ok(facts.settings_sources),
         }),
+        Report::Agents => reports::agents_report(facts.host.agents()),
     }
 }
 

@@ -11,6 +11,7 @@ use cairn_context::PromptBuilder;
 use cairn_context::StandardPipeline;
 use cairn_context::memory::{MemoryRecall, Recall};
 use cairn_context::pipeline::PipelineSettings;
+use cairn_core::agent::AgentCatalog;
 use cairn_core::{EngineConfig, SessionHost, SessionParts};
 use cairn_llm::models;
 use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
@@ -25,6 +26,9 @@ use crate::session::{open_session, start_cleanup};
 use crate::settings::load_settings;
 
 const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 32_000;
+
+/// How many sub-agents may run at once (Claude Code's variable).
+const MAX_CONCURRENT_SUBAGENTS: &str = "CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS";
 
 /// What a run is made of.
 pub struct Prepared {
@@ -58,6 +62,53 @@ pub fn chosen_model(args: &Args, settings: &LoadedSettings) -> String {
             .or_else(|| settings.settings().model.clone())
             .unwrap_or_else(|| models::DEFAULT_MODEL.to_string()),
     )
+}
+
+/// A variable as the run sees it: the settings' `env` over cairn's own environment.
+fn run_variable(settings: &LoadedSettings, name: &str) -> Option<String> {
+    settings
+        .env()
+        .get(name)
+        .cloned()
+        .or_else(|| std::env::var(name).ok())
+}
+
+/// The sub-agents of the run: the built-in roles, the agent files and `--agents`, the
+/// `Explore` role on `small_model`, at most `CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS` at once.
+/// Returns the warnings for agent files that could not be read.
+fn agent_catalog(
+    args: &Args,
+    settings: &LoadedSettings,
+    cwd: &std::path::Path,
+    home: &std::path::Path,
+    small_model: Option<String>,
+    spill_dir: PathBuf,
+) -> anyhow::Result<(AgentCatalog, Vec<String>)> {
+    let (catalog, warnings) =
+        AgentCatalog::load(cwd, Some(home), args.agents.as_deref()).map_err(anyhow::Error::msg)?;
+    let max_concurrent = match run_variable(settings, MAX_CONCURRENT_SUBAGENTS) {
+        Some(value) => match value.trim().parse::<usize>() {
+            Ok(max) if max > 0 => max,
+            _ => anyhow::bail!(
+                "{MAX_CONCURRENT_SUBAGENTS} must be a whole number of sub-agents above 0, not \
+                 {value:?}"
+            ),
+        },
+        None => cairn_core::agent::DEFAULT_MAX_CONCURRENT,
+    };
+    let environment = format!(
+        "Working directory: {}\nPlatform: {}",
+        cwd.display(),
+        std::env::consts::OS
+    );
+    Ok((
+        catalog
+            .with_small_model(small_model)
+            .with_max_concurrent(max_concurrent)
+            .with_spill_dir(spill_dir)
+            .with_environment(environment),
+        warnings,
+    ))
 }
 
 /// Everything a run needs before the first request: the credentials, the tools and the
@@ -139,7 +190,7 @@ pub fn prepare(
         &settings,
         &opened.history,
     )?;
-    let session = SessionInfo {
+    let mut session = SessionInfo {
         session_id,
         cwd: cwd.display().to_string(),
         model: model.clone(),
@@ -153,7 +204,7 @@ pub fn prepare(
             .iter()
             .map(|entry| entry.name.clone())
             .collect(),
-        // Filled once the sub-agents land.
+        // The sub-agents' names, once their catalog is built below.
         agents: Vec::new(),
     };
     // Memory: its index goes in the system prompt, its directory is cairn's own state
@@ -171,17 +222,34 @@ pub fn prepare(
     instruction_warnings.extend(mcp_warnings);
     let memory_dir = memory.as_ref().map(|memory| memory.directory.clone());
     let status_command = crate::settings::status_command(&settings);
+    // Side requests and the Explore role: the provider's small model.
+    let small_model = crate::provider::small_model(
+        &settings,
+        &model,
+        run_variable(&settings, SMALL_MODEL_VARIABLE),
+    );
+    let (agents, agent_warnings) = agent_catalog(
+        args,
+        &settings,
+        &cwd,
+        &home,
+        small_model.clone(),
+        opened.dir.join("tool-results").join("agents"),
+    )?;
+    instruction_warnings.extend(agent_warnings);
+    session
+        .tools
+        .insert(0, cairn_core::agent::AGENT_TOOL.to_string());
+    session.agents = agents
+        .profiles()
+        .iter()
+        .map(|profile| profile.name.clone())
+        .collect();
     let recall = memory.map(|memory| {
         governance
             .governance
             .gate()
             .allow_own_state(&memory.directory);
-        let small_model = settings
-            .env()
-            .get(SMALL_MODEL_VARIABLE)
-            .cloned()
-            .or_else(|| std::env::var(SMALL_MODEL_VARIABLE).ok());
-        let small_model = crate::provider::small_model(&settings, &model, small_model);
         let side = SideModel::small(provider.client.clone(), small_model.as_deref());
         Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
     });
@@ -217,6 +285,7 @@ pub fn prepare(
             history: opened.history,
             log: Some(opened.log),
             tool_state,
+            agents: Some(agents),
         },
         broker,
     );

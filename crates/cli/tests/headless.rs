@@ -92,7 +92,8 @@ fn text_output_prints_the_answer() {
         ]}])
     );
     assert_eq!(request.body["stream"], json!(true));
-    assert_eq!(request.body["tools"][3]["name"], json!("Read"));
+    // The Agent tool first, then the built-ins.
+    assert_eq!(request.body["tools"][4]["name"], json!("Read"));
 }
 
 #[test]
@@ -149,6 +150,7 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
     assert_eq!(
         lines[0]["tools"],
         json!([
+            "Agent",
             "Bash",
             "BashOutput",
             "KillShell",

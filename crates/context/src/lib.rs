@@ -37,6 +37,7 @@
 
 #![deny(missing_docs)]
 
+pub mod agents;
 pub mod approvals;
 mod builder;
 pub mod commands;

@@ -178,6 +178,7 @@ pub async fn run(workspace: &Path) -> Result<Outcome, Box<dyn std::error::Error>
             history: Vec::new(),
             log: None,
             tool_state,
+            agents: None,
         },
         broker.clone(),
     );

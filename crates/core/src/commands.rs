@@ -80,6 +80,8 @@ pub enum Report {
     Context,
     /// Version, model, auth, permission mode, directory, session, settings.
     Status,
+    /// The sub-agents the `Agent` tool can start: the roles and the custom agents.
+    Agents,
 }
 
 /// A command only the interactive UI can carry out: it acts on the screen, the running

@@ -23,14 +23,15 @@ use cairn_protocol::{
     AgentEvent, CollectedEvents, EventEnvelope, EventSender, Message, Op, PermissionBroker,
 };
 use cairn_session::SessionLog;
-use cairn_tools::{SessionState, ToolExecutor};
+use cairn_tools::{CompositeExecutor, SessionState, ToolExecutor};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::{AgentCatalog, AgentTool};
 use crate::assembly::Turn;
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::{AgentScope, Engine, EngineConfig};
 use crate::events::ChannelSink;
 use crate::governance::Governance;
 
@@ -103,6 +104,9 @@ pub struct SessionParts {
     pub log: Option<SessionLog>,
     /// The tools' session state: its background shells end with the session.
     pub tool_state: Arc<SessionState>,
+    /// The sub-agents the main engine may start through the `Agent` tool; `None` offers no
+    /// `Agent` tool. Sub-agents get [`SessionParts::tools`] alone, so none starts another.
+    pub agents: Option<AgentCatalog>,
 }
 
 impl std::fmt::Debug for SessionParts {
@@ -119,6 +123,7 @@ pub struct SessionHost {
     engine: Engine,
     spawner: Spawner,
     tool_state: Arc<SessionState>,
+    agents: Option<AgentCatalog>,
 }
 
 impl std::fmt::Debug for SessionHost {
@@ -141,12 +146,28 @@ impl SessionHost {
             history,
             log,
             tool_state,
+            agents,
         } = parts;
         let spawner = Spawner {
             client: client.clone(),
             tools: tools.clone(),
             governance: config.governance.clone(),
             broker: broker.clone(),
+        };
+        let tools: Arc<dyn ToolExecutor> = match agents.clone() {
+            // First, as Claude Code offers it: the tools a session adds later (loaded by tool
+            // search) go at the end, after a prefix that stays the same.
+            Some(catalog) => Arc::new(CompositeExecutor::new(vec![
+                Arc::new(AgentTool::new(
+                    spawner.clone(),
+                    catalog,
+                    config.model.clone(),
+                    config.max_output_tokens,
+                    config.max_requests,
+                )),
+                tools,
+            ])),
+            None => tools,
         };
         let engine = Engine::new(client, tools, config)
             .with_history(history)
@@ -159,7 +180,13 @@ impl SessionHost {
             engine,
             spawner,
             tool_state,
+            agents,
         }
+    }
+
+    /// The sub-agents the `Agent` tool can start (for `/agents`); `None` without the tool.
+    pub fn agents(&self) -> Option<&AgentCatalog> {
+        self.agents.as_ref()
     }
 
     /// The engine as built: its configuration and the conversation it continues.
@@ -184,6 +211,7 @@ impl SessionHost {
             engine,
             spawner,
             tool_state,
+            ..
         } = self;
         let governance = spawner.governance.clone();
         let (face_events, events) = mpsc::unbounded_channel();
@@ -420,6 +448,17 @@ impl Spawner {
     /// A nested engine with an empty conversation of its own, judged by the session's
     /// governance and asking through the session's broker.
     pub fn spawn(&self, nested: NestedConfig) -> Engine {
+        self.spawn_sub_agent(
+            nested,
+            AgentScope::SubAgent {
+                agent_id: String::new(),
+                agent_type: String::new(),
+            },
+        )
+    }
+
+    /// [`Spawner::spawn`] for the sub-agent `scope` names (its hooks name it).
+    pub(crate) fn spawn_sub_agent(&self, nested: NestedConfig, scope: AgentScope) -> Engine {
         let tools = nested.tools.unwrap_or_else(|| self.tools.clone());
         Engine::new(
             self.client.clone(),
@@ -435,6 +474,12 @@ impl Spawner {
             },
         )
         .with_permissions(self.broker.clone())
+        .for_sub_agent(scope)
+    }
+
+    /// The governance every spawned engine is judged by.
+    pub(crate) fn governance(&self) -> &Governance {
+        &self.governance
     }
 }
 

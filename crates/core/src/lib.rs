@@ -68,6 +68,7 @@
 //!         history: Vec::new(),
 //!         log: None,
 //!         tool_state,
+//!         agents: None,
 //!     },
 //!     Arc::new(NobodyToAsk),
 //! );
@@ -91,6 +92,7 @@
 
 #![deny(missing_docs)]
 
+pub mod agent;
 pub mod assembly;
 pub mod commands;
 mod engine;

@@ -1,4 +1,4 @@
-//! The reports: what `/help`, `/cost`, `/context` and `/status` answer, as plain text, the
+//! The reports: what `/help`, `/cost`, `/context`, `/status` and `/agents` answer, as plain text, the
 //! same on every face.
 //!
 //! Each report is written from a plain struct of facts that the face fills with what it has
@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use cairn_protocol::Usage;
 
+use crate::agent::{AgentCatalog, ModelChoice, ToolChoice};
 use crate::commands::CommandTable;
 
 mod context;
@@ -135,6 +136,59 @@ pub fn status_report(facts: &StatusFacts<'_>) -> String {
         facts.cwd.display(),
         facts.session_id,
     )
+}
+
+/// The `/agents` report: each sub-agent the `Agent` tool can start, by name, with where it
+/// comes from, its tools and model, and when to use it; `None` when the session offers no
+/// `Agent` tool.
+pub fn agents_report(catalog: Option<&AgentCatalog>) -> String {
+    let Some(catalog) = catalog else {
+        return "This session offers no Agent tool, so no sub-agent can be started.".into();
+    };
+    let mut text = String::from("Agents (the Agent tool's subagent_type):");
+    for profile in catalog.profiles() {
+        let origin = match (&profile.origin, &profile.path) {
+            (None, _) => "built-in".to_string(),
+            (Some(origin), Some(path)) => format!("{}, {}", origin.as_str(), path.display()),
+            (Some(origin), None) => origin.as_str().to_string(),
+        };
+        let mut tools = match &profile.tools {
+            ToolChoice::All => "every tool".to_string(),
+            ToolChoice::Only(tools) => tools.join(", "),
+        };
+        if !profile.disallowed_tools.is_empty() {
+            tools.push_str(&format!(" but {}", profile.disallowed_tools.join(", ")));
+        }
+        let model = match &profile.model {
+            ModelChoice::Inherit => "the session's model".to_string(),
+            ModelChoice::Small => format!("the small model ({})", catalog.small_model()),
+            ModelChoice::Named(model) => model.clone(),
+        };
+        text.push_str(&format!(
+            "\n  {} ({origin})\n    {}\n    tools: {tools}; model: {model}",
+            profile.name, profile.description
+        ));
+        if let Some(turns) = profile.max_turns {
+            text.push_str(&format!("; at most {turns} requests"));
+        }
+        if let Some(mode) = &profile.permission_mode {
+            text.push_str(&format!(
+                "; asks for permission mode {mode} (not applied yet: it runs under the \
+                 session's mode)"
+            ));
+        }
+    }
+    if catalog
+        .profiles()
+        .iter()
+        .all(|profile| profile.origin.is_none())
+    {
+        text.push_str(
+            "\nNo custom agents: add Markdown files to .claude/agents/ (this project) or \
+             ~/.claude/agents/ (every project), or pass --agents.",
+        );
+    }
+    text
 }
 
 #[cfg(test)]

@@ -83,6 +83,7 @@ fn host(
             history: Vec::new(),
             log: None,
             tool_state,
+            agents: None,
         },
         broker,
     )

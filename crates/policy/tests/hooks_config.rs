@@ -69,7 +69,7 @@ async fn malformed_entries_are_reported_and_the_rest_still_runs() {
     let mut expected = vec![
         "hooks.BeforeEverything: unknown or unsupported hook event (cairn supports PreToolUse, \
          PermissionRequest, PostToolUse, PostToolUseFailure, Notification, UserPromptSubmit, Stop, \
-         SubagentStop, PreCompact, PostCompact, SessionStart, SessionEnd)",
+         SubagentStart, SubagentStop, PreCompact, PostCompact, SessionStart, SessionEnd)",
         "hooks.PostToolUse: expected an array of matcher groups, found an object",
         "hooks.PreToolUse[0].hooks[1]: unknown type \"script\" (expected \"command\")",
         "hooks.PreToolUse[0].hooks[2]: hooks of type \"prompt\" are not supported by cairn (expected \"command\")",

@@ -70,6 +70,8 @@ pub struct Reply {
     ending: Ending,
     /// The delta field thinking streams in on the Chat Completions dialect.
     reasoning_field: &'static str,
+    /// Held back until this many requests with a held reply have arrived.
+    hold_until: Option<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -267,6 +269,21 @@ impl Reply {
         self
     }
 
+    /// Holds the response back until `requests` requests answered by held replies have
+    /// arrived (this one among them), then sends it: proof without timing that that many
+    /// requests were waiting at the same time. Two replies held until 2 are sent only if the
+    /// client sent both requests before either was answered; otherwise the first waits for
+    /// ever, and the test's own wait for the second request fails.
+    pub fn held_until_waiting(mut self, requests: usize) -> Reply {
+        self.hold_until = Some(requests);
+        self
+    }
+
+    /// How many held requests this reply waits for, if it is held.
+    pub(crate) fn hold_until(&self) -> Option<usize> {
+        self.hold_until
+    }
+
     /// Waits this long before sending the response head.
     pub fn with_delay(mut self, delay: Duration) -> Reply {
         self.delay = Some(delay);
@@ -366,6 +383,7 @@ impl Reply {
             chunking: Chunking::Natural,
             ending: Ending::Complete,
             reasoning_field: "reasoning_content",
+            hold_until: None,
         }
     }
 

@@ -77,6 +77,8 @@ struct Shared {
     state: Mutex<State>,
     /// Notified each time a request is recorded.
     arrived: Condvar,
+    /// Notified each time a request with a held reply arrives.
+    held: tokio::sync::Notify,
 }
 
 #[derive(Debug, Default)]
@@ -93,6 +95,8 @@ struct State {
     /// Replies for side requests (no tools, or `tool_choice: none`), taken in order before the
     /// main queue; the last one repeats.
     text_only_replies: VecDeque<Reply>,
+    /// How many requests got a held reply ([`Reply::held_until_waiting`]) so far.
+    held_requests: usize,
 }
 
 impl Shared {
@@ -172,6 +176,24 @@ impl Shared {
         drop(state);
         self.arrived.notify_all();
         answer
+    }
+}
+
+impl Shared {
+    /// Counts one more held request, then waits until `requests` of them have arrived.
+    async fn hold(&self, requests: usize) {
+        self.lock().held_requests += 1;
+        self.held.notify_waiters();
+        loop {
+            let notified = self.held.notified();
+            tokio::pin!(notified);
+            // Registered before the count is read, so no arrival is missed in between.
+            notified.as_mut().enable();
+            if self.lock().held_requests >= requests {
+                return;
+            }
+            notified.await;
+        }
     }
 }
 
@@ -407,6 +429,9 @@ async fn respond(
         received_at,
     };
     let answer = shared.record(recorded, body_len);
+    if let Some(requests) = answer.reply.hold_until() {
+        shared.hold(requests).await;
+    }
     let chat = crate::openai::is_chat_completions(parts.uri.path());
     let rendered = answer.reply.render_in(chat, &model, answer.message_number);
     if let Some(delay) = rendered.delay {

@@ -117,6 +117,13 @@ pub(super) fn entries() -> Vec<CommandEntry> {
             I(Interactive::Config),
         ),
         (
+            "agents",
+            &[],
+            None,
+            "the sub-agents the model can start: the built-in roles and the custom agents",
+            R(Report::Agents),
+        ),
+        (
             "compact",
             &[],
             Some("[instructions]"),

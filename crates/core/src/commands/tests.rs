@@ -95,6 +95,7 @@ fn built_ins_resolve_with_their_arguments() {
     assert_eq!(resolve("  /cost  "), report(Report::Cost));
     assert_eq!(resolve("/context"), report(Report::Context));
     assert_eq!(resolve("/status"), report(Report::Status));
+    assert_eq!(resolve("/agents"), report(Report::Agents));
     assert_eq!(
         resolve("/model  opus "),
         interactive(Interactive::Model, "model", "opus")

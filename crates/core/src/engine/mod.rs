@@ -63,6 +63,24 @@ pub struct Engine {
     ///
     /// [`TurnSummary`]: cairn_protocol::TurnSummary
     current_op: String,
+    /// Whose turns these are: the main agent's, or a sub-agent's (whose hooks differ).
+    scope: AgentScope,
+}
+
+/// Whose turns an engine runs. A sub-agent's prompt is not the user's, so its turns fire no
+/// `UserPromptSubmit` hooks, and they end with `SubagentStop` hooks instead of `Stop`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum AgentScope {
+    /// The session's own agent.
+    #[default]
+    Main,
+    /// A sub-agent started by an `Agent` call.
+    SubAgent {
+        /// Its id, as hooks and events name it.
+        agent_id: String,
+        /// Its role or custom agent's name, which `SubagentStop` matchers match.
+        agent_type: String,
+    },
 }
 
 impl std::fmt::Debug for Engine {
@@ -143,7 +161,14 @@ impl Engine {
             last_reported: None,
             recall_running: None,
             current_op: String::new(),
+            scope: AgentScope::Main,
         }
+    }
+
+    /// Marks this engine as a sub-agent's (see [`AgentScope`]); only the spawner does this.
+    pub(crate) fn for_sub_agent(mut self, scope: AgentScope) -> Self {
+        self.scope = scope;
+        self
     }
 
     /// Who answers this engine's permission questions: the face's broker (a dialog, a host),

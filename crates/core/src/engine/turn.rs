@@ -11,7 +11,7 @@ use cairn_protocol::{
 use cairn_tools::ToolCall;
 use tokio_util::sync::CancellationToken;
 
-use super::Engine;
+use super::{AgentScope, Engine};
 use crate::assembly::system_reminder;
 use crate::orchestrate::{CallRunner, ToolUseIds, rename_duplicate_tool_use_ids};
 
@@ -89,12 +89,17 @@ impl Engine {
         .text();
         let mut input = serde_json::Map::new();
         input.insert("prompt".into(), serde_json::Value::String(prompt));
-        if let Some(outcome) = self
-            .config
-            .governance
-            .run_hooks(HookEvent::UserPromptSubmit, None, input, events, cancel)
-            .await
-        {
+        // A sub-agent's prompt comes from the model, not the user.
+        let hooks = match self.scope {
+            AgentScope::Main => {
+                self.config
+                    .governance
+                    .run_hooks(HookEvent::UserPromptSubmit, None, input, events, cancel)
+                    .await
+            }
+            AgentScope::SubAgent { .. } => None,
+        };
+        if let Some(outcome) = hooks {
             if let Some(reason) = outcome.block.or(outcome.stop) {
                 return Err(TurnEnd::HookBlocked {
                     message: format!("A UserPromptSubmit hook blocked the prompt: {reason}"),
@@ -144,10 +149,28 @@ impl Engine {
             "stop_hook_active".into(),
             serde_json::Value::Bool(*continuations > 0),
         );
+        let (event, subject) = match &self.scope {
+            AgentScope::Main => (HookEvent::Stop, None),
+            AgentScope::SubAgent {
+                agent_id,
+                agent_type,
+            } => {
+                input.insert("agent_id".into(), agent_id.clone().into());
+                input.insert("agent_type".into(), agent_type.clone().into());
+                let last = self
+                    .messages
+                    .last()
+                    .filter(|message| message.role == Role::Assistant)
+                    .map(Message::text)
+                    .unwrap_or_default();
+                input.insert("last_assistant_message".into(), last.into());
+                (HookEvent::SubagentStop, Some(agent_type.clone()))
+            }
+        };
         let Some(outcome) = self
             .config
             .governance
-            .run_hooks(HookEvent::Stop, None, input, events, cancel)
+            .run_hooks(event, subject.as_deref(), input, events, cancel)
             .await
         else {
             return false;
@@ -158,14 +181,14 @@ impl Engine {
         if *continuations >= MAX_STOP_CONTINUATIONS {
             events.emit(AgentEvent::Warning {
                 message: format!(
-                    "A Stop hook asked to continue a {}th time; stopping anyway.",
+                    "A {event} hook asked to continue a {}th time; stopping anyway.",
                     *continuations + 1
                 ),
             });
             return false;
         }
         *continuations += 1;
-        let message = Message::user_text(format!("A Stop hook says: {reason}"));
+        let message = Message::user_text(format!("A {event} hook says: {reason}"));
         events.emit(AgentEvent::UserMessage {
             message: message.clone(),
         });

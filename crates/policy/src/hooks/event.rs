@@ -22,6 +22,8 @@ pub enum HookEvent {
     Stop,
     /// When a sub-agent is about to stop; may make it carry on.
     SubagentStop,
+    /// When a sub-agent starts, before its first request; informational only.
+    SubagentStart,
     /// When a session starts, resumes, is cleared or compacted; may add context.
     SessionStart,
     /// When a session ends; informational only.
@@ -36,7 +38,7 @@ pub enum HookEvent {
 
 impl HookEvent {
     /// Every event, in the order Claude Code's documentation lists them.
-    pub const ALL: [HookEvent; 12] = [
+    pub const ALL: [HookEvent; 13] = [
         HookEvent::PreToolUse,
         HookEvent::PermissionRequest,
         HookEvent::PostToolUse,
@@ -44,6 +46,7 @@ impl HookEvent {
         HookEvent::Notification,
         HookEvent::UserPromptSubmit,
         HookEvent::Stop,
+        HookEvent::SubagentStart,
         HookEvent::SubagentStop,
         HookEvent::PreCompact,
         HookEvent::PostCompact,
@@ -61,6 +64,7 @@ impl HookEvent {
             HookEvent::UserPromptSubmit => "UserPromptSubmit",
             HookEvent::Stop => "Stop",
             HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::SubagentStart => "SubagentStart",
             HookEvent::SessionStart => "SessionStart",
             HookEvent::SessionEnd => "SessionEnd",
             HookEvent::PreCompact => "PreCompact",
@@ -82,7 +86,7 @@ impl HookEvent {
     /// `PermissionRequest`), the model is told (`PostToolUse`, `PostToolUseFailure`: the tool
     /// already ran), the prompt is dropped (`UserPromptSubmit`), the agent carries on (`Stop`,
     /// `SubagentStop`), compaction does not happen (`PreCompact`). At `SessionStart`,
-    /// `SessionEnd` and `Notification` nothing can be blocked: as in Claude Code, the stderr
+    /// `SubagentStart`, `SessionEnd` and `Notification` nothing can be blocked: as in Claude Code, the stderr
     /// of an exit code 2 is only shown to the user ([`HookOutcome::system_messages`]).
     ///
     /// [`HookOutcome::system_messages`]: super::HookOutcome::system_messages
@@ -97,6 +101,7 @@ impl HookEvent {
             | HookEvent::SubagentStop
             | HookEvent::PreCompact => true,
             HookEvent::SessionStart
+            | HookEvent::SubagentStart
             | HookEvent::SessionEnd
             | HookEvent::PostCompact
             | HookEvent::Notification => false,
@@ -112,6 +117,7 @@ impl HookEvent {
             | HookEvent::UserPromptSubmit
             | HookEvent::Stop
             | HookEvent::SubagentStop
+            | HookEvent::SubagentStart
             | HookEvent::SessionStart
             | HookEvent::SessionEnd
             | HookEvent::PreCompact
@@ -130,6 +136,7 @@ impl HookEvent {
             | HookEvent::PermissionRequest
             | HookEvent::Stop
             | HookEvent::SubagentStop
+            | HookEvent::SubagentStart
             | HookEvent::SessionEnd
             | HookEvent::PreCompact
             | HookEvent::PostCompact

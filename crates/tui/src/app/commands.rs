@@ -81,6 +81,17 @@ impl App {
             Report::Cost => self.cost_report(),
             Report::Context => self.context_report(),
             Report::Status => self.status_report(),
+            // The agents of the files (the UI's own catalog is not in its config yet).
+            Report::Agents => reports::agents_report(
+                cairn_core::agent::AgentCatalog::load(
+                    &self.config.cwd,
+                    Some(&self.config.home),
+                    None,
+                )
+                .ok()
+                .map(|(catalog, _)| catalog)
+                .as_ref(),
+            ),
         }
     }
 
