@@ -16,9 +16,7 @@ use cairn_core::{
     AskThroughEvents, ChannelSink, EndReason, EngineConfig, Governance, NestedConfig, Session,
     SessionHost, SessionParts, StartSource,
 };
-use cairn_policy::hooks::{HookCommon, HookConfig, HookRunner};
 use cairn_policy::rules::{RuleKind, RuleOrigin, RuleSet};
-use cairn_policy::{PermissionGate, PermissionMode};
 use cairn_protocol::{
     AgentEvent, ContentBlock, DecisionSource, EventSender, NobodyToAsk, Op, PermissionAnswer,
     PermissionBroker, Role, StopReason, SystemPrompt, TurnSummary,
@@ -39,20 +37,7 @@ fn governance(workspace: &Path, deny: &[&str], hooks: Value) -> Governance {
         )
     }));
     assert!(errors.is_empty(), "{errors:?}");
-    let gate = PermissionGate::new(
-        PermissionMode::Default,
-        rules,
-        vec![workspace.to_path_buf()],
-        workspace.to_path_buf(),
-        workspace.to_path_buf(),
-    );
-    let (hooks, problems) = HookConfig::from_settings(&hooks);
-    assert_eq!(problems, Vec::<String>::new());
-    Governance::new(
-        Arc::new(gate),
-        Arc::new(HookRunner::new(hooks, workspace.to_path_buf())),
-        HookCommon::default(),
-    )
+    support::gated::governance(workspace, rules, &hooks)
 }
 
 fn config(workspace: &Path, governance: Governance) -> EngineConfig {

@@ -18,14 +18,9 @@ use serde_json::Value;
 
 use super::ScriptedClient;
 
-/// An engine with the built-in tools working in `workspace`, a gate in the default mode (edits
-/// in the workspace are asked about) with `rules`, and `hooks`.
-pub fn gated_engine(
-    client: Arc<ScriptedClient>,
-    workspace: &Path,
-    rules: RuleSet,
-    hooks: Value,
-) -> Engine {
+/// Governance over `workspace`: a gate in the default mode (edits in the workspace are asked
+/// about) with `rules`, and `hooks` (Claude Code's `hooks` setting; `Value::Null` for none).
+pub fn governance(workspace: &Path, rules: RuleSet, hooks: &Value) -> Governance {
     let gate = PermissionGate::new(
         PermissionMode::Default,
         rules,
@@ -33,8 +28,23 @@ pub fn gated_engine(
         workspace.to_path_buf(),
         workspace.to_path_buf(),
     );
-    let (hook_config, problems) = HookConfig::from_settings(&hooks);
+    let (hook_config, problems) = HookConfig::from_settings(hooks);
     assert_eq!(problems, Vec::<String>::new());
+    Governance::new(
+        Arc::new(gate),
+        Arc::new(HookRunner::new(hook_config, workspace.to_path_buf())),
+        HookCommon::default(),
+    )
+}
+
+/// An engine with the built-in tools working in `workspace`, under [`governance`] with
+/// `rules` and `hooks`, asking through events.
+pub fn gated_engine(
+    client: Arc<ScriptedClient>,
+    workspace: &Path,
+    rules: RuleSet,
+    hooks: Value,
+) -> Engine {
     let tools = ToolRegistry::with_builtins(ToolContext::new(workspace.to_path_buf()));
     Engine::new(
         client,
@@ -46,11 +56,7 @@ pub fn gated_engine(
             max_output_tokens: 1000,
             recall: None,
             pipeline: Arc::new(StandardPipeline::new(workspace.join(".spill"))),
-            governance: Governance::new(
-                Arc::new(gate),
-                Arc::new(HookRunner::new(hook_config, workspace.to_path_buf())),
-                HookCommon::default(),
-            ),
+            governance: governance(workspace, rules, &hooks),
         },
     )
     .with_permissions(Arc::new(AskThroughEvents::default()))
