@@ -35,6 +35,35 @@ impl Dirs {
     fn resolve(&self, line: &str) -> Resolved {
         resolve(line, self.project.path(), self.home.path())
     }
+
+    /// The prompt turn `line` resolves to, or the unreadable command files when it names
+    /// no command.
+    fn lookup(&self, line: &str) -> Lookup {
+        match self.resolve(line) {
+            Resolved::Turn(CommandTurn::Prompt { turn, .. }) => Lookup {
+                turn: Some(turn),
+                warnings: Vec::new(),
+            },
+            Resolved::Unknown { warnings, .. } => Lookup {
+                turn: None,
+                warnings,
+            },
+            Resolved::Message
+            | Resolved::Turn(CommandTurn::Compact { .. })
+            | Resolved::Report { .. }
+            | Resolved::Interactive { .. } => Lookup {
+                turn: None,
+                warnings: Vec::new(),
+            },
+        }
+    }
+}
+
+/// What resolving a line found of a prompt turn.
+#[derive(Debug, PartialEq)]
+struct Lookup {
+    turn: Option<Turn>,
+    warnings: Vec<String>,
 }
 
 fn write(path: &Path, text: &str) {
@@ -377,4 +406,112 @@ fn only_a_lone_name_after_the_slash_is_being_completed() {
     assert_eq!(completing_name("/model opus"), None);
     assert_eq!(completing_name("/usr/bin"), None);
     assert_eq!(completing_name("hi /mo"), None);
+}
+
+#[test]
+fn a_command_is_expanded_after_its_tag_with_its_model_and_allowed_tools() {
+    let dirs = Dirs::new();
+    dirs.project_command(
+        "shout.md",
+        "---\nmodel: haiku\nallowed-tools: Bash(echo:*), Read\n---\nShout $ARGUMENTS, then $2.\n",
+    );
+    let lookup = dirs.lookup("  /shout hello   world ");
+    let turn = Turn {
+        content: vec![
+            ContentBlock::text(
+                "<command-name>/shout</command-name>\n<command-args>hello   world</command-args>",
+            ),
+            ContentBlock::text("Shout hello   world, then world."),
+        ],
+        model: Some("claude-haiku-4-5".into()),
+        allowed_tools: vec!["Bash(echo:*)".into(), "Read".into()],
+    };
+    assert_eq!(
+        lookup,
+        Lookup {
+            turn: Some(turn),
+            warnings: Vec::new(),
+        }
+    );
+}
+
+#[test]
+fn a_model_id_is_kept_and_a_plain_command_has_no_model_or_tools() {
+    let dirs = Dirs::new();
+    dirs.user_command(
+        "git/log.md",
+        "---\nmodel: claude-3-5-haiku-20241022\n---\nShow the log.",
+    );
+    dirs.user_command("plain.md", "Inline @notes.txt here");
+    write(&dirs.project.path().join("notes.txt"), "the notes\n");
+
+    let turn = dirs.lookup("/git:log").turn.unwrap();
+    assert_eq!(turn.model.as_deref(), Some("claude-3-5-haiku-20241022"));
+    assert_eq!(
+        turn.content[0],
+        ContentBlock::text("<command-name>/git:log</command-name>\n<command-args></command-args>")
+    );
+
+    let turn = dirs.lookup("/plain").turn.unwrap();
+    assert_eq!(
+        turn,
+        Turn {
+            content: vec![
+                ContentBlock::text(
+                    "<command-name>/plain</command-name>\n<command-args></command-args>"
+                ),
+                ContentBlock::text("Inline \nContents of notes.txt:\n```\nthe notes\n```\n here"),
+            ],
+            model: None,
+            allowed_tools: Vec::new(),
+        }
+    );
+}
+
+#[test]
+fn a_project_command_wins_over_the_users_of_the_same_name() {
+    let dirs = Dirs::new();
+    dirs.user_command("review.md", "The user's review.");
+    dirs.project_command("review.md", "The project's review.");
+    let turn = dirs.lookup("/review").turn.unwrap();
+    assert_eq!(turn.content[1], ContentBlock::text("The project's review."));
+}
+
+#[test]
+fn a_line_that_names_no_command_finds_none() {
+    let dirs = Dirs::new();
+    dirs.project_command("greet.md", "Say hello.");
+    let none = Lookup {
+        turn: None,
+        warnings: Vec::new(),
+    };
+    assert_eq!(dirs.lookup("greet"), none, "not a slash line");
+    assert_eq!(dirs.lookup("/greeting"), none);
+    assert_eq!(dirs.lookup("/"), none);
+    assert_eq!(dirs.lookup("please /greet"), none);
+}
+
+#[test]
+fn unreadable_command_files_are_returned_as_warnings_when_the_command_is_not_found() {
+    let dirs = Dirs::new();
+    dirs.project_command("greet.md", "Say hello.");
+    let endless = dirs.project.path().join(".claude/commands/endless.md");
+    std::os::unix::fs::symlink("/dev/zero", &endless).unwrap();
+
+    let lookup = dirs.lookup("/endless");
+    assert_eq!(lookup.turn, None);
+    assert_eq!(lookup.warnings.len(), 1, "{:?}", lookup.warnings);
+    assert!(
+        lookup.warnings[0].contains("endless.md was skipped"),
+        "the warning names the file: {:?}",
+        lookup.warnings
+    );
+
+    let found = dirs.lookup("/greet");
+    assert_eq!(
+        found.warnings,
+        Vec::<String>::new(),
+        "found: nothing to explain"
+    );
+    assert!(found.turn.is_some());
 }
