@@ -8,8 +8,13 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 /// cairn: a terminal coding agent.
 #[derive(Debug, Parser)]
-#[command(name = "cairn", version, about, long_about = None)]
+#[command(name = "cairn", version, about, long_about = None, disable_version_flag = true)]
 pub struct Args {
+    /// Print the version (`-v`, `-V` or `--version`, as Claude Code takes it; the Agent SDKs
+    /// run `cli -v`).
+    #[arg(short = 'v', short_alias = 'V', long, action = clap::ArgAction::Version)]
+    version: Option<bool>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 

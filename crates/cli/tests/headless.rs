@@ -466,3 +466,17 @@ fn a_custom_command_runs_in_headless_mode_with_its_model_and_allowed_tools() {
     let prompt = requests[0].body["messages"][0].to_string();
     assert!(prompt.contains("Shout hi."), "{prompt}");
 }
+
+/// `-v` prints the version as `-V` and `--version` do (Claude Code takes all three, and the
+/// Agent SDKs check the CLI with `-v`), without starting a session or asking the model.
+#[test]
+fn dash_v_prints_the_version_as_dash_capital_v_does() {
+    let h = Harness::new();
+    let expected = format!("cairn {}\n", env!("CARGO_PKG_VERSION"));
+    for flag in ["-v", "-V", "--version"] {
+        let run = h.run(&[flag]);
+        assert_eq!(run.code, Some(0), "{flag}: {}", run.stderr);
+        assert_eq!(run.stdout, expected, "{flag}");
+    }
+    assert_eq!(h.server.requests().len(), 0);
+}
