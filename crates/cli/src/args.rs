@@ -183,6 +183,18 @@ pub enum Command {
     },
     /// List this directory's sessions, newest first.
     Sessions,
+    /// Check the installation (what /doctor reports); exits 1 when a check fails.
+    Doctor,
+    /// The sub-agents the model can start here: the roles and the custom agents.
+    Agents,
+    /// Say how to update cairn (it does not update itself).
+    Update,
+    /// Say how to install or update cairn (it does not install itself).
+    Install {
+        /// Claude Code's release channel (stable, latest, a version); cairn has none.
+        #[arg(hide = true)]
+        target: Option<String>,
+    },
     /// The MCP servers: list them (connecting to each) or show one.
     Mcp {
         #[command(subcommand)]
@@ -266,4 +278,39 @@ pub enum ConfigCommand {
     List,
     /// One setting (a dotted key such as permissions.defaultMode) and where it comes from.
     Get { key: String },
+    /// Set a setting: VALUE is JSON when it parses as JSON, else text. Written to
+    /// .claude/settings.local.json, or .claude/settings.json with --project, or
+    /// ~/.claude/settings.json with --global.
+    Set {
+        #[command(flatten)]
+        file: ConfigFile,
+        key: String,
+        value: String,
+    },
+    /// Add values to a list setting (such as permissions.allow), each once.
+    Add {
+        #[command(flatten)]
+        file: ConfigFile,
+        key: String,
+        #[arg(required = true)]
+        values: Vec<String>,
+    },
+    /// Take values out of a list setting, or remove the setting itself when no value is given.
+    Remove {
+        #[command(flatten)]
+        file: ConfigFile,
+        key: String,
+        values: Vec<String>,
+    },
+}
+
+/// Which settings file `cairn config set|add|remove` writes.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct ConfigFile {
+    /// The user's settings, ~/.claude/settings.json.
+    #[arg(short, long, conflicts_with = "project")]
+    pub global: bool,
+    /// The project's shared settings, .claude/settings.json.
+    #[arg(long)]
+    pub project: bool,
 }

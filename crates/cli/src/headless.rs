@@ -10,7 +10,7 @@ use anyhow::Context;
 use cairn_config::project_level::Face;
 use cairn_core::assembly::Turn;
 use cairn_core::commands::{self, CommandTable, CommandTurn, Report, Resolved};
-use cairn_core::reports::{self, ContextFacts, CostFacts, StatusFacts};
+use cairn_core::reports::{self, ContextFacts, CostFacts, StatusFacts, doctor};
 use cairn_core::{BackgroundShells, EndReason, SessionHost, SessionInput, StartSource};
 use cairn_protocol::{
     AgentAddress, AgentEvent, ContentBlock, EventEnvelope, NobodyToAsk, Op, TurnEnd, TurnSummary,
@@ -192,6 +192,12 @@ fn report_text(report: Report, facts: &RunFacts<'_>) -> String {
             settings_sources: Ok(facts.settings_sources),
         }),
         Report::Agents => reports::agents_report(facts.host.agents()),
+        Report::Doctor => doctor::render(&doctor::run_checks(&doctor::DoctorFacts {
+            version: env!("CARGO_PKG_VERSION"),
+            home: facts.home,
+            cwd: facts.cwd,
+            credential_variable: facts.info.api_key_source,
+        })),
     }
 }
 

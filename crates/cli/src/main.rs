@@ -18,6 +18,7 @@ mod provider;
 mod session;
 mod settings;
 mod setup;
+mod subcommands;
 mod wire;
 
 use std::io::IsTerminal;
@@ -50,7 +51,15 @@ fn main() -> ExitCode {
         Some(args::Command::Config { what }) => return settings::run_config_command(&args, what),
         Some(args::Command::Sessions) => return session::run_sessions_command(),
         Some(args::Command::Mcp { what }) => return mcp::run_mcp_command(&args, what),
+        Some(args::Command::Doctor) => return subcommands::run_doctor(&args),
+        Some(args::Command::Agents) => return subcommands::run_agents(&args),
+        Some(args::Command::Update | args::Command::Install { .. }) => {
+            return subcommands::print_update();
+        }
         None => {}
+    }
+    if let Some(refused) = subcommands::refuse_claude_code_word(&args) {
+        return refused;
     }
     reap_commands_of_killed_cairns();
     let runtime = match tokio::runtime::Builder::new_current_thread()

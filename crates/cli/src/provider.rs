@@ -422,7 +422,7 @@ mod tests {
         let settings = load(dir.path(), serde_json::json!({"model": "opus"}));
         assert_eq!(
             client_in(&settings, &[]).map(|provider| provider.credential_variable),
-            Err("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".to_string())
+            Err(ModelError::MissingAnthropicCredentials.to_string())
         );
     }
 
@@ -438,7 +438,7 @@ mod tests {
         assert_eq!(
             client_in(&emptied, &[("ANTHROPIC_API_KEY", "key-from-shell")])
                 .map(|provider| provider.credential_variable),
-            Err("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".to_string())
+            Err(ModelError::MissingAnthropicCredentials.to_string())
         );
         let wrong = load(
             &dir.path().join("wrong"),

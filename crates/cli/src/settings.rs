@@ -1,5 +1,5 @@
 //! Settings from the command line's point of view: loading them for a run, and
-//! `cairn config list|get`.
+//! `cairn config list|get|set|add|remove`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,11 +10,13 @@ use anyhow::Context;
 use cairn_config::project_level::{
     Consent, Effect, Face, GuardedKey, ProjectSetting, guarded_project_settings, project_key_effect,
 };
+use cairn_config::rules_file::{GitUser, keep_out_of_git, local_settings_path};
+use cairn_config::settings_edit::{Edited, SettingEdit, edit_setting, parse_value};
 use cairn_config::trust::TrustedFolders;
 use cairn_config::{LoadedSettings, PermissionMode, SettingSources, SettingsLoader};
 use cairn_tui::{Appearance, SettingsAnswer, Theme, run_settings_dialog};
 
-use crate::args::{Args, ConfigCommand};
+use crate::args::{Args, ConfigCommand, ConfigFile};
 
 /// The merged settings for a run in `project`, with warnings (skipped legacy files) printed
 /// once on standard error.
@@ -218,10 +220,25 @@ pub async fn ask_about_broken_settings(args: &Args) -> Result<(), ExitCode> {
 
 /// `cairn config list` and `cairn config get KEY`.
 pub fn run_config_command(args: &Args, command: &ConfigCommand) -> ExitCode {
-    let result = std::env::current_dir()
-        .context("cannot read the working directory")
-        .and_then(|cwd| load_settings(args, &cwd))
-        .and_then(|loaded| render(&loaded, command));
+    let cwd = std::env::current_dir().context("cannot read the working directory");
+    let result = match command {
+        ConfigCommand::List | ConfigCommand::Get { .. } => cwd
+            .and_then(|cwd| load_settings(args, &cwd))
+            .and_then(|loaded| render(&loaded, command)),
+        // An edit reads only the file it changes: another file that does not load must not
+        // stop the user from fixing things through this one.
+        ConfigCommand::Set { file, key, value } => {
+            cwd.and_then(|cwd| edit(&cwd, *file, key, SettingEdit::Set(parse_value(value))))
+        }
+        ConfigCommand::Add { file, key, values } => cwd.and_then(|cwd| {
+            let values = values.iter().map(|value| parse_value(value)).collect();
+            edit(&cwd, *file, key, SettingEdit::Add(values))
+        }),
+        ConfigCommand::Remove { file, key, values } => cwd.and_then(|cwd| {
+            let values = values.iter().map(|value| parse_value(value)).collect();
+            edit(&cwd, *file, key, SettingEdit::Remove(values))
+        }),
+    };
     match result {
         Ok(text) => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
@@ -232,6 +249,34 @@ pub fn run_config_command(args: &Args, command: &ConfigCommand) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Changes one setting in the file `file` names and says what it did, naming the file.
+fn edit(cwd: &Path, file: ConfigFile, key: &str, edit: SettingEdit) -> anyhow::Result<String> {
+    let path = if file.global {
+        let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
+        home.join(".claude").join("settings.json")
+    } else if file.project {
+        cwd.join(".claude").join("settings.json")
+    } else {
+        local_settings_path(cwd)
+    };
+    let existed = path.exists();
+    let edited = edit_setting(&path, key, edit)?;
+    if !existed
+        && path.exists()
+        && path == local_settings_path(cwd)
+        && let Some(git) = GitUser::from_env()
+    {
+        // As for a rule kept from a dialog: the local file is personal.
+        let _ = keep_out_of_git(&path, &git);
+    }
+    let file = path.display();
+    Ok(match edited {
+        Edited::Now(value) => format!("{key} = {value} in {file}\n"),
+        Edited::Removed => format!("Removed {key} from {file}\n"),
+        Edited::Unchanged => format!("Nothing to change: {file} already has it so\n"),
+    })
 }
 
 fn render(loaded: &LoadedSettings, command: &ConfigCommand) -> anyhow::Result<String> {
@@ -252,6 +297,9 @@ fn render(loaded: &LoadedSettings, command: &ConfigCommand) -> anyhow::Result<St
                 .with_context(|| format!("{key} is not set in any settings file"))?;
             let sources: Vec<String> = loaded.origins(key).iter().map(|s| s.to_string()).collect();
             Ok(format!("{value}\n  from {}\n", sources.join(", ")))
+        }
+        ConfigCommand::Set { .. } | ConfigCommand::Add { .. } | ConfigCommand::Remove { .. } => {
+            anyhow::bail!("an edit is not rendered from the merged settings")
         }
     }
 }

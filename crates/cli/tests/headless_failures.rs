@@ -130,7 +130,7 @@ fn every_failure_before_the_turn_prints_a_json_result_in_both_formats() {
         assert_eq!(output.status.code(), Some(1), "{output:?}");
         assert_eq!(
             only_result(&output),
-            error_result("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)")
+            error_result(&cairn_llm::ModelError::MissingAnthropicCredentials.to_string())
         );
 
         // A bad flag value, refused by the argument parser: a usage error.

@@ -326,7 +326,8 @@ fn a_setup_failure_prints_the_same_result_shape_as_a_turn() {
     assert_eq!(keys(&failed), answered_keys);
 
     let result = result_of(&failed);
-    let message = "no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)";
+    let message = cairn_llm::ModelError::MissingAnthropicCredentials.to_string();
+    let message = message.as_str();
     assert_eq!(result.subtype, wire::ResultSubtype::ErrorDuringExecution);
     assert!(result.is_error);
     assert_eq!(result.result, message);

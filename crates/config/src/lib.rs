@@ -101,6 +101,7 @@ pub mod project_level;
 mod regular_file;
 pub mod rules_file;
 mod settings;
+pub mod settings_edit;
 mod source;
 mod supported;
 pub mod trust;

@@ -376,6 +376,17 @@ fn edit_rule_lists(
     let mut text =
         serde_json::to_string_pretty(&Value::Object(settings)).map_err(RulesFileProblem::Encode)?;
     text.push('\n');
+    replace_file(path, &text)?;
+    Ok(if created {
+        Edited::Created
+    } else {
+        Edited::Written
+    })
+}
+
+/// Puts `text` in place as the file at `path`, creating its directory: written to a temp file
+/// beside it, then renamed over it, so the file is the old one or the new one, never half.
+pub(crate) fn replace_file(path: &Path, text: &str) -> Result<(), RulesFileProblem> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|source| RulesFileProblem::CreateDir {
         dir: dir.to_path_buf(),
@@ -393,11 +404,7 @@ fn edit_rule_lists(
         let _ = std::fs::remove_file(&temp);
         return Err(RulesFileProblem::Replace(err));
     }
-    Ok(if created {
-        Edited::Created
-    } else {
-        Edited::Written
-    })
+    Ok(())
 }
 
 #[cfg(test)]

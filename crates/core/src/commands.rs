@@ -82,6 +82,8 @@ pub enum Report {
     Status,
     /// The sub-agents the `Agent` tool can start: the roles and the custom agents.
     Agents,
+    /// Checks of the installation: credentials, settings, sandbox, git.
+    Doctor,
 }
 
 /// A command only the interactive UI can carry out: it acts on the screen, the running
@@ -96,8 +98,6 @@ pub enum Interactive {
     Model,
     /// Write the conversation as Markdown.
     Export,
-    /// Check the installation.
-    Doctor,
     /// Add a directory to the workspace for this session.
     AddDir,
     /// List or change the permission rules.

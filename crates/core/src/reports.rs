@@ -28,6 +28,7 @@ use crate::agent::{AgentCatalog, ModelChoice, ToolChoice};
 use crate::commands::CommandTable;
 
 mod context;
+pub mod doctor;
 
 pub use context::{ContextFacts, ContextUsage, context_report};
 

@@ -39,6 +39,17 @@ pub enum ModelError {
         variables: &'static [&'static str],
     },
 
+    /// Anthropic's API has no credential: neither variable is set and no `apiKeyHelper` is
+    /// configured. The text names every way that works, and says why a Claude subscription is
+    /// not one of them.
+    #[error(
+        "no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or `apiKeyHelper` \
+         in the settings (a command that prints a key), or pick another provider's model \
+         (--model openai/gpt-5, --model ollama/qwen2.5-coder). There is no Claude Pro/Max \
+         login: cairn does not use Claude Code's sign-in or its stored credentials"
+    )]
+    MissingAnthropicCredentials,
+
     /// An environment variable or setting holds a value cairn cannot use.
     #[error("{variable} is `{value}`: expected {expected}")]
     InvalidSetting {
@@ -313,6 +324,7 @@ impl ModelError {
             | ModelError::RequestTimedOut(_)
             | ModelError::ResponseTooLarge { .. } => true,
             ModelError::MissingCredentials { .. }
+            | ModelError::MissingAnthropicCredentials
             | ModelError::InvalidSetting { .. }
             | ModelError::InvalidCredential { .. }
             | ModelError::CredentialHelper { .. }

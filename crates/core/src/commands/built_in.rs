@@ -70,7 +70,7 @@ pub(super) fn entries() -> Vec<CommandEntry> {
             &[],
             None,
             "check the installation: credentials, settings, sandbox, git",
-            I(Interactive::Doctor),
+            R(Report::Doctor),
         ),
         (
             "context",

@@ -206,9 +206,7 @@ impl AnthropicConfig {
             (None, Some(token), _) => Credential::AuthToken(token),
             (None, None, Some(source)) => Credential::Source(source),
             (None, None, None) => {
-                return Err(ModelError::MissingCredentials {
-                    variables: CREDENTIAL_VARS,
-                });
+                return Err(ModelError::MissingAnthropicCredentials);
             }
         };
         let mut config = AnthropicConfig::new(credential);
@@ -310,10 +308,20 @@ mod tests {
     #[test]
     fn missing_credentials_say_what_to_set() {
         let error = AnthropicConfig::from_vars(vars(&[])).err();
-        assert_eq!(
-            error.map(|e| e.to_string()),
-            Some("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)".to_string())
+        let text = error.map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            text.starts_with("no API credentials: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)"),
+            "{text}"
         );
+        // Every way that works is named, and why a subscription is not one.
+        for way in [
+            "apiKeyHelper",
+            "--model openai/",
+            "--model ollama/",
+            "no Claude Pro/Max login",
+        ] {
+            assert!(text.contains(way), "{way} is missing from: {text}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use cairn_core::assembly::Turn;
 use cairn_core::commands::{
     CommandError, CommandSource, CommandTable, CommandTurn, Interactive, Report, Resolved,
 };
-use cairn_core::reports;
+use cairn_core::reports::{self, doctor};
 use cairn_protocol::{ContentBlock, Op};
 use ratatui::Terminal;
 
@@ -92,6 +92,12 @@ impl App {
                 .map(|(catalog, _)| catalog)
                 .as_ref(),
             ),
+            Report::Doctor => doctor::render(&doctor::run_checks(&doctor::DoctorFacts {
+                version: &self.config.version,
+                home: &self.config.home,
+                cwd: &self.config.cwd,
+                credential_variable: &self.config.credential_variable,
+            })),
         }
     }
 
@@ -112,14 +118,6 @@ impl App {
                 let _ = self.ops.send(Op::SetModel { model });
             }
             Interactive::Export => self.export(arguments),
-            Interactive::Doctor => self
-                .transcript
-                .push_info(doctor::render(&doctor::run_checks(&doctor::DoctorInputs {
-                    version: &self.config.version,
-                    home: &self.config.home,
-                    cwd: &self.config.cwd,
-                    credential_variable: &self.config.credential_variable,
-                }))),
             Interactive::AddDir => self.add_dir(arguments),
             Interactive::Permissions => self.permissions(arguments),
             Interactive::Memory => self.memory_command(arguments),

@@ -10,7 +10,6 @@ mod command_menu;
 mod commands;
 mod composer;
 mod context_usage;
-mod doctor;
 mod export;
 mod frame;
 mod history;

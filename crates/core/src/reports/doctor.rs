@@ -1,4 +1,4 @@
-//! `/doctor`: checks of the installation and the environment, each passed or failed with why.
+//! `/doctor` and `cairn doctor`: checks of the installation and the environment, each passed or failed with why.
 
 use std::path::{Path, PathBuf};
 
@@ -7,9 +7,13 @@ use cairn_context::output_style::OutputStyle;
 use cairn_policy::sandbox::{SandboxSupport, detect_support};
 
 /// What `/doctor` needs to know about this session.
-pub struct DoctorInputs<'a> {
+#[derive(Debug)]
+pub struct DoctorFacts<'a> {
+    /// cairn's version.
     pub version: &'a str,
+    /// The home directory, whose settings files are checked.
     pub home: &'a Path,
+    /// The project directory, whose settings files are checked.
     pub cwd: &'a Path,
     /// The environment variable the credential came from (never its value).
     pub credential_variable: &'a str,
@@ -18,14 +22,20 @@ pub struct DoctorInputs<'a> {
 /// One line of the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Check {
+    /// Passed, failed, or a note.
     pub outcome: Outcome,
+    /// What was checked.
     pub what: String,
+    /// What was found.
     pub detail: String,
 }
 
+/// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
+    /// All is well.
     Passed,
+    /// Something is broken: `cairn doctor` exits 1.
     Failed,
     /// Nothing is broken, but the user should know (settings cairn reads and ignores).
     Noted,
@@ -50,7 +60,7 @@ impl Check {
 }
 
 /// Runs every check; blocking work (file reads, a PATH walk) is small enough to do inline.
-pub fn run_checks(inputs: &DoctorInputs<'_>) -> Vec<Check> {
+pub fn run_checks(inputs: &DoctorFacts<'_>) -> Vec<Check> {
     let mut checks = Vec::new();
     checks.push(match std::env::current_exe() {
         Ok(path) => Check::passed(
@@ -226,7 +236,7 @@ mod tests {
     fn checks_cover_the_installation_and_git_but_not_rg() {
         let home = tempfile::tempdir().unwrap();
         let cwd = tempfile::tempdir().unwrap();
-        let inputs = DoctorInputs {
+        let inputs = DoctorFacts {
             version: "9.9.9",
             home: home.path(),
             cwd: cwd.path(),
