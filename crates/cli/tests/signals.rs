@@ -247,3 +247,53 @@ fn a_recorded_group_whose_leader_is_not_the_recorded_process_is_left_alone() {
     );
     assert!(!file.exists(), "the dead cairn's records were kept");
 }
+
+/// Ctrl-C while a Bash command runs: the command's group is killed, and its tool result
+/// holds what it had printed, then the interruption note (not a bare "interrupted").
+#[test]
+fn an_interrupted_bash_call_keeps_what_the_command_printed() {
+    let h = Harness::new();
+    let fifo = h.path("ready");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    h.server.push(Reply::tool_use(
+        "slow",
+        "Bash",
+        json!({ "command": "echo compiled 3 of 9; echo $$ > ready; sleep 300" }),
+    ));
+    let cairn = h
+        .command()
+        .args(["-p", "go", "--allowedTools", "Bash"])
+        .args(["--output-format", "stream-json", "--verbose"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let shell = Pid::from_raw(read_fifo(&fifo).trim().parse().unwrap()).unwrap();
+    let _cleanup = KillGroup(getpgid(Some(shell)).unwrap());
+    kill_process(Pid::from_child(&cairn), Signal::INT).unwrap();
+    let output = cairn.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let result = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["type"] == "user")
+        .flat_map(|line| {
+            line["message"]["content"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .find(|block| block["tool_use_id"] == "slow")
+        .unwrap_or_else(|| panic!("no tool result for the call: {stdout}"));
+    let text = result["content"].to_string();
+    let printed = text.find("compiled 3 of 9").expect(&text);
+    let note = text.find("Command was interrupted").expect(&text);
+    assert!(printed < note, "the output comes before the note: {text}");
+    assert_eq!(result["is_error"], json!(true));
+}

@@ -301,11 +301,22 @@ async fn execute_one(
             Err(_) => ToolOutput::error(format!("The {name} tool call was cancelled.")),
         },
         _ = cancel.cancelled() => {
-            task.abort();
-            ToolOutput::error("The user interrupted this tool call.")
+            // A tool that watches the token (Bash kills its command's group) stops at once
+            // and reports what it did until then; one that does not is dropped.
+            match tokio::time::timeout(CANCEL_GRACE, &mut task).await {
+                Ok(Ok(output)) => output,
+                _ => {
+                    task.abort();
+                    ToolOutput::error("The user interrupted this tool call.")
+                }
+            }
         }
     }
 }
+
+/// How long an interrupted call may take to stop on its own and say what it had done (Bash's
+/// output until the interrupt) before it is dropped.
+const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 #[cfg(test)]
 mod tests {

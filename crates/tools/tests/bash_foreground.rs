@@ -211,3 +211,27 @@ async fn a_process_left_holding_the_output_does_not_block_the_result() {
     rustix::process::kill_process(leftover, rustix::process::Signal::TERM).unwrap();
     wait_until_dead(pid).await;
 }
+
+#[tokio::test]
+async fn an_interrupted_command_returns_its_output_then_the_note() {
+    let (_dir, project) = project();
+    let registry = registry(&project);
+    let cancel = CancellationToken::new();
+    let command = format!("echo started; {}; wait", sleeper_writing_pid("pid"));
+    let pid_file = project.join("pid");
+    let (output, pid) = tokio::join!(
+        call_with(&registry, "Bash", json!({"command": command}), &cancel),
+        async {
+            let pid = pid_in(&pid_file).await;
+            cancel.cancel();
+            pid
+        }
+    );
+    assert_eq!(
+        output,
+        ToolOutput::error(
+            "started\nCommand was interrupted; it and every process it started were killed."
+        )
+    );
+    wait_until_dead(pid).await;
+}

@@ -435,7 +435,18 @@ fn report(run: Run, timeout_ms: u64, mut lines: Vec<String>) -> ToolOutput {
         &join_streams(&run.stdout.text(), &run.stderr.text()),
         run.stdout.dropped.add(run.stderr.dropped),
     );
-    let stopped = matches!(run.ending, Ending::TimedOut | Ending::Cancelled);
+    // An interrupted command's output comes first, then the note, as the user saw it.
+    if matches!(run.ending, Ending::Cancelled) {
+        if body.is_empty() {
+            lines.extend(failure);
+            lines.push("(no output)".to_string());
+        } else {
+            lines.push(body);
+            lines.extend(failure);
+        }
+        return ToolOutput::error(lines.join("\n"));
+    }
+    let stopped = matches!(run.ending, Ending::TimedOut);
     if let Some(failure) = failure {
         lines.push(if stopped && !body.is_empty() {
             format!("{failure} Output until then:")
