@@ -36,6 +36,7 @@ pub struct Launch<'h> {
     cols: u16,
     rows: u16,
     trust: Trust,
+    kitty_keyboard: bool,
 }
 
 /// Whether the harness trusts the folder cairn starts in before it starts.
@@ -52,6 +53,14 @@ impl Launch<'_> {
     /// this folder?" unless an earlier answer covers it.
     pub fn untrusted(mut self) -> Self {
         self.trust = Trust::Left;
+        self
+    }
+
+    /// A terminal with kitty's keyboard protocol (kitty, foot, WezTerm, Ghostty): once the
+    /// program asks for it, keys it makes distinct (Shift+Enter, Escape, Ctrl+letter) are sent
+    /// as `CSI … u`. Without this the terminal is a legacy one that ignores the request.
+    pub fn kitty_keyboard(mut self) -> Self {
+        self.kitty_keyboard = true;
         self
     }
 
@@ -133,7 +142,7 @@ impl Launch<'_> {
         for (name, value) in &self.env {
             command = command.env(name, value);
         }
-        Terminal::spawn(command, self.cols, self.rows)
+        Terminal::spawn(command, self.cols, self.rows, self.kitty_keyboard)
     }
 }
 
@@ -169,6 +178,10 @@ struct State {
 #[derive(Default)]
 struct Replies {
     pending: Vec<u8>,
+    /// The terminal has kitty's keyboard protocol (else it ignores the protocol's requests).
+    kitty_keyboard: bool,
+    /// The protocol's stack of flags the program pushed: the last one holds.
+    keyboard_flags: Vec<u16>,
 }
 
 impl vt100::Callbacks for Replies {
@@ -186,6 +199,21 @@ impl vt100::Callbacks for Replies {
                 let (row, col) = screen.cursor_position();
                 let answer = format!("\x1b[{};{}R", row + 1, col + 1);
                 self.pending.extend_from_slice(answer.as_bytes());
+            }
+            // Kitty's keyboard protocol: push, pop, query.
+            (Some(b'>'), 'u', flags) if self.kitty_keyboard => self
+                .keyboard_flags
+                .push(flags.first().and_then(|f| f.first()).copied().unwrap_or(0)),
+            (Some(b'<'), 'u', count) if self.kitty_keyboard => {
+                let count = count.first().and_then(|c| c.first()).copied().unwrap_or(1);
+                for _ in 0..count.max(1) {
+                    self.keyboard_flags.pop();
+                }
+            }
+            (Some(b'?'), 'u', []) if self.kitty_keyboard => {
+                let flags = self.keyboard_flags.last().copied().unwrap_or(0);
+                self.pending
+                    .extend_from_slice(format!("\x1b[?{flags}u").as_bytes());
             }
             // Device status: fine.
             (None, 'n', [[5]]) => self.pending.extend_from_slice(b"\x1b[0n"),
@@ -212,10 +240,11 @@ impl Terminal {
             cols: 100,
             rows: 30,
             trust: Trust::Given,
+            kitty_keyboard: false,
         }
     }
 
-    fn spawn(command: Command, cols: u16, rows: u16) -> Terminal {
+    fn spawn(command: Command, cols: u16, rows: u16, kitty_keyboard: bool) -> Terminal {
         let (pty, pts) = pty_process::blocking::open().unwrap();
         pty.resize(pty_process::Size::new(rows, cols)).unwrap();
         let child = command.spawn(pts).unwrap();
@@ -227,7 +256,10 @@ impl Terminal {
                     rows.try_into().unwrap(),
                     cols.try_into().unwrap(),
                     HISTORY_ROWS,
-                    Replies::default(),
+                    Replies {
+                        kitty_keyboard,
+                        ..Replies::default()
+                    },
                 ),
                 events: 0,
                 output_ended: false,
@@ -371,11 +403,35 @@ impl Terminal {
         self.write(text.as_bytes());
     }
 
-    /// Presses a key by the names tmux gives them: `Enter`, `Escape`, `Tab`, `BSpace`,
-    /// `Up`/`Down`/`Left`/`Right`, `C-d` (Ctrl+D), or a single character.
+    /// Presses a key by the names tmux gives them: `Enter`, `S-Enter` (Shift), `M-Enter`
+    /// (Alt), `Escape`, `Tab`, `BSpace`, `Up`/`Down`/`Left`/`Right`, `C-d` (Ctrl+D), or a
+    /// single character; sent as this terminal sends it (see [`Launch::kitty_keyboard`]).
     pub fn press(&self, key: &str) {
-        let application_cursor = self.shared.lock().emulator.screen().application_cursor();
-        self.write(&key_bytes(key, application_cursor));
+        let (application_cursor, flags) = {
+            let mut state = self.shared.lock();
+            let flags = state
+                .emulator
+                .callbacks_mut()
+                .keyboard_flags
+                .last()
+                .copied();
+            (state.emulator.screen().application_cursor(), flags)
+        };
+        let disambiguate = flags.is_some_and(|flags| flags & 1 != 0);
+        self.write(&key_bytes(key, application_cursor, disambiguate));
+    }
+
+    /// The keyboard protocol's flags the program has pushed and not popped (0: none): what a
+    /// kitty-protocol terminal is left with.
+    pub fn keyboard_flags(&self) -> u16 {
+        let mut state = self.shared.lock();
+        state
+            .emulator
+            .callbacks_mut()
+            .keyboard_flags
+            .last()
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Types a line, waits for it to show, and sends it.
@@ -583,13 +639,31 @@ fn screen_text(emulator: &mut vt100::Parser<Replies>, rows: Rows) -> String {
 }
 
 /// The bytes a terminal sends for `key` (see [`Terminal::press`]).
-fn key_bytes(key: &str, application_cursor: bool) -> Vec<u8> {
+fn key_bytes(key: &str, application_cursor: bool, disambiguate: bool) -> Vec<u8> {
     let arrow = |letter: char| {
         let prefix = if application_cursor { "\x1bO" } else { "\x1b[" };
         format!("{prefix}{letter}").into_bytes()
     };
+    if disambiguate {
+        // Kitty's protocol, "disambiguate escape codes": what legacy encodings confuse.
+        match key {
+            "S-Enter" => return b"\x1b[13;2u".to_vec(),
+            "M-Enter" => return b"\x1b[13;3u".to_vec(),
+            "Escape" => return b"\x1b[27u".to_vec(),
+            _ => {}
+        }
+        if let Some(letter) = key.strip_prefix("C-")
+            && let [letter] = letter.as_bytes()
+            && letter.is_ascii_alphabetic()
+        {
+            return format!("\x1b[{};5u", letter.to_ascii_lowercase()).into_bytes();
+        }
+    }
     match key {
         "Enter" => b"\r".to_vec(),
+        // A legacy terminal sends Shift+Enter as Enter: the program cannot tell them apart.
+        "S-Enter" => b"\r".to_vec(),
+        "M-Enter" => b"\x1b\r".to_vec(),
         "Escape" => b"\x1b".to_vec(),
         "Tab" => b"\t".to_vec(),
         "BSpace" => b"\x7f".to_vec(),

@@ -307,7 +307,10 @@ pub(super) const SHORTCUTS: &[(&str, &str)] = &[
     ("#", "save a memory"),
     ("↑ ↓", "earlier prompts"),
     ("ctrl+r", "search earlier prompts"),
-    ("shift+enter or \\ enter", "new line"),
+    (
+        "shift+enter",
+        "new line (also alt+enter, ctrl+j, or \\ then enter)",
+    ),
     ("shift+tab", "cycle the permission mode"),
     ("esc", "stop the turn"),
     ("ctrl+o", "the whole transcript"),

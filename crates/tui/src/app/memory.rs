@@ -9,7 +9,6 @@ use std::process::Command;
 use std::time::SystemTime;
 
 use cairn_context::memory::{INDEX_FILE, MemoryType, save_memory, scan_heads};
-use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
 use ratatui::Terminal;
 
 use super::App;
@@ -269,7 +268,7 @@ pub async fn edit(terminal: &mut Terminal<InlineBackend>, path: &Path) -> Result
     let terminal_error = |err: std::io::Error| format!("Terminal error around the editor: {err}");
     terminal.clear().map_err(terminal_error)?;
     terminal.show_cursor().map_err(terminal_error)?;
-    let _ = crossterm::execute!(std::io::stdout(), DisableBracketedPaste);
+    super::terminal::pause_input_modes();
     let _ = crossterm::terminal::disable_raw_mode();
 
     let command = format!("{editor} \"$1\"");
@@ -287,7 +286,7 @@ pub async fn edit(terminal: &mut Terminal<InlineBackend>, path: &Path) -> Result
     .await;
 
     let _ = crossterm::terminal::enable_raw_mode();
-    let _ = crossterm::execute!(std::io::stdout(), EnableBracketedPaste);
+    let _ = super::terminal::resume_input_modes();
     crate::event_reader::take_pending_wake();
     terminal.clear().map_err(terminal_error)?;
 

@@ -8,7 +8,7 @@ use cairn_core::commands::CommandTable;
 pub const INIT_NOTE: &str = "Asked the model to study the project and write or improve CLAUDE.md.";
 
 /// The keys the input box answers to, under the commands in `/help`.
-const KEY_HINTS: &str = "Keys: Enter sends · Ctrl+J, Alt+Enter or \\ then Enter for a new line · \
+const KEY_HINTS: &str = "Keys: Enter sends · Shift+Enter, Alt+Enter, Ctrl+J or \\ then Enter for a new line · \
      Esc interrupts · Ctrl+O shows the whole transcript · Ctrl+C clears, twice to exit · \
      Ctrl+D on an empty line exits";
 
