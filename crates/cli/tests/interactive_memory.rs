@@ -215,3 +215,37 @@ fn memory_with_a_file_name_opens_that_memory_in_the_editor() {
     term.send_line("/memory nothing_like_it");
     term.wait_for("Unknown memory file \"nothing_like_it\"");
 }
+
+#[test]
+fn a_hash_line_can_go_to_the_projects_claude_md_and_the_question_says_where_memories_go() {
+    let h = Harness::new();
+    h.server
+        .reply_to_side_requests(vec![Reply::text("{\"selected_memories\": []}")]);
+    std::fs::write(h.path("CLAUDE.md"), "# Project\nBuild with cargo.").unwrap();
+    let term = Terminal::start(&h);
+    term.send_line("# remember that the API is frozen until June");
+    let dir = memory_dir(&h);
+    term.wait_until("the question naming the memory directory", |screen| {
+        let joined = screen.split_whitespace().collect::<String>();
+        joined.contains(&dir.display().to_string().replace(' ', ""))
+            && screen.contains("5. CLAUDE.md")
+    });
+    term.press("5");
+    term.wait_for("Added to");
+    assert_eq!(
+        std::fs::read_to_string(h.path("CLAUDE.md")).unwrap(),
+        "# Project\nBuild with cargo.\n\n- remember that the API is frozen until June\n"
+    );
+    assert!(
+        !dir.join("MEMORY.md").exists(),
+        "nothing went to the memory directory"
+    );
+    // The next message's instructions carry it.
+    say_hello_and_wait(&h, &term);
+    let sent = main_requests(&h);
+    let request = sent[0].body.to_string();
+    assert!(
+        request.contains("the API is frozen until June"),
+        "{request}"
+    );
+}

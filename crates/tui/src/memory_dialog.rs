@@ -1,6 +1,8 @@
-//! The question after `# <text>` in the input box: which type of memory the text is. It is
-//! drawn in the viewport in place of the input box, as the permission dialog is; the answer
-//! saves the memory (or, on Esc, gives the text back to the input box).
+//! The question after `# <text>` in the input box: which type of memory the text is, or
+//! whether it goes to the project's `CLAUDE.md` (shared with the team) instead of cairn's
+//! memory directory, which the question names. It is drawn in the viewport in place of the
+//! input box, as the permission dialog is; the answer saves the text (or, on Esc, gives it
+//! back to the input box).
 
 use cairn_context::memory::MemoryType;
 use ratatui::buffer::Buffer;
@@ -39,10 +41,19 @@ const CHOICES: [(MemoryType, &str); 4] = [
     ),
 ];
 
+/// The last option, after the memory types: the project's instructions rather than a memory.
+const PROJECT_INSTRUCTIONS: (&str, &str) = (
+    "CLAUDE.md",
+    "the project's instructions, shared with the team (./CLAUDE.md)",
+);
+
 /// The user's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemoryTypeAnswer {
+    /// A memory of this type, in cairn's memory directory (yours alone).
     Save(MemoryType),
+    /// A line at the end of the project's `CLAUDE.md`, which the team shares.
+    ProjectInstructions,
     /// Esc or Ctrl+C: nothing is saved, the text goes back to the input box.
     Cancel,
 }
@@ -53,15 +64,19 @@ pub enum MemoryTypeAnswer {
 pub struct MemoryTypeDialog {
     /// The line as typed, `#` included, for the input box if the user cancels.
     line: String,
+    /// The memory directory, as the question names it.
+    memory_dir: String,
     options: OptionList,
 }
 
 impl MemoryTypeDialog {
-    /// The question for `line`, as typed (`# always use pnpm`).
-    pub fn new(line: String) -> MemoryTypeDialog {
+    /// The question for `line`, as typed (`# always use pnpm`), saving memories in
+    /// `memory_dir`.
+    pub fn new(line: String, memory_dir: &std::path::Path) -> MemoryTypeDialog {
         MemoryTypeDialog {
             line,
-            options: OptionList::new(CHOICES.len(), 1),
+            memory_dir: memory_dir.display().to_string(),
+            options: OptionList::new(CHOICES.len() + 1, 1),
         }
     }
 
@@ -84,7 +99,10 @@ impl MemoryTypeDialog {
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<MemoryTypeAnswer> {
         match self.options.handle_key(key)? {
             ListKey::Moved => None,
-            ListKey::Chosen(index) => Some(MemoryTypeAnswer::Save(CHOICES[index].0)),
+            ListKey::Chosen(index) => Some(match CHOICES.get(index) {
+                Some((memory_type, _)) => MemoryTypeAnswer::Save(*memory_type),
+                None => MemoryTypeAnswer::ProjectInstructions,
+            }),
             ListKey::Cancelled => Some(MemoryTypeAnswer::Cancel),
         }
     }
@@ -129,7 +147,10 @@ impl ChoiceDialog for MemoryTypeDialog {
             body: text,
             overflow: Overflow::Cut,
             question: wrapped(
-                "Which kind of memory is it?",
+                &format!(
+                    "Which kind of memory is it? Memories are yours alone, in {}.",
+                    self.memory_dir
+                ),
                 Style::new(),
                 columns,
                 &Prefix::none(),
@@ -137,6 +158,10 @@ impl ChoiceDialog for MemoryTypeDialog {
             options: CHOICES
                 .iter()
                 .map(|&(memory_type, what)| OptionLabel::noted(memory_type.as_str(), what))
+                .chain(std::iter::once(OptionLabel::noted(
+                    PROJECT_INSTRUCTIONS.0,
+                    PROJECT_INSTRUCTIONS.1,
+                )))
                 .collect(),
             selected: self.options.selected(),
             below: Vec::new(),
@@ -171,8 +196,11 @@ mod tests {
     }
 
     #[test]
-    fn the_dialog_shows_the_text_and_the_four_types_with_the_cursor_on_feedback() {
-        let dialog = MemoryTypeDialog::new("#   always use pnpm, not npm ".into());
+    fn the_dialog_shows_the_text_where_memories_go_the_four_types_and_claude_md() {
+        let dialog = MemoryTypeDialog::new(
+            "#   always use pnpm, not npm ".into(),
+            std::path::Path::new("/h/.cairn/memory"),
+        );
         assert_eq!(dialog.memory(), "always use pnpm, not npm");
         assert_eq!(dialog.line(), "#   always use pnpm, not npm ");
         let height = dialog.height(72, &Theme::plain());
@@ -182,7 +210,8 @@ mod tests {
                 "╭ Save a memory ───────────────────────────────────────────────────────╮",
                 "│ # always use pnpm, not npm                                           │",
                 "│                                                                      │",
-                "│ Which kind of memory is it?                                          │",
+                "│ Which kind of memory is it? Memories are yours alone, in             │",
+                "│ /h/.cairn/memory.                                                    │",
                 "│   1. user      who you are: your role, expertise, how you like to    │",
                 "│                work                                                  │",
                 "│ ❯ 2. feedback  how to work: a correction, or an approach you         │",
@@ -190,6 +219,8 @@ mod tests {
                 "│   3. project   what is going on in the project that the code does    │",
                 "│                not say                                               │",
                 "│   4. reference where to find things outside the repository           │",
+                "│   5. CLAUDE.md the project's instructions, shared with the team      │",
+                "│                (./CLAUDE.md)                                         │",
                 "│                                                                      │",
                 "│ ↑↓ to select · enter to save · esc to cancel                         │",
                 "╰──────────────────────────────────────────────────────────────────────╯",
@@ -200,7 +231,8 @@ mod tests {
     #[test]
     fn a_short_area_cuts_the_text_and_keeps_the_options() {
         let text = (1..=5).map(|n| format!("line {n}")).collect::<Vec<_>>();
-        let dialog = MemoryTypeDialog::new(format!("# {}", text.join("\n")));
+        let dialog =
+            MemoryTypeDialog::new(format!("# {}", text.join("\n")), std::path::Path::new("/m"));
         let full = rows(&dialog, 100, dialog.height(100, &Theme::plain()));
         assert_eq!(
             full[1..5],
@@ -212,9 +244,9 @@ mod tests {
             ]
             .map(|row| format!("{row:<98} │"))
         );
-        let short = rows(&dialog, 100, 11);
+        let short = rows(&dialog, 100, 12);
         assert_eq!(short[1], format!("│ {:<96} │", "# line 1"));
-        assert!(short[9].starts_with("│ ↑↓ to select"), "{short:#?}");
+        assert!(short[10].starts_with("│ ↑↓ to select"), "{short:#?}");
     }
 
     #[test]
@@ -241,26 +273,30 @@ mod tests {
                 KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
                 Some(MemoryTypeAnswer::Cancel),
             ),
-            (key(KeyCode::Char('5')), None),
+            (
+                key(KeyCode::Char('5')),
+                Some(MemoryTypeAnswer::ProjectInstructions),
+            ),
+            (key(KeyCode::Char('6')), None),
             (key(KeyCode::Char('x')), None),
         ];
         for (pressed, expected) in answers {
-            let mut dialog = MemoryTypeDialog::new("x".into());
+            let mut dialog = MemoryTypeDialog::new("x".into(), std::path::Path::new("/m"));
             assert_eq!(dialog.handle_key(pressed), expected, "{pressed:?}");
         }
-        let mut dialog = MemoryTypeDialog::new("x".into());
+        let mut dialog = MemoryTypeDialog::new("x".into(), std::path::Path::new("/m"));
         assert_eq!(dialog.handle_key(key(KeyCode::Down)), None);
         assert_eq!(dialog.handle_key(key(KeyCode::Down)), None);
         assert_eq!(
             dialog.handle_key(key(KeyCode::Enter)),
             Some(MemoryTypeAnswer::Save(MemoryType::Reference))
         );
-        let mut dialog = MemoryTypeDialog::new("x".into());
+        let mut dialog = MemoryTypeDialog::new("x".into(), std::path::Path::new("/m"));
         assert_eq!(dialog.handle_key(key(KeyCode::Up)), None);
         assert_eq!(dialog.handle_key(key(KeyCode::Up)), None);
         assert_eq!(
             dialog.handle_key(key(KeyCode::Enter)),
-            Some(MemoryTypeAnswer::Save(MemoryType::Reference)),
+            Some(MemoryTypeAnswer::ProjectInstructions),
             "Up from the first wraps to the last"
         );
     }

@@ -99,7 +99,7 @@ pub fn save_memory(
         return Err(MemoryWriteError::Empty);
     };
     let front_matter = FrontMatter {
-        name: memory_title(description),
+        name: memory_title(without_preamble(description)),
         description: description.to_owned(),
         memory_type,
     };
@@ -114,7 +114,7 @@ pub fn save_memory(
             path: directory.to_path_buf(),
             source,
         })?;
-    let slug = memory_slug(description);
+    let slug = memory_slug(without_preamble(description));
     let file_name = place_new_file(directory, memory_type, &slug, contents.as_bytes())?;
     let path = directory.join(&file_name);
     let index_line = format!(
@@ -135,6 +135,61 @@ pub fn save_memory(
         front_matter,
         index_line,
     })
+}
+
+/// What a note to cairn often starts with and says nothing of the memory itself, as words.
+const PREAMBLES: [&[&str]; 10] = [
+    &["please"],
+    &["remember", "that"],
+    &["remember", "to"],
+    &["remember"],
+    &["note", "that"],
+    &["note"],
+    &["keep", "in", "mind", "that"],
+    &["keep", "in", "mind"],
+    &["don't", "forget", "that"],
+    &["don't", "forget"],
+];
+
+/// Words a file name can do without: the name says what the memory is about.
+const FILLER_WORDS: [&str; 22] = [
+    "a", "an", "the", "that", "this", "these", "those", "is", "are", "was", "be", "of", "to",
+    "for", "in", "on", "at", "and", "it", "its", "we", "our",
+];
+
+/// `line` without the words that only introduce it ("remember that", "please note"), as
+/// often as they come; the line itself when nothing else would be left.
+fn without_preamble(line: &str) -> &str {
+    let mut rest = line.trim_start();
+    'strip: loop {
+        for preamble in PREAMBLES {
+            let mut after = rest;
+            let matched = preamble.iter().all(|word| {
+                let Some((first, tail)) = split_first_word(after) else {
+                    return false;
+                };
+                let bare = first.trim_end_matches([',', ':', ';']);
+                let fits = bare.eq_ignore_ascii_case(word)
+                    || bare.replace('’', "'").eq_ignore_ascii_case(word);
+                after = tail;
+                fits
+            });
+            if matched && !after.trim().is_empty() {
+                rest = after.trim_start();
+                continue 'strip;
+            }
+        }
+        return rest;
+    }
+}
+
+/// The first word of `text` (up to white space) and what follows it.
+fn split_first_word(text: &str) -> Option<(&str, &str)> {
+    let text = text.trim_start();
+    if text.is_empty() {
+        return None;
+    }
+    Some(text.split_at(text.find(char::is_whitespace).unwrap_or(text.len())))
 }
 
 /// A short title for a memory whose first line is `line`: its first words, up to
@@ -172,12 +227,27 @@ fn memory_title(line: &str) -> String {
     }
 }
 
-/// The part of a file name that says what the memory is: lower-case ASCII letters and digits,
-/// any run of other characters one `_`, at most [`SLUG_MAX_CHARS`] (cut at a `_` when it
+/// The part of a file name that says what the memory is: its words but the small ones
+/// ([`FILLER_WORDS`]), lower-case ASCII letters and digits, any run of other characters one `_`, at most [`SLUG_MAX_CHARS`] (cut at a `_` when it
 /// can be); `memory` when nothing is left.
 fn memory_slug(line: &str) -> String {
+    let words: Vec<&str> = line
+        .split_whitespace()
+        .filter(|word| {
+            let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+            !FILLER_WORDS
+                .iter()
+                .any(|filler| filler.eq_ignore_ascii_case(bare))
+        })
+        .collect();
+    // A line of nothing but small words keeps them.
+    let named = if words.is_empty() {
+        line.to_string()
+    } else {
+        words.join(" ")
+    };
     let mut slug = String::new();
-    for c in line.chars() {
+    for c in named.chars() {
         if c.is_ascii_alphanumeric() {
             slug.push(c.to_ascii_lowercase());
         } else if !slug.is_empty() && !slug.ends_with('_') {
@@ -454,7 +524,7 @@ mod tests {
         assert_eq!(
             read(&dir.path().join(INDEX_FILE)),
             "# Memories\n- [Old](user_old.md) — an older one\n\
-             - [Bugs are tracked in Linear INGEST](reference_bugs_are_tracked_in_linear_ingest.md) \
+             - [Bugs are tracked in Linear INGEST](reference_bugs_tracked_linear_ingest.md) \
              — Bugs are tracked in Linear INGEST\n"
         );
         // The prompt carries the index as written.
@@ -513,6 +583,36 @@ mod tests {
     }
 
     #[test]
+    fn a_memory_is_named_by_its_content_not_its_preamble() {
+        let dir = tempfile::tempdir().unwrap();
+        let saved = save_memory(
+            dir.path(),
+            MemoryType::Project,
+            "remember that the release build uses jemalloc",
+        )
+        .unwrap();
+        assert_eq!(saved.file_name, "project_release_build_uses_jemalloc.md");
+        assert_eq!(saved.front_matter.name, "The release build uses jemalloc");
+        assert_eq!(
+            saved.front_matter.description, "remember that the release build uses jemalloc",
+            "the description keeps the words as typed"
+        );
+        assert_eq!(
+            without_preamble("Please, remember to run cargo fmt"),
+            "run cargo fmt"
+        );
+        assert_eq!(
+            without_preamble("Don’t forget: CI needs Node 22"),
+            "CI needs Node 22"
+        );
+        assert_eq!(without_preamble("remember"), "remember");
+        assert_eq!(
+            without_preamble("note the port is 8080"),
+            "the port is 8080"
+        );
+    }
+
+    #[test]
     fn titles_are_short_and_slugs_plain() {
         assert_eq!(
             memory_title(
@@ -524,8 +624,11 @@ mod tests {
         assert_eq!(memory_title("…"), "…");
         assert_eq!(
             memory_slug("the staging database is reset every Monday at 06:00 UTC"),
-            "the_staging_database_is_reset_every"
+            "staging_database_reset_every_monday_06"
         );
+        assert_eq!(memory_slug("it is the one"), "one");
+        assert_eq!(memory_slug("to be or not to be"), "or_not");
+        assert_eq!(memory_slug("it is"), "it_is");
         assert_eq!(memory_slug("Déjà vu: ça marche"), "d_j_vu_a_marche");
         assert_eq!(memory_slug("日本語"), "memory");
         assert_eq!(memory_slug(&"x".repeat(50)), "x".repeat(40));

@@ -172,7 +172,9 @@ impl App {
     /// `# <text>`: asks which type of memory the text is (nothing goes to the model). With
     /// memory off, or nothing after the `#`, says so and gives the line back.
     pub(super) fn ask_memory_type(&mut self, typed: String) {
-        let choice = MemoryTypeDialog::new(typed);
+        let no_dir = std::path::PathBuf::new();
+        let dir = self.config.memory_dir.as_deref().unwrap_or(&no_dir);
+        let choice = MemoryTypeDialog::new(typed, dir);
         let refusal = match (&self.config.memory_dir, choice.memory().is_empty()) {
             (None, _) => {
                 "Memory is off, so nothing was saved (and nothing was sent): autoMemoryEnabled \
@@ -199,6 +201,23 @@ impl App {
         };
         let memory_type = match answer {
             MemoryTypeAnswer::Save(memory_type) => memory_type,
+            MemoryTypeAnswer::ProjectInstructions => {
+                let path = self.config.cwd.join("CLAUDE.md");
+                match append_instruction(&path, choice.memory()) {
+                    Ok(()) => self.transcript.push_info(format!(
+                        "# {}\nAdded to {}, the project's instructions (shared with the team \
+                         once committed): cairn reads it again from the next message.",
+                        choice.memory(),
+                        path.display()
+                    )),
+                    Err(err) => {
+                        self.transcript
+                            .push_error(format!("Nothing was added to {}: {err}", path.display()));
+                        self.give_back(choice.line());
+                    }
+                }
+                return;
+            }
             MemoryTypeAnswer::Cancel => {
                 self.give_back(choice.line());
                 return;
@@ -225,6 +244,37 @@ impl App {
         self.composer.set_text(line);
         self.input.refresh(&self.composer);
     }
+}
+
+/// Appends `text` to the instruction file at `path` as a list item (each line of it), after a
+/// blank line when the file does not end with one; creates the file when missing. The whole
+/// new content is written beside it and renamed into place, so the file is never half written.
+fn append_instruction(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut content = match std::fs::read_to_string(path) {
+        Ok(content) => content,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(err),
+    };
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    if !content.is_empty() && !content.ends_with("\n\n") {
+        content.push('\n');
+    }
+    for (index, line) in text.lines().enumerate() {
+        let mark = if index == 0 { "- " } else { "  " };
+        content.push_str(&format!("{mark}{}\n", line.trim_end()));
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let temp = dir.join(format!(".CLAUDE.md.{}.tmp", std::process::id()));
+    std::fs::write(&temp, content)?;
+    // The file keeps its permissions; a new one gets the usual ones.
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&temp, meta.permissions());
+    }
+    std::fs::rename(&temp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temp);
+    })
 }
 
 /// What the transcript says once a memory is saved.
