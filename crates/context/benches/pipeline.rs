@@ -76,6 +76,7 @@ fn main() {
                 last_reported: meter.last_reported,
                 context_window: Some(WINDOW),
                 max_output_tokens: 32_000,
+                prompt_cache: None,
             };
             let asked_before = summarizer.asked();
             let begun = Instant::now();

@@ -28,6 +28,7 @@
 pub mod accounting;
 pub mod autocompact;
 pub mod collapse;
+pub mod cost;
 pub mod microcompact;
 pub mod settings;
 pub mod snip;
@@ -38,16 +39,18 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use cairn_llm::registry::PromptCache;
 use cairn_protocol::{BoxFuture, Compaction, ContentBlock, Message};
 
 use accounting::{Calibration, messages_tokens};
 use collapse::Collapsed;
+use cost::{CacheState, Quote, Verdict};
 pub use settings::{Limits, PipelineSettings};
 use spill::{SpillCandidate, Spilled, apply_budget};
 use view::ViewDecisions;
 
 /// What is known about the window before a request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct TokenAccounting {
     /// The input tokens the API reported for the last request (cached and uncached together),
     /// and how many messages of the conversation that request sent; `None` before the first
@@ -57,6 +60,11 @@ pub struct TokenAccounting {
     pub context_window: Option<u64>,
     /// The output tokens each request reserves.
     pub max_output_tokens: u32,
+    /// How the provider caches prompt prefixes and bills the cache
+    /// ([`cairn_llm::registry::ModelInfo::prompt_cache`]): the weights of every change to what
+    /// was already sent. `None`: unknown, taken as Anthropic's default
+    /// ([`PromptCache::ANTHROPIC`]).
+    pub prompt_cache: Option<PromptCache>,
 }
 
 /// What one request sends, and what the pipeline did to get there.
@@ -150,8 +158,9 @@ impl Clock for SystemClock {
     }
 }
 
-/// The API's prompt cache forgets a prefix unused for this long.
-pub const CACHE_TTL: Duration = Duration::from_secs(5 * 60);
+/// Anthropic's prompt cache forgets a prefix unused for this long (its default entries; the
+/// pipeline reads the model's own from [`TokenAccounting::prompt_cache`]).
+pub const CACHE_TTL: Duration = PromptCache::ANTHROPIC.ttl;
 
 /// Consecutive failed automatic summaries after which the pipeline stops trying (the circuit
 /// breaker); a `/compact` that succeeds closes it again.
@@ -174,6 +183,15 @@ struct PipelineState {
     last_sent: Vec<u64>,
     /// When the last request went out.
     last_request: Option<Instant>,
+    /// What the last request sent, to know what of the next one the cache holds.
+    last_view: Vec<Message>,
+    /// The estimated tokens of the last request.
+    last_size: Option<u64>,
+    /// How many tokens a request adds, on average of the recent ones; `None` before two.
+    growth: Option<f64>,
+    /// The reads paid since the prefix was last rewritten for tokens snip and microcompact
+    /// could have left out: once they reach the cost of the rewrite, it is made.
+    carried: f64,
     /// Automatic summaries that failed in a row.
     summary_failures: u32,
     /// Why the last automatic summary failed.
@@ -259,6 +277,20 @@ impl StandardPipeline {
         state.calibration
     }
 
+    /// The tokens a request adds, on average (the newest counting most), learned from this
+    /// request's `estimate` against the last one's; a window's hundredth before any is seen.
+    fn learn_growth(&self, estimate: u64, last_size: Option<u64>, limits: Limits) -> f64 {
+        let mut state = self.state();
+        if let Some(added) = last_size
+            .map(|last| estimate.saturating_sub(last))
+            .filter(|&added| added > 0)
+        {
+            let added = added as f64;
+            state.growth = Some(state.growth.map_or(added, |seen| 0.7 * seen + 0.3 * added));
+        }
+        state.growth.unwrap_or(limits.window as f64 / 100.0)
+    }
+
     /// Asks for the summary and rewrites `conversation` around it.
     async fn autocompact(
         &self,
@@ -300,11 +332,15 @@ impl StandardPipeline {
     ) -> Result<Projection, PipelineError> {
         let now = self.clock.now();
         let limits = self.settings.limits(accounting.context_window);
-        let (mut decisions, cold, mut collapsed) = {
+        let prompt_cache = accounting.prompt_cache.unwrap_or(PromptCache::ANTHROPIC);
+        let (mut decisions, cache, mut collapsed, previous, last_size) = {
             let state = self.state();
-            let cold = state
-                .last_request
-                .is_none_or(|last| now.saturating_duration_since(last) > CACHE_TTL);
+            let cache = CacheState::after(
+                prompt_cache,
+                state
+                    .last_request
+                    .map(|last| now.saturating_duration_since(last)),
+            );
             let mark = state.collapsed_through;
             // The log is written once per mark (a restored mark has none yet), and a mark
             // that no longer fits the conversation is dropped.
@@ -314,11 +350,18 @@ impl StandardPipeline {
                 } else {
                     Collapsed::new(conversation, mark)
                 };
-            (state.decisions.clone(), cold, collapsed)
+            (
+                state.decisions.clone(),
+                cache,
+                collapsed,
+                state.last_view.clone(),
+                state.last_size,
+            )
         };
         let mut view = collapsed.project(conversation, &decisions);
         let calibration = self.calibrate(&accounting, &view);
         let mut estimate = calibration.estimate(&view);
+        let growth = self.learn_growth(estimate, last_size, limits);
         let mut compactions = Vec::new();
         let mut notices = Vec::new();
 
@@ -338,16 +381,19 @@ impl StandardPipeline {
             };
         }
 
-        // Steps 2 and 3: where they free enough, or where the cache is cold and clearing is
-        // free. A reactive compaction takes them too, to send the summary less. They act on
-        // what the view shows uncollapsed.
+        // Steps 2 and 3, priced: on a warm cache a change rewrites the cached prefix from the
+        // first changed block on, so it is made when it pays and waiting no longer does
+        // ([`cost`]); a cold cache makes it free. Over the collapse threshold they are taken
+        // when they relieve the window (cheaper than the collapse or summary that would come
+        // instead); a reactive compaction takes them too, to send the summary less. They act
+        // on what the view shows uncollapsed.
         let pressure = estimate >= limits.collapse_at;
         let worth_trying = match trigger {
-            Trigger::Auto => pressure || (cold && estimate >= limits.autocompact_at / 2),
+            Trigger::Auto => pressure || estimate >= limits.autocompact_at / 2,
             Trigger::Reactive => true,
             Trigger::Manual { .. } => false,
         };
-        // The lighter steps' decisions when they were not worth a cache write on their own.
+        // The lighter steps' decisions when they did not pay on their own.
         let mut declined: Option<(ViewDecisions, Vec<Compaction>)> = None;
         if worth_trying {
             let shown = &conversation[collapsed.through()..];
@@ -366,17 +412,37 @@ impl StandardPipeline {
             let cleared =
                 microcompact::microcompact(shown, &mut trial, microcompact::KEEP_RECENT_RESULTS);
             step("microcompact", cleared, &trial, &mut size);
-            // A warm cache is rewritten from the first change on: only worth it when the
-            // request then stays clear of the next step's threshold for a while.
-            let headroom = limits.window / 20;
-            let enough = size + headroom <= limits.collapse_at;
-            if !steps.is_empty() && (cold || enough || !matches!(trigger, Trigger::Auto)) {
-                decisions = trial;
-                view = collapsed.project(conversation, &decisions);
-                estimate = size;
-                compactions.extend(steps);
-            } else if !steps.is_empty() {
-                declined = Some((trial, steps));
+            if !steps.is_empty() {
+                let trial_view = collapsed.project(conversation, &trial);
+                let quote = Quote::new(
+                    &cache,
+                    &previous,
+                    (&view, estimate),
+                    (&trial_view, size),
+                    calibration.overhead(),
+                );
+                let carried = self.state().carried + quote.saving_per_request;
+                let horizon = cost::horizon(size, limits.autocompact_at, growth);
+                let verdict = cost::judge(&quote, carried, horizon);
+                let relieves = size + limits.window / 20 <= limits.collapse_at;
+                let take = match trigger {
+                    Trigger::Auto => {
+                        matches!(verdict, Verdict::Free | Verdict::Pays) || (pressure && relieves)
+                    }
+                    Trigger::Reactive | Trigger::Manual { .. } => true,
+                };
+                if take {
+                    decisions = trial;
+                    view = trial_view;
+                    estimate = size;
+                    compactions.extend(steps);
+                    self.state().carried = 0.0;
+                } else {
+                    if cache.warm {
+                        self.state().carried = carried;
+                    }
+                    declined = Some((trial, steps));
+                }
             }
         }
 
@@ -405,6 +471,7 @@ impl StandardPipeline {
                 collapsed = further;
                 view = collapsed_view;
                 estimate = after;
+                self.state().carried = 0.0;
             }
         }
 
@@ -443,6 +510,7 @@ impl StandardPipeline {
                     let mut state = self.state();
                     state.summary_failures = 0;
                     state.last_failure = None;
+                    state.carried = 0.0;
                 }
                 Err(reason) => {
                     if let Trigger::Manual { .. } = trigger {
@@ -525,6 +593,8 @@ impl StandardPipeline {
                 total
             })
             .collect();
+        state.last_size = Some(state.calibration.estimate_from(total));
+        state.last_view = view.clone();
         Projection {
             messages: view,
             compactions,

@@ -108,6 +108,7 @@ fn accounting() -> TokenAccounting {
         last_reported: None,
         context_window: Some(200_000),
         max_output_tokens: 32_000,
+        prompt_cache: None,
     }
 }
 
@@ -479,26 +480,48 @@ fn eight_reads() -> Vec<Message> {
     conversation
 }
 
+/// Sends `conversation` as a session does, a request after each of its user messages
+/// (prompts and tool results), `seconds` apart; returns each request's projection.
+fn replay(
+    pipeline: &StandardPipeline,
+    clock: &FakeClock,
+    conversation: &[Message],
+    seconds: u64,
+) -> Vec<Projection> {
+    let summarizer = FakeSummarizer::default();
+    let mut projections = Vec::new();
+    for (index, message) in conversation.iter().enumerate() {
+        if message.role == Role::User {
+            clock.advance(Duration::from_secs(seconds));
+            let mut prefix = conversation[..=index].to_vec();
+            projections.push(
+                block_on(pipeline.project(&mut prefix, accounting(), Trigger::Auto, &summarizer))
+                    .unwrap(),
+            );
+        }
+    }
+    projections
+}
+
 #[test]
 fn microcompact_waits_while_the_cache_is_warm_and_clears_once_it_is_cold() {
     let clock = FakeClock::new();
     let pipeline = pipeline(small_window(), clock.clone());
     let summarizer = FakeSummarizer::default();
-    // A first, small request: the cache is warm from here on.
-    let mut conversation = vec![Message::user_text("start")];
-    block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
-        .unwrap();
-
+    // The session's requests, ten seconds apart: each one's cache holds the one before, and
+    // clearing three 1,600-token results would rewrite more than it saves before the next
+    // compaction.
     let mut conversation = eight_reads();
-    clock.advance(Duration::from_secs(60));
-    let warm =
-        block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
-            .unwrap();
+    let warm = replay(&pipeline, &clock, &conversation, 10);
+    let last = warm.last().unwrap();
     assert_eq!(
-        warm.messages, conversation,
+        last.messages, conversation,
         "a warm cache is left alone under the threshold"
     );
-    assert_eq!(warm.compactions, Vec::new());
+    assert!(
+        warm.iter()
+            .all(|projection| projection.compactions.is_empty())
+    );
 
     clock.advance(CACHE_TTL + Duration::from_secs(1));
     let cold =
@@ -869,7 +892,8 @@ fn over_the_threshold_with_a_warm_cache_microcompact_runs_when_it_frees_enough()
 fn over_the_threshold_with_a_warm_cache_a_small_gain_is_not_worth_the_cache_write() {
     // Clearing one 300-token result would leave the request just under the threshold: the
     // summary request is sent the cached view unchanged instead.
-    let pipeline = warm_pipeline();
+    let clock = FakeClock::new();
+    let pipeline = pipeline(small_window(), clock.clone());
     let mut conversation = vec![Message::user_text("p".repeat(60_000)), answer("reading")];
     conversation.remove(1);
     for turn in 1..7 {
@@ -884,6 +908,14 @@ fn over_the_threshold_with_a_warm_cache_a_small_gain_is_not_worth_the_cache_writ
         conversation.push(Message::user_text(format!("prompt {turn}")));
     }
     let stored = conversation.clone();
+    // The session's earlier requests warmed the cache with the conversation as it is.
+    let earlier = replay(&pipeline, &clock, &stored[..stored.len() - 4], 10);
+    assert!(
+        earlier
+            .iter()
+            .all(|projection| projection.compactions.is_empty())
+    );
+    clock.advance(Duration::from_secs(10));
     let summarizer = FakeSummarizer::default();
     let projection =
         block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
