@@ -174,6 +174,33 @@ pub fn horizon(size: u64, threshold: u64, growth: f64) -> f64 {
     threshold.saturating_sub(size) as f64 / growth.max(1.0)
 }
 
+/// What a request costs on average over a cycle that starts, after a reset costing `reset`,
+/// at `start` tokens and grows by `growth` a request to `threshold`: the reset spread over
+/// the cycle's requests, and each request's read of what the cache holds.
+pub fn cycle_rate(state: &CacheState, reset: f64, start: u64, threshold: u64, growth: f64) -> f64 {
+    let requests = horizon(start, threshold, growth).max(1.0);
+    reset.max(0.0) / requests + state.cache.read_ratio * (start + threshold.max(start)) as f64 / 2.0
+}
+
+/// Under window pressure: whether clearing (costing `extra` now, leaving `size` tokens) is
+/// cheaper over the next requests than the summary that would come instead (its request
+/// reads the cached conversation at `threshold`, and the new opening of about `opening`
+/// tokens after the `overhead` of system prompt and tools, still cached, is written). The
+/// summary's own answer is output, left out as the billed-input measure leaves it out.
+pub fn clearing_beats_summary(
+    state: &CacheState,
+    extra: f64,
+    size: u64,
+    (overhead, opening): (u64, u64),
+    threshold: u64,
+    growth: f64,
+) -> bool {
+    let summary =
+        state.carrying(threshold) + state.request_cost(overhead, opening) - state.carrying(opening);
+    cycle_rate(state, extra, size, threshold, growth)
+        <= cycle_rate(state, summary, opening, threshold, growth)
+}
+
 #[cfg(test)]
 mod tests {
     use cairn_protocol::ContentBlock;

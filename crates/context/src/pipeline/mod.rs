@@ -424,10 +424,27 @@ impl StandardPipeline {
                 let carried = self.state().carried + quote.saving_per_request;
                 let horizon = cost::horizon(size, limits.autocompact_at, growth);
                 let verdict = cost::judge(&quote, carried, horizon);
+                // Under pressure a clear that relieves the window is weighed against the
+                // summary that would come instead: the cheaper way through the next requests.
                 let relieves = size + limits.window / 20 <= limits.collapse_at;
+                let summary_left = self.settings.auto_compact
+                    && self.state().summary_failures < MAX_SUMMARY_FAILURES;
+                let beats_summary = !summary_left
+                    || cost::clearing_beats_summary(
+                        &cache,
+                        quote.extra(),
+                        size,
+                        (
+                            calibration.overhead(),
+                            calibration.overhead() + limits.window / 6,
+                        ),
+                        limits.autocompact_at,
+                        growth,
+                    );
                 let take = match trigger {
                     Trigger::Auto => {
-                        matches!(verdict, Verdict::Free | Verdict::Pays) || (pressure && relieves)
+                        matches!(verdict, Verdict::Free | Verdict::Pays)
+                            || (pressure && relieves && beats_summary)
                     }
                     Trigger::Reactive | Trigger::Manual { .. } => true,
                 };
