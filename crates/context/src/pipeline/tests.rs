@@ -983,3 +983,6 @@ fn snip_replaces_a_repeated_result_it_cannot_drop_whole() {
 
 /// Step 4's tests, beside the helpers above.
 mod collapsed;
+
+/// The cost model's decisions, request by request.
+mod priced;
