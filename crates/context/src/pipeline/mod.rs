@@ -14,10 +14,10 @@
 //! | step | module | when |
 //! |---|---|---|
 //! | 1 spill | [`spill`] | every tool result |
-//! | 2 snip | [`snip`] | over the collapse threshold (90% of autocompact's), or at any size past half of autocompact's once the prompt cache has gone cold |
-//! | 3 microcompact | [`microcompact`] | as snip, after it |
-//! | 4 collapse | [`collapse`] | still over the collapse threshold: older turns go out as a log, down to 60% of autocompact's threshold |
-//! | 5 autocompact | [`autocompact`] | still over the autocompact threshold (collapse could not help); `/compact`; the API refused a request as too long |
+//! | 2 snip | [`snip`] | past half of autocompact's threshold, when the [`cost`] model says it pays: free on a cold cache; on a warm one once the reads saved before the next compaction cover the rewrite and the reads carried since the last rewrite have reached it (batching); over the collapse threshold, when it relieves the window more cheaply than the summary that would follow |
+//! | 3 microcompact | [`microcompact`] | with snip, priced together (one rewrite) |
+//! | 4 collapse | [`collapse`] | over the collapse threshold, down to 60% of autocompact's; below it, as far as it may go, where what snip and microcompact leave is over a third of autocompact's threshold and the cost model says it pays on a warm cache |
+//! | 5 autocompact | [`autocompact`] | still over the autocompact threshold (window pressure, never priced); `/compact`; the API refused a request as too long |
 //!
 //! Steps 2 to 4 are decisions over a read-time view ([`view`], [`collapse`]): the stored
 //! conversation keeps every message and the decisions are sticky, so each later request
@@ -33,20 +33,22 @@ pub mod microcompact;
 pub mod settings;
 pub mod snip;
 pub mod spill;
+mod state;
 pub mod view;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use cairn_llm::registry::PromptCache;
 use cairn_protocol::{BoxFuture, Compaction, ContentBlock, Message};
 
-use accounting::{Calibration, messages_tokens};
+use accounting::Calibration;
 use collapse::Collapsed;
 use cost::{CacheState, Quote, Verdict};
 pub use settings::{Limits, PipelineSettings};
 use spill::{SpillCandidate, Spilled, apply_budget};
+use state::PipelineState;
 use view::ViewDecisions;
 
 /// What is known about the window before a request.
@@ -166,38 +168,6 @@ pub const CACHE_TTL: Duration = PromptCache::ANTHROPIC.ttl;
 /// breaker); a `/compact` that succeeds closes it again.
 pub const MAX_SUMMARY_FAILURES: u32 = 3;
 
-/// What the pipeline remembers between requests.
-#[derive(Debug, Default)]
-struct PipelineState {
-    /// What snip and microcompact decided: sticky until autocompact rewrites the conversation.
-    decisions: ViewDecisions,
-    /// How many leading messages of the conversation requests show collapsed (0: none):
-    /// extended, never undone, until autocompact rewrites the conversation.
-    collapsed_through: usize,
-    /// The log written for that collapse, kept for the next requests.
-    collapsed: Collapsed,
-    /// What the last report taught about the estimate.
-    calibration: Calibration,
-    /// The estimated tokens of the last projection's messages, as running totals, so the next
-    /// report can be matched with the messages it counted.
-    last_sent: Vec<u64>,
-    /// When the last request went out.
-    last_request: Option<Instant>,
-    /// What the last request sent, to know what of the next one the cache holds.
-    last_view: Vec<Message>,
-    /// The estimated tokens of the last request.
-    last_size: Option<u64>,
-    /// How many tokens a request adds, on average of the recent ones; `None` before two.
-    growth: Option<f64>,
-    /// The reads paid since the prefix was last rewritten for tokens snip and microcompact
-    /// could have left out: once they reach the cost of the rewrite, it is made.
-    carried: f64,
-    /// Automatic summaries that failed in a row.
-    summary_failures: u32,
-    /// Why the last automatic summary failed.
-    last_failure: Option<String>,
-}
-
 /// The pipeline of a session: large results spill to `spill_dir`; before each request the
 /// conversation is snipped, microcompacted and autocompacted as the window requires (see the
 /// module's table).
@@ -251,44 +221,6 @@ impl StandardPipeline {
     pub fn with_collapsed_through(self, collapsed_through: u64) -> Self {
         self.state().collapsed_through = usize::try_from(collapsed_through).unwrap_or(0);
         self
-    }
-
-    fn state(&self) -> MutexGuard<'_, PipelineState> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Learns from the API's last report; returns the calibration for this request.
-    fn calibrate(&self, accounting: &TokenAccounting, view: &[Message]) -> Calibration {
-        let mut state = self.state();
-        if let Some((reported, sent)) = accounting.last_reported {
-            let sent_estimate = match sent.checked_sub(1) {
-                None => 0,
-                Some(last) => match state.last_sent.get(last) {
-                    Some(&total) => total,
-                    // A pipeline that did not make the request (a resumed session): the view
-                    // starts with what was sent.
-                    None => messages_tokens(&view[..sent.min(view.len())]),
-                },
-            };
-            state.calibration = Calibration::learn(reported, sent_estimate);
-        }
-        state.calibration
-    }
-
-    /// The tokens a request adds, on average (the newest counting most), learned from this
-    /// request's `estimate` against the last one's; a window's hundredth before any is seen.
-    fn learn_growth(&self, estimate: u64, last_size: Option<u64>, limits: Limits) -> f64 {
-        let mut state = self.state();
-        if let Some(added) = last_size
-            .map(|last| estimate.saturating_sub(last))
-            .filter(|&added| added > 0)
-        {
-            let added = added as f64;
-            state.growth = Some(state.growth.map_or(added, |seen| 0.7 * seen + 0.3 * added));
-        }
-        state.growth.unwrap_or(limits.window as f64 / 100.0)
     }
 
     /// Asks for the summary and rewrites `conversation` around it.
@@ -463,22 +395,59 @@ impl StandardPipeline {
             }
         }
 
-        // Step 4: still over the collapse threshold, older turns go out as a log. Collapsing
-        // rewrites the request from its first message, so the lighter steps' declined
-        // decisions come along at no further cost.
-        if matches!(trigger, Trigger::Auto) && estimate >= limits.collapse_at {
+        // Step 4: still over the collapse threshold, older turns go out as a log; below it,
+        // where what the lighter steps leave is still over half the autocompact threshold
+        // (answers and prompts, which they cannot clear), when the cost model says it pays,
+        // as far as it can go. Collapsing rewrites the request from its first message, so
+        // the lighter steps' declined decisions come along at no further cost.
+        if matches!(trigger, Trigger::Auto) {
             let (base, steps) = declined.unwrap_or_else(|| (decisions.clone(), Vec::new()));
-            if let Some(through) = collapse::choose(
-                conversation,
-                collapsed.through(),
-                &base,
-                calibration,
-                limits,
-            ) {
-                let further = Collapsed::new(conversation, through);
-                let collapsed_view = further.project(conversation, &base);
+            let lightest = steps.last().map_or(estimate, |step| step.tokens_after);
+            let chosen = if estimate >= limits.collapse_at {
+                collapse::choose(
+                    conversation,
+                    collapsed.through(),
+                    &base,
+                    calibration,
+                    limits,
+                )
+                .map(|through| {
+                    let further = Collapsed::new(conversation, through);
+                    let shown = further.project(conversation, &base);
+                    (further, shown)
+                })
+            } else if worth_trying && lightest >= limits.autocompact_at / 3 {
+                collapse::furthest(conversation, collapsed.through()).and_then(|through| {
+                    let further = Collapsed::new(conversation, through);
+                    let shown = further.project(conversation, &base);
+                    let after = calibration.estimate(&shown);
+                    let quote = Quote::new(
+                        &cache,
+                        &previous,
+                        (&view, estimate),
+                        (&shown, after),
+                        calibration.overhead(),
+                    );
+                    let mut state = self.state();
+                    let carried = state.collapse_carried + quote.saving_per_request;
+                    let horizon = cost::horizon(after, limits.autocompact_at, growth);
+                    match cost::judge(&quote, carried, horizon) {
+                        Verdict::Pays => Some((further, shown)),
+                        Verdict::Free | Verdict::Waits | Verdict::DoesNotPay => {
+                            if cache.warm {
+                                state.collapse_carried = carried;
+                            }
+                            None
+                        }
+                    }
+                })
+            } else {
+                None
+            };
+            if let Some((further, collapsed_view)) = chosen {
+                let through = further.through();
                 let after = calibration.estimate(&collapsed_view);
-                let before = steps.last().map_or(estimate, |step| step.tokens_after);
+                let before = lightest;
                 compactions.extend(steps);
                 compactions.push(Compaction {
                     collapsed_through: Some(through as u64),
@@ -488,7 +457,9 @@ impl StandardPipeline {
                 collapsed = further;
                 view = collapsed_view;
                 estimate = after;
-                self.state().carried = 0.0;
+                let mut state = self.state();
+                state.carried = 0.0;
+                state.collapse_carried = 0.0;
             }
         }
 
@@ -528,6 +499,7 @@ impl StandardPipeline {
                     state.summary_failures = 0;
                     state.last_failure = None;
                     state.carried = 0.0;
+                    state.collapse_carried = 0.0;
                 }
                 Err(reason) => {
                     if let Trigger::Manual { .. } = trigger {
@@ -585,38 +557,6 @@ impl StandardPipeline {
             return Err(blocked(estimate, limits, &reason));
         }
         Ok(self.finish(view, decisions, collapsed, now, compactions, notices))
-    }
-
-    /// Keeps what the next request needs to know and hands the projection over.
-    fn finish(
-        &self,
-        view: Vec<Message>,
-        decisions: ViewDecisions,
-        collapsed: Collapsed,
-        now: Instant,
-        compactions: Vec<Compaction>,
-        notices: Vec<String>,
-    ) -> Projection {
-        let mut state = self.state();
-        state.decisions = decisions;
-        state.collapsed_through = collapsed.through();
-        state.collapsed = collapsed;
-        state.last_request = Some(now);
-        let mut total = 0;
-        state.last_sent = view
-            .iter()
-            .map(|message| {
-                total += accounting::message_tokens(message);
-                total
-            })
-            .collect();
-        state.last_size = Some(state.calibration.estimate_from(total));
-        state.last_view = view.clone();
-        Projection {
-            messages: view,
-            compactions,
-            notices,
-        }
     }
 }
 

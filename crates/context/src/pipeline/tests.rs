@@ -508,14 +508,16 @@ fn microcompact_waits_while_the_cache_is_warm_and_clears_once_it_is_cold() {
     let clock = FakeClock::new();
     let pipeline = pipeline(small_window(), clock.clone());
     let summarizer = FakeSummarizer::default();
-    // The session's requests, ten seconds apart: each one's cache holds the one before, and
-    // clearing three 1,600-token results would rewrite more than it saves before the next
-    // compaction.
+    // The session's requests through turn 7, ten seconds apart: each one's cache holds the
+    // one before, and clearing the oldest results would rewrite more than it saves before
+    // the next compaction. (By turn 8 collapsing the older turns would pay: see the collapse
+    // tests.)
     let mut conversation = eight_reads();
-    let warm = replay(&pipeline, &clock, &conversation, 10);
+    let warm = replay(&pipeline, &clock, &conversation[..28], 10);
     let last = warm.last().unwrap();
     assert_eq!(
-        last.messages, conversation,
+        last.messages,
+        conversation[..27],
         "a warm cache is left alone under the threshold"
     );
     assert!(
