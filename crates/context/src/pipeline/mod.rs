@@ -341,8 +341,9 @@ impl StandardPipeline {
             };
             let snipped = snip::snip(shown, &mut trial);
             step("snip", snipped, &trial, &mut size);
-            let cleared =
-                microcompact::microcompact(shown, &mut trial, microcompact::KEEP_RECENT_RESULTS);
+            let budget = (limits.window / 10).max(microcompact::MIN_KEPT_TOKENS);
+            let keep = microcompact::recent_to_keep(shown, &trial, budget);
+            let cleared = microcompact::microcompact(shown, &mut trial, keep);
             step("microcompact", cleared, &trial, &mut size);
             if !steps.is_empty() {
                 let trial_view = collapsed.project(conversation, &trial);

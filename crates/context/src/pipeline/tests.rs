@@ -294,15 +294,15 @@ fn autocompact_keeps_the_first_prompt_the_todo_list_and_the_edited_file() {
         result("edit", "The file was updated."),
         answer("Edited the parser."),
     ];
-    // Three long turns after the first: collapsing the oldest two turns (all it may, the
-    // three most recent stay) would leave the request over the threshold still.
+    // Three long turns after the first, of sub-agent answers that no lighter step can
+    // clear: collapsing the oldest two turns (all it may, the three most recent stay) would
+    // leave the request over the threshold still.
     for turn in 2..5 {
-        read_turn(
-            &mut conversation,
-            turn,
-            &format!("/src/other{turn}.rs"),
-            28_000,
-        );
+        let id = format!("task-{turn}");
+        conversation.push(Message::user_text(format!("prompt {turn}")));
+        conversation.push(call(&id, "Task", json!({"description": id})));
+        conversation.push(result(&id, &format!("{turn}{}", "t".repeat(27_999))));
+        conversation.push(answer(&format!("answer {turn}")));
     }
     conversation.push(Message::user_text("Now add a test."));
     // The edit as it is on disk now, after the session made it.
@@ -874,14 +874,15 @@ fn over_the_threshold_with_a_warm_cache_microcompact_runs_when_it_frees_enough()
         block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
             .unwrap();
     assert_eq!(summarizer.times_asked(), 0);
-    // 9 turns of 1,911 tokens and the prompt: 17,201; four results of 1,900 become 9 each.
+    // 9 turns of 1,911 tokens and the prompt: 17,201; the newest four results fit the
+    // 8,000 tokens kept results may always hold, the five older of 1,900 become 9 each.
     assert_eq!(
         projection.compactions,
         vec![Compaction {
             step: "microcompact".into(),
             manual: false,
             tokens_before: 17_201,
-            tokens_after: 17_201 - 4 * (1_900 - 9),
+            tokens_after: 17_201 - 5 * (1_900 - 9),
             summary: None,
             opening: Vec::new(),
             collapsed_through: None,
