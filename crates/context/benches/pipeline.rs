@@ -118,6 +118,16 @@ fn report(script: &Script, cairn: &Meter, baseline: &Meter) {
             meter.count("autocompact"),
         );
     }
+    let mut times = cairn.pipeline_time.clone();
+    times.sort();
+    let at = |share: f64| times[((times.len() - 1) as f64 * share) as usize];
+    println!(
+        "  pipeline  {:?} per request at the median, {:?} at p99, {:?} at most (its own work, \
+         this build's profile)",
+        at(0.5),
+        at(0.99),
+        times.last().copied().unwrap_or_default()
+    );
     println!(
         "  ratio     {ratio:.2}x the baseline (goal <= 0.80: {})   cache share goal >= 85%: {}   \
          no request over the window: {}",
@@ -204,6 +214,7 @@ fn run(script: &Script, policy: Policy, out: &Path) -> Meter {
                     max_output_tokens: 32_000,
                     prompt_cache: None,
                 };
+                let begun = Instant::now();
                 let projection = block_on(pipeline.project(
                     &mut conversation,
                     accounting,
@@ -211,6 +222,7 @@ fn run(script: &Script, policy: Policy, out: &Path) -> Meter {
                     &summarizer,
                 ))
                 .unwrap_or_else(|err| panic!("{}: {err}", script.name));
+                meter.pipeline_time.push(begun.elapsed());
                 if summarizer.asked() > asked {
                     let (input, instructions) = summarizer.last_request();
                     meter.request("summary", &input, instructions, now);

@@ -57,6 +57,8 @@ pub struct Meter {
     previous: Option<(usize, u64)>,
     pub requests: Vec<Billed>,
     pending_steps: Vec<String>,
+    /// The wall time of each projection (cairn's policy only).
+    pub pipeline_time: Vec<Duration>,
 }
 
 impl Meter {

@@ -81,3 +81,44 @@ pub fn microcompact(conversation: &[Message], decisions: &mut ViewDecisions, kee
     }
     added
 }
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::{ContentBlock, Role};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    /// Reads of `tokens` each, oldest first.
+    fn reads(tokens: &[usize]) -> Vec<Message> {
+        let mut conversation = vec![Message::user_text("read them")];
+        for (index, &size) in tokens.iter().enumerate() {
+            let id = format!("read-{index}");
+            conversation.push(Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: "Read".into(),
+                    input: json!({"file_path": format!("/f{index}.rs")}),
+                }],
+            });
+            conversation.push(Message {
+                role: Role::User,
+                content: vec![ContentBlock::tool_result(id, "r".repeat(size * 4), false)],
+            });
+        }
+        conversation
+    }
+
+    #[test]
+    fn the_newest_results_kept_fit_the_budget_one_at_least_five_at_most() {
+        let none = ViewDecisions::default();
+        let keep = |sizes: &[usize], budget| recent_to_keep(&reads(sizes), &none, budget);
+        // Three 3,500-token reads do not fit 8,000 tokens; two do.
+        assert_eq!(keep(&[3_500; 8], 8_000), 2);
+        assert_eq!(keep(&[3_500; 8], 20_000), 5);
+        assert_eq!(keep(&[100; 8], 20_000), 5);
+        assert_eq!(keep(&[30_000, 30_000], 8_000), 1, "the newest always stays");
+    }
+}
