@@ -272,6 +272,20 @@ mod tests {
     }
 
     #[test]
+    fn under_pressure_a_clear_must_be_cheaper_than_the_summary_it_replaces() {
+        // A 60K window: autocompact at 50,100, 14,000 tokens of system prompt and tools, a
+        // summary's opening of about 24,000, requests growing by 3,600.
+        let state = warm();
+        let beats = |extra: f64, size: u64| {
+            clearing_beats_summary(&state, extra, size, (14_000, 24_000), 50_100, 3_600.0)
+        };
+        // Five kept reads leave 31,500 and cost 14,900 to rewrite: the summary is cheaper.
+        assert!(!beats(14_900.0, 31_500));
+        // Two kept reads leave 20,000 and cost 5,000: clearing is.
+        assert!(beats(5_000.0, 20_000));
+    }
+
+    #[test]
     fn the_horizon_is_the_room_left_at_the_growth_seen() {
         assert_eq!(horizon(100_000, 167_000, 3_350.0), 20.0);
         assert_eq!(horizon(170_000, 167_000, 3_350.0), 0.0);
