@@ -315,9 +315,9 @@ impl StandardPipeline {
 
         // Steps 2 and 3, priced: on a warm cache a change rewrites the cached prefix from the
         // first changed block on, so it is made when it pays and waiting no longer does
-        // ([`cost`]); a cold cache makes it free. Over the collapse threshold they are taken
-        // when they relieve the window (cheaper than the collapse or summary that would come
-        // instead); a reactive compaction takes them too, to send the summary less. They act
+        // ([`cost`]); a cold cache makes it free. Over the collapse threshold they are also
+        // taken when they relieve the window more cheaply than the summary that would come
+        // instead; a reactive compaction takes them too, to send the summary less. They act
         // on what the view shows uncollapsed.
         let pressure = estimate >= limits.collapse_at;
         let worth_trying = match trigger {
