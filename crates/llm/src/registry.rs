@@ -10,6 +10,8 @@
 //! A model the registry does not know has no price: its cost is `None`, shown as unknown,
 //! never as `$0`.
 
+use std::time::Duration;
+
 use cairn_protocol::Usage;
 
 use crate::models;
@@ -71,6 +73,108 @@ impl ModelInfo {
     /// The cost of `usage` in USD, or `None` when the model's prices are unknown.
     pub fn cost_usd(&self, usage: &Usage) -> Option<f64> {
         self.price.map(|price| price.cost_usd(usage))
+    }
+
+    /// How the model's provider caches prompt prefixes, for whoever weighs a change to what
+    /// was already sent (the context pipeline); `None` when it does not cache. A price whose
+    /// cache write costs more than plain input is Anthropic's marked cache (its 5-minute
+    /// entries at 1.25×, its 1-hour ones at 2×); one whose write costs the input price is an
+    /// automatic prefix cache (OpenAI's, DeepSeek's). A caching model of unknown price is
+    /// taken as Anthropic's default.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use cairn_llm::registry::{CacheKind, lookup};
+    ///
+    /// let sonnet = lookup("sonnet").prompt_cache().unwrap();
+    /// assert_eq!((sonnet.write_ratio, sonnet.read_ratio), (1.25, 0.1));
+    /// assert_eq!(sonnet.ttl, Duration::from_secs(300));
+    /// assert_eq!(lookup("gpt-4o").prompt_cache().unwrap().kind, CacheKind::Automatic);
+    /// assert_eq!(lookup("llama3.2").prompt_cache(), None);
+    /// ```
+    pub fn prompt_cache(&self) -> Option<PromptCache> {
+        if !self.capabilities.prompt_caching {
+            return None;
+        }
+        Some(match self.price {
+            None => PromptCache::ANTHROPIC,
+            Some(price) if price.cache_write_ratio >= PromptCache::ANTHROPIC_1H.write_ratio => {
+                PromptCache {
+                    read_ratio: price.cache_read_ratio,
+                    ..PromptCache::ANTHROPIC_1H
+                }
+            }
+            Some(price) if price.cache_write_ratio > 1.0 => PromptCache {
+                write_ratio: price.cache_write_ratio,
+                read_ratio: price.cache_read_ratio,
+                ..PromptCache::ANTHROPIC
+            },
+            Some(price) => PromptCache::automatic(price.cache_read_ratio),
+        })
+    }
+}
+
+/// How a provider finds a cached prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheKind {
+    /// Prefixes are cached where the request marks them (`cache_control`), and a mark finds
+    /// an earlier entry only up to `lookback_blocks` content blocks before it (Anthropic's
+    /// 20): a change further back than that is read from the mark before it (the system
+    /// prompt's), so the whole conversation is written again.
+    Marked {
+        /// How many blocks before a mark the API looks for an earlier entry.
+        lookback_blocks: usize,
+    },
+    /// The longest prefix already seen is served from the cache, wherever it ends (OpenAI's
+    /// and DeepSeek's automatic caching).
+    Automatic,
+}
+
+/// What a provider's prompt cache costs and how long it keeps a prefix: the weights of the
+/// context pipeline's decisions. Ratios are of the input price; a cached prefix unused for
+/// `ttl` is gone, and the next request writes it again.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PromptCache {
+    /// How prefixes are found again.
+    pub kind: CacheKind,
+    /// How long an unused prefix stays cached.
+    pub ttl: Duration,
+    /// What writing a token to the cache costs, as a share of the input price (1.0 where
+    /// writing costs nothing more than sending).
+    pub write_ratio: f64,
+    /// What reading a token from the cache costs, as a share of the input price.
+    pub read_ratio: f64,
+}
+
+impl PromptCache {
+    /// Anthropic's default: `cache_control: ephemeral`, kept 5 minutes, written at 1.25× and
+    /// read at 0.1× the input price.
+    pub const ANTHROPIC: PromptCache = PromptCache {
+        kind: CacheKind::Marked {
+            lookback_blocks: 20,
+        },
+        ttl: Duration::from_secs(5 * 60),
+        write_ratio: 1.25,
+        read_ratio: 0.1,
+    };
+
+    /// Anthropic's 1-hour cache (`"ttl": "1h"`), where a request asks for it: written at 2×.
+    pub const ANTHROPIC_1H: PromptCache = PromptCache {
+        ttl: Duration::from_secs(60 * 60),
+        write_ratio: 2.0,
+        ..PromptCache::ANTHROPIC
+    };
+
+    /// An automatic prefix cache reading at `read_ratio` of the input price and writing at
+    /// the input price. OpenAI keeps a prefix 5 to 10 minutes unused (5 is assumed); DeepSeek
+    /// keeps its disk cache longer, so 5 minutes errs on the side of a cold cache.
+    pub const fn automatic(read_ratio: f64) -> PromptCache {
+        PromptCache {
+            kind: CacheKind::Automatic,
+            ttl: Duration::from_secs(5 * 60),
+            write_ratio: 1.0,
+            read_ratio,
+        }
     }
 }
 
@@ -341,6 +445,18 @@ mod tests {
         };
         assert_eq!(lookup("llama3.2").cost_usd(&usage), None);
         assert_eq!(lookup("claude-opus-4-6").cost_usd(&usage), None);
+    }
+
+    #[test]
+    fn each_provider_reports_how_its_cache_bills() {
+        let cache = |model: &str| lookup(model).prompt_cache();
+        assert_eq!(cache("claude-sonnet-4-5"), Some(PromptCache::ANTHROPIC));
+        assert_eq!(cache("gpt-4o"), Some(PromptCache::automatic(0.5)));
+        assert_eq!(
+            cache("deepseek-reasoner"),
+            Some(PromptCache::automatic(0.1))
+        );
+        assert_eq!(cache("mistral-large"), None);
     }
 
     /// Cached reads on an automatic-caching provider cost its share of the input price.

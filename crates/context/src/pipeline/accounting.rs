@@ -64,6 +64,12 @@ impl Calibration {
         }
     }
 
+    /// The tokens a request holds besides its messages (the system prompt and the tools), as
+    /// the last report taught.
+    pub fn overhead(&self) -> u64 {
+        self.overhead
+    }
+
     /// The estimated input tokens of a request sending `messages`.
     pub fn estimate(&self, messages: &[Message]) -> u64 {
         self.overhead + messages_tokens(messages)

@@ -175,6 +175,19 @@ pub fn choose(
         .or_else(|| (estimate(furthest) <= good_enough(limits)).then_some(furthest))
 }
 
+/// The furthest boundary `conversation` can be collapsed through beyond `current`, the most
+/// recent [`KEEP_RECENT_TURNS`] turns left whole; `None` when there is none.
+pub fn furthest(conversation: &[Message], current: usize) -> Option<usize> {
+    let prompts: Vec<usize> = (1..conversation.len())
+        .filter(|&index| is_prompt(&conversation[index]))
+        .collect();
+    let newest_kept = *prompts.get(prompts.len().checked_sub(KEEP_RECENT_TURNS)?)?;
+    prompts
+        .into_iter()
+        .filter(|&index| index > current && index <= newest_kept)
+        .rfind(|&index| is_boundary(conversation, index))
+}
+
 /// One turn of the collapsed part, as its log tells it.
 #[derive(Debug)]
 struct Turn {

@@ -1,10 +1,11 @@
 //! Step 3, microcompact: old results of tools whose output can be fetched again are cleared.
 //!
 //! The model can run `Read`, `Grep` or `Bash` again if it needs an old result; what it needs
-//! to keep is that it made the call. The newest [`KEEP_RECENT_RESULTS`] such results stay; the
-//! older ones become [`CLEARED`]. Clearing changes the middle of every later request, which
-//! the prompt cache pays for once, so the pipeline prefers to do it when the cache has gone
-//! cold anyway (see `StandardPipeline`).
+//! to keep is that it made the call. The newest such results stay, at most
+//! [`KEEP_RECENT_RESULTS`] and as many as fit a tenth of the window ([`MIN_KEPT_TOKENS`] in a
+//! small one: [`recent_to_keep`]); the older ones become [`CLEARED`]. Clearing changes the
+//! middle of every later request, which the prompt cache pays for once, so the pipeline
+//! clears when its cost model says it pays (see `StandardPipeline` and `cost`).
 
 use cairn_protocol::Message;
 
@@ -14,8 +15,12 @@ use super::view::{ViewDecisions, calls};
 /// What a cleared result says, as Claude Code says it.
 pub const CLEARED: &str = "[Old tool result content cleared]";
 
-/// How many of the newest re-fetchable results stay.
+/// How many of the newest re-fetchable results stay, at most.
 pub const KEEP_RECENT_RESULTS: usize = 5;
+
+/// The newest results kept together may always hold this many tokens, however small the
+/// window (the pipeline keeps up to a tenth of a larger one).
+pub const MIN_KEPT_TOKENS: u64 = 8_000;
 
 /// Tools whose results can be fetched again (or, for edits, only confirm what the call said).
 const REFETCHABLE: &[&str] = &[
@@ -34,6 +39,26 @@ const REFETCHABLE: &[&str] = &[
 
 /// A result this small costs less to keep than the cache write clearing it would cause.
 const WORTH_CLEARING_TOKENS: u64 = 25;
+
+/// How many of the newest re-fetchable results to keep: as many as fit `budget` tokens
+/// together, at least one and at most [`KEEP_RECENT_RESULTS`]. In a small window five large
+/// results would fill a third of it, and each clear would rewrite them all again.
+pub fn recent_to_keep(conversation: &[Message], decisions: &ViewDecisions, budget: u64) -> usize {
+    let mut used = 0;
+    let mut keep = 0;
+    for call in calls(conversation).iter().rev() {
+        let Some(result) = call.result else { continue };
+        if !REFETCHABLE.contains(&call.name) || decisions.dropped.contains(call.id) {
+            continue;
+        }
+        used += result_tokens(result);
+        if keep == KEEP_RECENT_RESULTS || (keep > 0 && used > budget) {
+            break;
+        }
+        keep += 1;
+    }
+    keep.max(1)
+}
 
 /// Adds to `decisions` the re-fetchable results of `conversation` older than the newest
 /// `keep`; returns how many it added.
@@ -55,4 +80,45 @@ pub fn microcompact(conversation: &[Message], decisions: &mut ViewDecisions, kee
         added += 1;
     }
     added
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::{ContentBlock, Role};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    /// Reads of `tokens` each, oldest first.
+    fn reads(tokens: &[usize]) -> Vec<Message> {
+        let mut conversation = vec![Message::user_text("read them")];
+        for (index, &size) in tokens.iter().enumerate() {
+            let id = format!("read-{index}");
+            conversation.push(Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::ToolUse {
+                    id: id.clone(),
+                    name: "Read".into(),
+                    input: json!({"file_path": format!("/f{index}.rs")}),
+                }],
+            });
+            conversation.push(Message {
+                role: Role::User,
+                content: vec![ContentBlock::tool_result(id, "r".repeat(size * 4), false)],
+            });
+        }
+        conversation
+    }
+
+    #[test]
+    fn the_newest_results_kept_fit_the_budget_one_at_least_five_at_most() {
+        let none = ViewDecisions::default();
+        let keep = |sizes: &[usize], budget| recent_to_keep(&reads(sizes), &none, budget);
+        // Three 3,500-token reads do not fit 8,000 tokens; two do.
+        assert_eq!(keep(&[3_500; 8], 8_000), 2);
+        assert_eq!(keep(&[3_500; 8], 20_000), 5);
+        assert_eq!(keep(&[100; 8], 20_000), 5);
+        assert_eq!(keep(&[30_000, 30_000], 8_000), 1, "the newest always stays");
+    }
 }

@@ -14,10 +14,10 @@
 //! | step | module | when |
 //! |---|---|---|
 //! | 1 spill | [`spill`] | every tool result |
-//! | 2 snip | [`snip`] | over the collapse threshold (90% of autocompact's), or at any size past half of autocompact's once the prompt cache has gone cold |
-//! | 3 microcompact | [`microcompact`] | as snip, after it |
-//! | 4 collapse | [`collapse`] | still over the collapse threshold: older turns go out as a log, down to 60% of autocompact's threshold |
-//! | 5 autocompact | [`autocompact`] | still over the autocompact threshold (collapse could not help); `/compact`; the API refused a request as too long |
+//! | 2 snip | [`snip`] | past half of autocompact's threshold, when the [`cost`] model says it pays: free on a cold cache; on a warm one once the reads saved before the next compaction cover the rewrite and the reads carried since the last rewrite have reached it (batching); over the collapse threshold, when it relieves the window more cheaply than the summary that would follow |
+//! | 3 microcompact | [`microcompact`] | with snip, priced together (one rewrite) |
+//! | 4 collapse | [`collapse`] | over the collapse threshold, down to 60% of autocompact's; below it, as far as it may go, where what snip and microcompact leave is over a third of autocompact's threshold and the cost model says it pays on a warm cache |
+//! | 5 autocompact | [`autocompact`] | still over the autocompact threshold (window pressure, never priced); `/compact`; the API refused a request as too long |
 //!
 //! Steps 2 to 4 are decisions over a read-time view ([`view`], [`collapse`]): the stored
 //! conversation keeps every message and the decisions are sticky, so each later request
@@ -28,26 +28,31 @@
 pub mod accounting;
 pub mod autocompact;
 pub mod collapse;
+pub mod cost;
 pub mod microcompact;
 pub mod settings;
 pub mod snip;
 pub mod spill;
+mod state;
 pub mod view;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use cairn_llm::registry::PromptCache;
 use cairn_protocol::{BoxFuture, Compaction, ContentBlock, Message};
 
-use accounting::{Calibration, messages_tokens};
+use accounting::Calibration;
 use collapse::Collapsed;
+use cost::{CacheState, Quote, Verdict};
 pub use settings::{Limits, PipelineSettings};
 use spill::{SpillCandidate, Spilled, apply_budget};
+use state::PipelineState;
 use view::ViewDecisions;
 
 /// What is known about the window before a request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct TokenAccounting {
     /// The input tokens the API reported for the last request (cached and uncached together),
     /// and how many messages of the conversation that request sent; `None` before the first
@@ -57,6 +62,11 @@ pub struct TokenAccounting {
     pub context_window: Option<u64>,
     /// The output tokens each request reserves.
     pub max_output_tokens: u32,
+    /// How the provider caches prompt prefixes and bills the cache
+    /// ([`cairn_llm::registry::ModelInfo::prompt_cache`]): the weights of every change to what
+    /// was already sent. `None`: unknown, taken as Anthropic's default
+    /// ([`PromptCache::ANTHROPIC`]).
+    pub prompt_cache: Option<PromptCache>,
 }
 
 /// What one request sends, and what the pipeline did to get there.
@@ -150,35 +160,13 @@ impl Clock for SystemClock {
     }
 }
 
-/// The API's prompt cache forgets a prefix unused for this long.
-pub const CACHE_TTL: Duration = Duration::from_secs(5 * 60);
+/// Anthropic's prompt cache forgets a prefix unused for this long (its default entries; the
+/// pipeline reads the model's own from [`TokenAccounting::prompt_cache`]).
+pub const CACHE_TTL: Duration = PromptCache::ANTHROPIC.ttl;
 
 /// Consecutive failed automatic summaries after which the pipeline stops trying (the circuit
 /// breaker); a `/compact` that succeeds closes it again.
 pub const MAX_SUMMARY_FAILURES: u32 = 3;
-
-/// What the pipeline remembers between requests.
-#[derive(Debug, Default)]
-struct PipelineState {
-    /// What snip and microcompact decided: sticky until autocompact rewrites the conversation.
-    decisions: ViewDecisions,
-    /// How many leading messages of the conversation requests show collapsed (0: none):
-    /// extended, never undone, until autocompact rewrites the conversation.
-    collapsed_through: usize,
-    /// The log written for that collapse, kept for the next requests.
-    collapsed: Collapsed,
-    /// What the last report taught about the estimate.
-    calibration: Calibration,
-    /// The estimated tokens of the last projection's messages, as running totals, so the next
-    /// report can be matched with the messages it counted.
-    last_sent: Vec<u64>,
-    /// When the last request went out.
-    last_request: Option<Instant>,
-    /// Automatic summaries that failed in a row.
-    summary_failures: u32,
-    /// Why the last automatic summary failed.
-    last_failure: Option<String>,
-}
 
 /// The pipeline of a session: large results spill to `spill_dir`; before each request the
 /// conversation is snipped, microcompacted and autocompacted as the window requires (see the
@@ -235,30 +223,6 @@ impl StandardPipeline {
         self
     }
 
-    fn state(&self) -> MutexGuard<'_, PipelineState> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Learns from the API's last report; returns the calibration for this request.
-    fn calibrate(&self, accounting: &TokenAccounting, view: &[Message]) -> Calibration {
-        let mut state = self.state();
-        if let Some((reported, sent)) = accounting.last_reported {
-            let sent_estimate = match sent.checked_sub(1) {
-                None => 0,
-                Some(last) => match state.last_sent.get(last) {
-                    Some(&total) => total,
-                    // A pipeline that did not make the request (a resumed session): the view
-                    // starts with what was sent.
-                    None => messages_tokens(&view[..sent.min(view.len())]),
-                },
-            };
-            state.calibration = Calibration::learn(reported, sent_estimate);
-        }
-        state.calibration
-    }
-
     /// Asks for the summary and rewrites `conversation` around it.
     async fn autocompact(
         &self,
@@ -300,11 +264,15 @@ impl StandardPipeline {
     ) -> Result<Projection, PipelineError> {
         let now = self.clock.now();
         let limits = self.settings.limits(accounting.context_window);
-        let (mut decisions, cold, mut collapsed) = {
+        let prompt_cache = accounting.prompt_cache.unwrap_or(PromptCache::ANTHROPIC);
+        let (mut decisions, cache, mut collapsed, previous, last_size) = {
             let state = self.state();
-            let cold = state
-                .last_request
-                .is_none_or(|last| now.saturating_duration_since(last) > CACHE_TTL);
+            let cache = CacheState::after(
+                prompt_cache,
+                state
+                    .last_request
+                    .map(|last| now.saturating_duration_since(last)),
+            );
             let mark = state.collapsed_through;
             // The log is written once per mark (a restored mark has none yet), and a mark
             // that no longer fits the conversation is dropped.
@@ -314,11 +282,18 @@ impl StandardPipeline {
                 } else {
                     Collapsed::new(conversation, mark)
                 };
-            (state.decisions.clone(), cold, collapsed)
+            (
+                state.decisions.clone(),
+                cache,
+                collapsed,
+                state.last_view.clone(),
+                state.last_size,
+            )
         };
         let mut view = collapsed.project(conversation, &decisions);
         let calibration = self.calibrate(&accounting, &view);
         let mut estimate = calibration.estimate(&view);
+        let growth = self.learn_growth(estimate, last_size, limits);
         let mut compactions = Vec::new();
         let mut notices = Vec::new();
 
@@ -338,16 +313,19 @@ impl StandardPipeline {
             };
         }
 
-        // Steps 2 and 3: where they free enough, or where the cache is cold and clearing is
-        // free. A reactive compaction takes them too, to send the summary less. They act on
-        // what the view shows uncollapsed.
+        // Steps 2 and 3, priced: on a warm cache a change rewrites the cached prefix from the
+        // first changed block on, so it is made when it pays and waiting no longer does
+        // ([`cost`]); a cold cache makes it free. Over the collapse threshold they are also
+        // taken when they relieve the window more cheaply than the summary that would come
+        // instead; a reactive compaction takes them too, to send the summary less. They act
+        // on what the view shows uncollapsed.
         let pressure = estimate >= limits.collapse_at;
         let worth_trying = match trigger {
-            Trigger::Auto => pressure || (cold && estimate >= limits.autocompact_at / 2),
+            Trigger::Auto => pressure || estimate >= limits.autocompact_at / 2,
             Trigger::Reactive => true,
             Trigger::Manual { .. } => false,
         };
-        // The lighter steps' decisions when they were not worth a cache write on their own.
+        // The lighter steps' decisions when they did not pay on their own.
         let mut declined: Option<(ViewDecisions, Vec<Compaction>)> = None;
         if worth_trying {
             let shown = &conversation[collapsed.through()..];
@@ -363,39 +341,114 @@ impl StandardPipeline {
             };
             let snipped = snip::snip(shown, &mut trial);
             step("snip", snipped, &trial, &mut size);
-            let cleared =
-                microcompact::microcompact(shown, &mut trial, microcompact::KEEP_RECENT_RESULTS);
+            let budget = (limits.window / 10).max(microcompact::MIN_KEPT_TOKENS);
+            let keep = microcompact::recent_to_keep(shown, &trial, budget);
+            let cleared = microcompact::microcompact(shown, &mut trial, keep);
             step("microcompact", cleared, &trial, &mut size);
-            // A warm cache is rewritten from the first change on: only worth it when the
-            // request then stays clear of the next step's threshold for a while.
-            let headroom = limits.window / 20;
-            let enough = size + headroom <= limits.collapse_at;
-            if !steps.is_empty() && (cold || enough || !matches!(trigger, Trigger::Auto)) {
-                decisions = trial;
-                view = collapsed.project(conversation, &decisions);
-                estimate = size;
-                compactions.extend(steps);
-            } else if !steps.is_empty() {
-                declined = Some((trial, steps));
+            if !steps.is_empty() {
+                let trial_view = collapsed.project(conversation, &trial);
+                let quote = Quote::new(
+                    &cache,
+                    &previous,
+                    (&view, estimate),
+                    (&trial_view, size),
+                    calibration.overhead(),
+                );
+                let carried = self.state().carried + quote.saving_per_request;
+                let horizon = cost::horizon(size, limits.autocompact_at, growth);
+                let verdict = cost::judge(&quote, carried, horizon);
+                // Under pressure a clear that relieves the window is weighed against the
+                // summary that would come instead: the cheaper way through the next requests.
+                let relieves = size + limits.window / 20 <= limits.collapse_at;
+                let summary_left = self.settings.auto_compact
+                    && self.state().summary_failures < MAX_SUMMARY_FAILURES;
+                let beats_summary = !summary_left
+                    || cost::clearing_beats_summary(
+                        &cache,
+                        quote.extra(),
+                        size,
+                        (
+                            calibration.overhead(),
+                            calibration.overhead() + limits.window / 6,
+                        ),
+                        limits.autocompact_at,
+                        growth,
+                    );
+                let take = match trigger {
+                    Trigger::Auto => {
+                        matches!(verdict, Verdict::Free | Verdict::Pays)
+                            || (pressure && relieves && beats_summary)
+                    }
+                    Trigger::Reactive | Trigger::Manual { .. } => true,
+                };
+                if take {
+                    decisions = trial;
+                    view = trial_view;
+                    estimate = size;
+                    compactions.extend(steps);
+                    self.state().carried = 0.0;
+                } else {
+                    if cache.warm {
+                        self.state().carried = carried;
+                    }
+                    declined = Some((trial, steps));
+                }
             }
         }
 
-        // Step 4: still over the collapse threshold, older turns go out as a log. Collapsing
-        // rewrites the request from its first message, so the lighter steps' declined
-        // decisions come along at no further cost.
-        if matches!(trigger, Trigger::Auto) && estimate >= limits.collapse_at {
+        // Step 4: still over the collapse threshold, older turns go out as a log; below it,
+        // where what the lighter steps leave is still over half the autocompact threshold
+        // (answers and prompts, which they cannot clear), when the cost model says it pays,
+        // as far as it can go. Collapsing rewrites the request from its first message, so
+        // the lighter steps' declined decisions come along at no further cost.
+        if matches!(trigger, Trigger::Auto) {
             let (base, steps) = declined.unwrap_or_else(|| (decisions.clone(), Vec::new()));
-            if let Some(through) = collapse::choose(
-                conversation,
-                collapsed.through(),
-                &base,
-                calibration,
-                limits,
-            ) {
-                let further = Collapsed::new(conversation, through);
-                let collapsed_view = further.project(conversation, &base);
+            let lightest = steps.last().map_or(estimate, |step| step.tokens_after);
+            let chosen = if estimate >= limits.collapse_at {
+                collapse::choose(
+                    conversation,
+                    collapsed.through(),
+                    &base,
+                    calibration,
+                    limits,
+                )
+                .map(|through| {
+                    let further = Collapsed::new(conversation, through);
+                    let shown = further.project(conversation, &base);
+                    (further, shown)
+                })
+            } else if worth_trying && lightest >= limits.autocompact_at / 3 {
+                collapse::furthest(conversation, collapsed.through()).and_then(|through| {
+                    let further = Collapsed::new(conversation, through);
+                    let shown = further.project(conversation, &base);
+                    let after = calibration.estimate(&shown);
+                    let quote = Quote::new(
+                        &cache,
+                        &previous,
+                        (&view, estimate),
+                        (&shown, after),
+                        calibration.overhead(),
+                    );
+                    let mut state = self.state();
+                    let carried = state.collapse_carried + quote.saving_per_request;
+                    let horizon = cost::horizon(after, limits.autocompact_at, growth);
+                    match cost::judge(&quote, carried, horizon) {
+                        Verdict::Pays => Some((further, shown)),
+                        Verdict::Free | Verdict::Waits | Verdict::DoesNotPay => {
+                            if cache.warm {
+                                state.collapse_carried = carried;
+                            }
+                            None
+                        }
+                    }
+                })
+            } else {
+                None
+            };
+            if let Some((further, collapsed_view)) = chosen {
+                let through = further.through();
                 let after = calibration.estimate(&collapsed_view);
-                let before = steps.last().map_or(estimate, |step| step.tokens_after);
+                let before = lightest;
                 compactions.extend(steps);
                 compactions.push(Compaction {
                     collapsed_through: Some(through as u64),
@@ -405,6 +458,9 @@ impl StandardPipeline {
                 collapsed = further;
                 view = collapsed_view;
                 estimate = after;
+                let mut state = self.state();
+                state.carried = 0.0;
+                state.collapse_carried = 0.0;
             }
         }
 
@@ -443,6 +499,8 @@ impl StandardPipeline {
                     let mut state = self.state();
                     state.summary_failures = 0;
                     state.last_failure = None;
+                    state.carried = 0.0;
+                    state.collapse_carried = 0.0;
                 }
                 Err(reason) => {
                     if let Trigger::Manual { .. } = trigger {
@@ -500,36 +558,6 @@ impl StandardPipeline {
             return Err(blocked(estimate, limits, &reason));
         }
         Ok(self.finish(view, decisions, collapsed, now, compactions, notices))
-    }
-
-    /// Keeps what the next request needs to know and hands the projection over.
-    fn finish(
-        &self,
-        view: Vec<Message>,
-        decisions: ViewDecisions,
-        collapsed: Collapsed,
-        now: Instant,
-        compactions: Vec<Compaction>,
-        notices: Vec<String>,
-    ) -> Projection {
-        let mut state = self.state();
-        state.decisions = decisions;
-        state.collapsed_through = collapsed.through();
-        state.collapsed = collapsed;
-        state.last_request = Some(now);
-        let mut total = 0;
-        state.last_sent = view
-            .iter()
-            .map(|message| {
-                total += accounting::message_tokens(message);
-                total
-            })
-            .collect();
-        Projection {
-            messages: view,
-            compactions,
-            notices,
-        }
     }
 }
 

@@ -108,6 +108,7 @@ fn accounting() -> TokenAccounting {
         last_reported: None,
         context_window: Some(200_000),
         max_output_tokens: 32_000,
+        prompt_cache: None,
     }
 }
 
@@ -293,15 +294,15 @@ fn autocompact_keeps_the_first_prompt_the_todo_list_and_the_edited_file() {
         result("edit", "The file was updated."),
         answer("Edited the parser."),
     ];
-    // Three long turns after the first: collapsing the oldest two turns (all it may, the
-    // three most recent stay) would leave the request over the threshold still.
+    // Three long turns after the first, of sub-agent answers that no lighter step can
+    // clear: collapsing the oldest two turns (all it may, the three most recent stay) would
+    // leave the request over the threshold still.
     for turn in 2..5 {
-        read_turn(
-            &mut conversation,
-            turn,
-            &format!("/src/other{turn}.rs"),
-            28_000,
-        );
+        let id = format!("task-{turn}");
+        conversation.push(Message::user_text(format!("prompt {turn}")));
+        conversation.push(call(&id, "Task", json!({"description": id})));
+        conversation.push(result(&id, &format!("{turn}{}", "t".repeat(27_999))));
+        conversation.push(answer(&format!("answer {turn}")));
     }
     conversation.push(Message::user_text("Now add a test."));
     // The edit as it is on disk now, after the session made it.
@@ -479,26 +480,50 @@ fn eight_reads() -> Vec<Message> {
     conversation
 }
 
+/// Sends `conversation` as a session does, a request after each of its user messages
+/// (prompts and tool results), `seconds` apart; returns each request's projection.
+fn replay(
+    pipeline: &StandardPipeline,
+    clock: &FakeClock,
+    conversation: &[Message],
+    seconds: u64,
+) -> Vec<Projection> {
+    let summarizer = FakeSummarizer::default();
+    let mut projections = Vec::new();
+    for (index, message) in conversation.iter().enumerate() {
+        if message.role == Role::User {
+            clock.advance(Duration::from_secs(seconds));
+            let mut prefix = conversation[..=index].to_vec();
+            projections.push(
+                block_on(pipeline.project(&mut prefix, accounting(), Trigger::Auto, &summarizer))
+                    .unwrap(),
+            );
+        }
+    }
+    projections
+}
+
 #[test]
 fn microcompact_waits_while_the_cache_is_warm_and_clears_once_it_is_cold() {
     let clock = FakeClock::new();
     let pipeline = pipeline(small_window(), clock.clone());
     let summarizer = FakeSummarizer::default();
-    // A first, small request: the cache is warm from here on.
-    let mut conversation = vec![Message::user_text("start")];
-    block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
-        .unwrap();
-
+    // The session's requests through turn 7, ten seconds apart: each one's cache holds the
+    // one before, and clearing the oldest results would rewrite more than it saves before
+    // the next compaction. (By turn 8 collapsing the older turns would pay: see the collapse
+    // tests.)
     let mut conversation = eight_reads();
-    clock.advance(Duration::from_secs(60));
-    let warm =
-        block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
-            .unwrap();
+    let warm = replay(&pipeline, &clock, &conversation[..28], 10);
+    let last = warm.last().unwrap();
     assert_eq!(
-        warm.messages, conversation,
+        last.messages,
+        conversation[..27],
         "a warm cache is left alone under the threshold"
     );
-    assert_eq!(warm.compactions, Vec::new());
+    assert!(
+        warm.iter()
+            .all(|projection| projection.compactions.is_empty())
+    );
 
     clock.advance(CACHE_TTL + Duration::from_secs(1));
     let cold =
@@ -849,14 +874,15 @@ fn over_the_threshold_with_a_warm_cache_microcompact_runs_when_it_frees_enough()
         block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
             .unwrap();
     assert_eq!(summarizer.times_asked(), 0);
-    // 9 turns of 1,911 tokens and the prompt: 17,201; four results of 1,900 become 9 each.
+    // 9 turns of 1,911 tokens and the prompt: 17,201; the newest four results fit the
+    // 8,000 tokens kept results may always hold, the five older of 1,900 become 9 each.
     assert_eq!(
         projection.compactions,
         vec![Compaction {
             step: "microcompact".into(),
             manual: false,
             tokens_before: 17_201,
-            tokens_after: 17_201 - 4 * (1_900 - 9),
+            tokens_after: 17_201 - 5 * (1_900 - 9),
             summary: None,
             opening: Vec::new(),
             collapsed_through: None,
@@ -869,7 +895,8 @@ fn over_the_threshold_with_a_warm_cache_microcompact_runs_when_it_frees_enough()
 fn over_the_threshold_with_a_warm_cache_a_small_gain_is_not_worth_the_cache_write() {
     // Clearing one 300-token result would leave the request just under the threshold: the
     // summary request is sent the cached view unchanged instead.
-    let pipeline = warm_pipeline();
+    let clock = FakeClock::new();
+    let pipeline = pipeline(small_window(), clock.clone());
     let mut conversation = vec![Message::user_text("p".repeat(60_000)), answer("reading")];
     conversation.remove(1);
     for turn in 1..7 {
@@ -884,6 +911,14 @@ fn over_the_threshold_with_a_warm_cache_a_small_gain_is_not_worth_the_cache_writ
         conversation.push(Message::user_text(format!("prompt {turn}")));
     }
     let stored = conversation.clone();
+    // The session's earlier requests warmed the cache with the conversation as it is.
+    let earlier = replay(&pipeline, &clock, &stored[..stored.len() - 4], 10);
+    assert!(
+        earlier
+            .iter()
+            .all(|projection| projection.compactions.is_empty())
+    );
+    clock.advance(Duration::from_secs(10));
     let summarizer = FakeSummarizer::default();
     let projection =
         block_on(pipeline.project(&mut conversation, accounting(), Trigger::Auto, &summarizer))
@@ -951,3 +986,6 @@ fn snip_replaces_a_repeated_result_it_cannot_drop_whole() {
 
 /// Step 4's tests, beside the helpers above.
 mod collapsed;
+
+/// The cost model's decisions, request by request.
+mod priced;

@@ -50,10 +50,12 @@ impl Engine {
         tally: &mut TurnTally,
     ) -> Result<Vec<Message>, TurnEnd> {
         let trigger = trigger.unwrap_or(Trigger::Auto);
+        let model_info = self.client.model_info(&self.config.model);
         let accounting = TokenAccounting {
             last_reported: self.last_reported,
-            context_window: self.client.model_info(&self.config.model).context_window,
+            context_window: model_info.context_window,
             max_output_tokens: self.config.max_output_tokens,
+            prompt_cache: model_info.prompt_cache(),
         };
         let summarizer = ConversationSummarizer {
             client: self.client.as_ref(),

@@ -186,9 +186,11 @@ fn collapse_is_extended_in_a_large_step_when_the_threshold_comes_again() {
         conversation.pop();
     }
     let marks: Vec<Vec<Option<u64>>> = later.iter().map(collapsed_through).collect();
-    // Three requests ride on the first collapse; the fourth collapses turns 5 to 8 as well
-    // (turn 9 opens the rest), the three most recent turns far from reach.
-    assert_eq!(marks, vec![vec![], vec![], vec![], vec![Some(32)]]);
+    // One request rides on the first collapse; at the second the reads carried for turns a
+    // collapse could leave out have reached the cost of rewriting the opening, so it
+    // collapses as far as it may (turns 5 to 10; turn 11 opens the rest, the three most
+    // recent turns whole), before the threshold comes again; the next requests ride on it.
+    assert_eq!(marks, vec![vec![], vec![Some(40)], vec![], vec![]]);
     assert_eq!(summarizer.times_asked(), 0);
     let last = later.last().unwrap();
     assert_valid_for_the_api(&last.messages);
@@ -196,13 +198,13 @@ fn collapse_is_extended_in_a_large_step_when_the_threshold_comes_again() {
         opening_texts(&last.messages),
         vec![
             "prompt 1".to_string(),
-            log_of_task_turns(1..9),
-            "prompt 9".to_string()
+            log_of_task_turns(1..11),
+            "prompt 11".to_string()
         ]
     );
     // The earlier log's entries open the longer one: the old decision is kept, not redone.
     assert!(
-        log_of_task_turns(1..9).starts_with(first_log.strip_suffix(LOG_FOOTER).unwrap()),
+        log_of_task_turns(1..11).starts_with(first_log.strip_suffix(LOG_FOOTER).unwrap()),
         "{first_log}"
     );
     assert!(
