@@ -42,6 +42,7 @@ pub async fn run(args: Args) -> ExitCode {
             instruction_warnings,
             mcp,
             settings_sources,
+            unsupported,
             ..
         },
     ) = match prepared {
@@ -97,6 +98,9 @@ pub async fn run(args: Args) -> ExitCode {
     };
     let mut printer = Printer::new(args.output_format, args.verbose, info);
     printer.start();
+    if let Some(note) = unsupported.filter(|_| args.verbose) {
+        eprintln!("note: {note}");
+    }
     for message in instruction_warnings {
         printer.event(&EventEnvelope {
             from: AgentAddress::default(),

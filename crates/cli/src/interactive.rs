@@ -90,6 +90,8 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         home,
         memory_dir,
         status_command,
+        instruction_warnings,
+        unsupported,
         ..
     } = match prepare(args, Face::Interactive, broker) {
         Ok(prepared) => prepared,
@@ -147,6 +149,8 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         status_command,
         // The directory the engine's memory uses, for `#` and `/memory`.
         memory_dir,
+        startup_warnings: instruction_warnings,
+        startup_notes: unsupported.into_iter().collect(),
     };
     // The UI interrupts any running turn on its way out.
     let result = run_app(config, running.input(), ui_events).await;

@@ -50,6 +50,24 @@ pub struct Prepared {
     pub mcp: Option<Arc<cairn_mcp::McpTools>>,
     /// The settings files in force, for `/status`.
     pub settings_sources: Vec<String>,
+    /// One line naming what the settings files say that cairn reads but does not act on yet,
+    /// with each key's file; `None` when there is nothing. Shown dimmed at start-up in the
+    /// TUI and by `--verbose`, besides `/doctor`.
+    pub unsupported: Option<String>,
+}
+
+/// The note on what the settings say that cairn does not act on yet, each key once with the
+/// file its value came from.
+fn unsupported_note(settings: &LoadedSettings) -> Option<String> {
+    let keys = settings.unsupported_keys();
+    if keys.is_empty() {
+        return None;
+    }
+    let listed: Vec<String> = keys.iter().map(ToString::to_string).collect();
+    Some(format!(
+        "cairn reads but does not act on yet: {} (/doctor lists them)",
+        listed.join(", ")
+    ))
 }
 
 /// The model the flags, environment and settings ask for (in that order), aliases resolved.
@@ -290,6 +308,7 @@ pub fn prepare(
         broker,
     );
     Ok(Prepared {
+        unsupported: unsupported_note(&settings),
         settings_sources: settings.sources().iter().map(ToString::to_string).collect(),
         host,
         session,

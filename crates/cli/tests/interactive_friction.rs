@@ -344,3 +344,39 @@ fn after_a_resize_the_conversation_is_on_the_screen_again() {
     // lost, with or without the refill, a fault of its own in how keys are read after a
     // resize.)
 }
+
+/// What the project's files say that cairn reads but does not act on is named once at start-up
+/// (dimmed, in the TUI; under `--verbose` in `-p`), and a file that could not be used (an
+/// agent file with a bad field) is a warning at start-up, not only in `/doctor`.
+#[test]
+fn unsupported_settings_and_unusable_files_are_named_once_at_start_up() {
+    let h = Harness::new();
+    h.settings(json!({"spinnerTipsEnabled": false, "model": "sonnet"}));
+    std::fs::create_dir_all(h.path(".claude/agents")).unwrap();
+    std::fs::write(
+        h.path(".claude/agents/broken.md"),
+        "---\nname: broken\n---\nNo description.\n",
+    )
+    .unwrap();
+    let term = Terminal::start(&h);
+    let screen = term.wait_for("does not act on yet: spinnerTipsEnabled");
+    assert_eq!(
+        screen.matches("spinnerTipsEnabled").count(),
+        1,
+        "named once: {screen}"
+    );
+    term.wait_for("broken.md");
+
+    h.server.push(Reply::text("ok"));
+    let output = h
+        .command()
+        .args(["-p", "hi", "--verbose"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("spinnerTipsEnabled").count(), 1, "{stderr}");
+    h.server.push(Reply::text("ok"));
+    let quiet = h.command().args(["-p", "hi"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert!(!stderr.contains("spinnerTipsEnabled"), "{stderr}");
+}

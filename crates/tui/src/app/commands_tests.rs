@@ -49,6 +49,8 @@ impl Fixture {
             resumable_sessions: |_| Vec::new(),
             status_command: None,
             memory_dir: None,
+            startup_warnings: Vec::new(),
+            startup_notes: Vec::new(),
         };
         let (sender, ops) = unbounded_channel();
         Fixture {

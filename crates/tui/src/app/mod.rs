@@ -120,6 +120,12 @@ pub struct AppConfig {
     /// The run's memory directory, where `# <text>` saves and which `/memory` lists; `None`
     /// when memory is off (`autoMemoryEnabled: false`).
     pub memory_dir: Option<PathBuf>,
+    /// What setting up the session found wrong (an instruction file, an agent file or an
+    /// MCP server that could not be used), shown as warnings under the welcome line.
+    pub startup_warnings: Vec<String>,
+    /// Dimmed lines under the welcome line: what the project's files say that cairn reads but
+    /// does not act on yet.
+    pub startup_notes: Vec<String>,
 }
 
 /// The settings as they are on disk when asked (they change: `/permissions` writes them, so
@@ -271,6 +277,12 @@ impl App {
             config.model,
             config.cwd.display()
         ));
+        for note in &config.startup_notes {
+            transcript.push_info(note.clone());
+        }
+        for warning in &config.startup_warnings {
+            transcript.push_warning(warning.clone());
+        }
         let mut status = StatusLine::new(config.model.clone(), config.permission_mode.clone());
         status.context_window = (config.context_window)(&config.model);
         if let Some(command) = &config.status_command {
