@@ -192,6 +192,7 @@ fn report_text(report: Report, facts: &RunFacts<'_>) -> String {
             settings_sources: Ok(facts.settings_sources),
         }),
         Report::Agents => reports::agents_report(facts.host.agents()),
+        Report::Skills => cairn_core::skill::skills_report(facts.cwd, facts.home),
     }
 }
 

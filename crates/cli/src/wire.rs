@@ -58,6 +58,9 @@ pub struct Init {
     pub slash_commands: Vec<String>,
     /// The sub-agent types the `Agent` tool may start.
     pub agents: Vec<String>,
+    /// The skills of `.claude/skills/` (each a slash command too), by name.
+    #[serde(default)]
+    pub skills: Vec<String>,
     /// The name of the variable the credential came from, never the credential.
     #[serde(rename = "apiKeySource")]
     pub api_key_source: String,

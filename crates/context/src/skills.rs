@@ -47,6 +47,10 @@ pub const MAX_SKILL_BYTES: u64 = 1024 * 1024;
 /// skill's directory; also how a compaction recognises a skill that was loaded.
 pub const SKILL_BASE_PREFIX: &str = "Base directory for this skill: ";
 
+/// How the notes the `Skill` tool adds after a skill's text for its turn begin (what its
+/// `allowed-tools` pre-approved); a compaction leaves them out, since they held for that turn.
+pub const SKILL_NOTE_PREFIX: &str = "\n\n[allowed-tools";
+
 /// The longest name a skill may have.
 const MAX_NAME_CHARS: usize = 64;
 

@@ -92,6 +92,7 @@ impl App {
                 .map(|(catalog, _)| catalog)
                 .as_ref(),
             ),
+            Report::Skills => cairn_core::skill::skills_report(&self.config.cwd, &self.config.home),
         }
     }
 
