@@ -36,6 +36,10 @@ pub enum Line {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 #[non_exhaustive]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a session prints one init line: boxing it would save nothing worth the indirection"
+)]
 pub enum SystemLine {
     /// The first line: the session's tools, model and settings.
     Init(Init),
