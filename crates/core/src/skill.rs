@@ -257,3 +257,155 @@ pub fn skills_report(cwd: &Path, home: &Path) -> String {
     }
     text
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use cairn_policy::PermissionMode;
+    use cairn_policy::rules::RuleSet;
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::assembly::Turn;
+    use crate::commands::{CommandTable, CommandTurn, Resolved};
+
+    fn write(root: &Path, relative: &str, text: &str) {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn skill_tool(
+        project: &Path,
+        home: &Path,
+        grants: ProjectGrants,
+    ) -> (SkillTool, Arc<PermissionGate>) {
+        let gate = Arc::new(PermissionGate::new(
+            PermissionMode::Default,
+            RuleSet::default(),
+            vec![project.to_path_buf()],
+            project.to_path_buf(),
+            home.to_path_buf(),
+        ));
+        let skills = load_skills(project, Some(home));
+        let tool = SkillTool::offered(
+            skills,
+            gate.clone(),
+            grants,
+            project.to_path_buf(),
+            home.to_path_buf(),
+        )
+        .unwrap();
+        (tool, gate)
+    }
+
+    #[tokio::test]
+    async fn a_call_loads_the_body_and_grants_its_rules_for_the_turn() {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        write(
+            project.path(),
+            ".claude/skills/release/SKILL.md",
+            "---\ndescription: Releases.\nallowed-tools: Bash(git tag:*)\n---\nTag $ARGUMENTS.",
+        );
+        write(
+            home.path(),
+            ".claude/skills/secret/SKILL.md",
+            "---\ndescription: Mine.\ndisable-model-invocation: true\n---\nHidden.",
+        );
+        let (tool, gate) = skill_tool(project.path(), home.path(), ProjectGrants::Honoured);
+        assert!(
+            tool.description()
+                .ends_with("Available skills:\n- release: Releases.\n")
+        );
+        let ctx = ToolContext::new(project.path().to_path_buf());
+        let cancel = CancellationToken::new();
+        let call = |skill: &str| SkillInput {
+            skill: skill.into(),
+            args: Some("v1".into()),
+        };
+        let output = tool.run(call("/release"), &ctx, &cancel).await;
+        assert_eq!(
+            output,
+            ToolOutput::text(format!(
+                "Base directory for this skill: {}\n\nTag v1.\n\n[allowed-tools pre-approved \
+                 until the end of this turn: Bash(git tag:*)]",
+                project.path().join(".claude/skills/release").display()
+            ))
+        );
+        assert_eq!(gate.turn_rules(), ["Bash(git tag:*)"]);
+        gate.clear_turn_rules();
+
+        assert_eq!(
+            tool.run(call("secret"), &ctx, &cancel).await,
+            ToolOutput::error(
+                "Skill \"secret\" can only be used by the user, with /secret; it is not for the \
+                 model to load."
+            )
+        );
+        assert_eq!(
+            tool.run(call("nope"), &ctx, &cancel).await,
+            ToolOutput::error("No skill named \"nope\". Available skills: release.")
+        );
+        assert_eq!(gate.turn_rules(), Vec::<String>::new());
+
+        let (withheld, gate) = skill_tool(project.path(), home.path(), ProjectGrants::Withheld);
+        let output = withheld.run(call("release"), &ctx, &cancel).await;
+        assert!(output.content.text().ends_with(
+            "[allowed-tools not pre-approved (Bash(git tag:*)): this run does not read the \
+             project's settings (--setting-sources), and a project's skill grants no more than \
+             they could.]"
+        ));
+        assert_eq!(gate.turn_rules(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_skill_is_a_command_of_the_table_and_a_custom_command_of_its_name_wins() {
+        let project = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        write(
+            project.path(),
+            ".claude/skills/review/SKILL.md",
+            "---\ndescription: Reviews.\n---\nReview the skill way.",
+        );
+        write(
+            project.path(),
+            ".claude/commands/review.md",
+            "Review the command way.",
+        );
+        write(
+            home.path(),
+            ".claude/skills/notes/SKILL.md",
+            "---\ndescription: Notes.\nallowed-tools: Read\nmodel: haiku\n---\nTake notes on $1.",
+        );
+        let table = CommandTable::load(project.path(), home.path());
+        let Resolved::Turn(CommandTurn::Prompt { turn, .. }) =
+            table.resolve("/review", project.path())
+        else {
+            panic!("a turn");
+        };
+        assert_eq!(
+            turn.content[1],
+            cairn_protocol::ContentBlock::text("Review the command way.")
+        );
+        let skill = load_skills(project.path(), Some(home.path()));
+        let notes = skill.find("notes").unwrap();
+        assert_eq!(
+            table.resolve("/notes the api", project.path()),
+            Resolved::Turn(CommandTurn::Prompt {
+                turn: Turn::skill(notes, "the api"),
+                shown: "/notes the api".into(),
+                source: crate::commands::CommandSource::User,
+            })
+        );
+        let turn = Turn::skill(notes, "the api");
+        assert_eq!(turn.model.as_deref(), Some("claude-haiku-4-5"));
+        assert_eq!(
+            turn.allowed_tools,
+            vec![
+                "Read".to_string(),
+                format!("Read(/{}/**)", notes.dir.display())
+            ]
+        );
+    }
+}
