@@ -202,6 +202,7 @@ fn report_text(report: Report, facts: &RunFacts<'_>) -> String {
             cwd: facts.cwd,
             credential_variable: facts.info.api_key_source,
         })),
+        Report::Skills => cairn_core::skill::skills_report(facts.cwd, facts.home),
     }
 }
 

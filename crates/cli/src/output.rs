@@ -32,6 +32,8 @@ pub struct SessionInfo {
     pub slash_commands: Vec<String>,
     /// The sub-agent types the `Agent` tool may start.
     pub agents: Vec<String>,
+    /// The skills found at the start, by name.
+    pub skills: Vec<String>,
 }
 
 impl SessionInfo {
@@ -53,6 +55,7 @@ impl SessionInfo {
             permission_mode: self.permission_mode.to_owned(),
             slash_commands: self.slash_commands.clone(),
             agents: self.agents.clone(),
+            skills: self.skills.clone(),
             api_key_source: self.api_key_source.to_owned(),
             output_style: "default".to_owned(),
             uuid: line_uuid(),
@@ -399,6 +402,7 @@ mod tests {
             mcp_servers: Vec::new(),
             slash_commands: Vec::new(),
             agents: Vec::new(),
+            skills: Vec::new(),
         }
     }
 

@@ -12,6 +12,7 @@ use cairn_context::StandardPipeline;
 use cairn_context::memory::{MemoryRecall, Recall};
 use cairn_context::pipeline::PipelineSettings;
 use cairn_core::agent::AgentCatalog;
+use cairn_core::skill::{ProjectGrants, SkillTool};
 use cairn_core::{EngineConfig, SessionHost, SessionParts};
 use cairn_llm::models;
 use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
@@ -200,7 +201,25 @@ pub fn prepare(
     tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
-    let builtins = ToolRegistry::with_builtins(tool_context);
+    let mut builtins = ToolRegistry::with_builtins(tool_context);
+    // Skills: the model sees their names and descriptions in the Skill tool, and a project's
+    // grants no more than the project's settings could (nothing when they are not read).
+    let skills = cairn_context::skills::load_skills(&cwd, Some(&home));
+    let skill_names: Vec<String> = skills.skills.iter().map(|s| s.name.clone()).collect();
+    let skill_warnings: Vec<String> = skills.problems.iter().map(ToString::to_string).collect();
+    let project_grants = match args.setting_sources {
+        Some(sources) if !sources.project => ProjectGrants::Withheld,
+        Some(_) | None => ProjectGrants::Honoured,
+    };
+    if let Some(tool) = SkillTool::offered(
+        skills,
+        governance.governance.gate().clone(),
+        project_grants,
+        cwd.clone(),
+        home.clone(),
+    ) {
+        builtins.register(tool);
+    }
     let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
         builtins,
         mcp.as_ref(),
@@ -224,6 +243,7 @@ pub fn prepare(
             .collect(),
         // The sub-agents' names, once their catalog is built below.
         agents: Vec::new(),
+        skills: skill_names,
     };
     // Memory: its index goes in the system prompt, its directory is cairn's own state
     // (written without a question), and recall asks a small model beside each message.
@@ -238,6 +258,7 @@ pub fn prepare(
     let mut instruction_warnings = crate::prompt::instruction_warnings(&system_prompt);
     instruction_warnings.extend(memory_warnings);
     instruction_warnings.extend(mcp_warnings);
+    instruction_warnings.extend(skill_warnings);
     let memory_dir = memory.as_ref().map(|memory| memory.directory.clone());
     let status_command = crate::settings::status_command(&settings);
     // Side requests and the Explore role: the provider's small model.

@@ -36,6 +36,10 @@ pub enum Line {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 #[non_exhaustive]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a session prints one init line: boxing it would save nothing worth the indirection"
+)]
 pub enum SystemLine {
     /// The first line: the session's tools, model and settings.
     Init(Init),
@@ -58,6 +62,9 @@ pub struct Init {
     pub slash_commands: Vec<String>,
     /// The sub-agent types the `Agent` tool may start.
     pub agents: Vec<String>,
+    /// The skills of `.claude/skills/` (each a slash command too), by name.
+    #[serde(default)]
+    pub skills: Vec<String>,
     /// The name of the variable the credential came from, never the credential.
     #[serde(rename = "apiKeySource")]
     pub api_key_source: String,

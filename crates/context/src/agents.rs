@@ -343,7 +343,7 @@ fn definition(
 
 /// The front matter's fields and the body, `None` when the file has no closed front matter.
 /// Values are strings (quotes dropped), or lists written `[a, b]` or as `- item` lines.
-fn front_matter(text: &str) -> Option<(BTreeMap<String, Value>, &str)> {
+pub(crate) fn front_matter(text: &str) -> Option<(BTreeMap<String, Value>, &str)> {
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))?;

@@ -28,7 +28,7 @@
 //! ```
 //!
 //! Beside the prompt, the crate owns the rest of what the model sees: the custom commands of
-//! `.claude/commands/` ([`commands`]), the output styles ([`output_style`]), memory
+//! `.claude/commands/` ([`commands`]), the skills of `.claude/skills/` ([`skills`]), the output styles ([`output_style`]), memory
 //! ([`memory`]: the index in the prompt, recall, saving), and the context pipeline
 //! ([`pipeline`]) that fits a long conversation into the model's window before each request.
 //!
@@ -50,6 +50,7 @@ pub mod output_style;
 pub mod pipeline;
 mod project_file;
 pub mod sections;
+pub mod skills;
 
 pub use builder::{PromptBuilder, PromptOptions, PromptSource, Section, SectionPart};
 /// `YYYY-MM-DD` of the day `days` after 1970-01-01.

@@ -12,6 +12,7 @@
 use std::path::Path;
 
 use cairn_context::commands::CustomCommand;
+use cairn_context::skills::{Skill, SkillScope};
 use cairn_protocol::{ContentBlock, Op};
 
 /// `text` as a `<system-reminder>` block, the tag Claude Code uses for context that comes from
@@ -71,6 +72,28 @@ impl Turn {
                 .as_deref()
                 .map(cairn_llm::models::resolve_model),
             allowed_tools: command.allowed_tools.clone(),
+        }
+    }
+
+    /// `/name arguments` for `skill`: the command line in Claude Code's tags, then the skill's
+    /// text (its base directory, the body with the arguments); its model and `allowed-tools`
+    /// hold for the turn, with the reading of its directory when that lies outside the
+    /// workspace (a user's skill).
+    pub fn skill(skill: &Skill, arguments: &str) -> Turn {
+        let mut allowed_tools = skill.allowed_tools.clone();
+        if skill.scope == SkillScope::User {
+            allowed_tools.push(format!("Read(/{}/**)", skill.dir.display()));
+        }
+        Turn {
+            content: vec![
+                ContentBlock::text(format!(
+                    "<command-name>/{}</command-name>\n<command-args>{arguments}</command-args>",
+                    skill.name
+                )),
+                ContentBlock::text(skill.expand(arguments)),
+            ],
+            model: skill.model.as_deref().map(cairn_llm::models::resolve_model),
+            allowed_tools,
         }
     }
 

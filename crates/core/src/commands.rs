@@ -12,7 +12,8 @@
 //!   another face refuses it by name ([`CommandError::InteractiveOnly`]) rather than sending it
 //!   to the model.
 //!
-//! Later sources (skills, MCP prompts) come in as entries of another [`CommandSource`] through
+//! The skills of `.claude/skills/` follow, each a turn that loads it ([`CommandEntry::skill`]).
+//! Later sources (MCP prompts) come in as entries of another [`CommandSource`] through
 //! [`CommandTable::add`]; the line is still parsed once, here.
 //!
 //! # Which lines are commands
@@ -41,6 +42,7 @@
 use std::path::Path;
 
 use cairn_context::commands::{CommandScope, CommandSet, CustomCommand, load_commands};
+use cairn_context::skills::{Skill, SkillScope, load_skills};
 use cairn_protocol::{ContentBlock, Op};
 
 use crate::assembly::Turn;
@@ -84,6 +86,8 @@ pub enum Report {
     Agents,
     /// Checks of the installation: credentials, settings, sandbox, git.
     Doctor,
+    /// The skills of `.claude/skills/` ([`crate::skill::skills_report`]).
+    Skills,
 }
 
 /// A command only the interactive UI can carry out: it acts on the screen, the running
@@ -119,6 +123,8 @@ pub enum TurnCommand {
     Init,
     /// A custom command: its expansion is the turn ([`Turn::custom_command`]).
     Custom(Box<CustomCommand>),
+    /// A skill used by its name: its text is the turn ([`Turn::skill`]).
+    Skill(Box<Skill>),
 }
 
 /// What a command is, which decides what each face does with it.
@@ -164,6 +170,21 @@ impl CommandEntry {
         }
     }
 
+    /// The entry of a skill: `/<name>` loads it for the turn, as the `Skill` tool would.
+    pub fn skill(skill: Skill) -> CommandEntry {
+        CommandEntry {
+            name: skill.name.clone(),
+            aliases: Vec::new(),
+            argument_hint: skill.argument_hint.clone(),
+            description: cut_to_line(skill.description.trim().to_string()),
+            source: match skill.scope {
+                SkillScope::Project => CommandSource::Project,
+                SkillScope::User => CommandSource::User,
+            },
+            kind: CommandKind::Turn(TurnCommand::Skill(Box::new(skill))),
+        }
+    }
+
     /// How it is typed: `/model [name]`.
     pub fn usage(&self) -> String {
         match &self.argument_hint {
@@ -180,7 +201,6 @@ impl CommandEntry {
 
 /// What a custom command does, in at most a line's length.
 fn describe(command: &CustomCommand) -> String {
-    const MAX: usize = 60;
     let text = match &command.description {
         Some(description) => description.trim().to_string(),
         None => command
@@ -191,6 +211,12 @@ fn describe(command: &CustomCommand) -> String {
             .unwrap_or("custom command")
             .to_string(),
     };
+    cut_to_line(text)
+}
+
+/// `text` in at most a line's length.
+fn cut_to_line(text: String) -> String {
+    const MAX: usize = 60;
     if text.chars().count() > MAX {
         let cut: String = text.chars().take(MAX - 1).collect();
         format!("{cut}…")
@@ -228,11 +254,20 @@ impl CommandTable {
         table
     }
 
-    /// The built-ins and the custom commands on disk now: the project's `.claude/commands/`
-    /// under `cwd` first, then the user's under `home`. Read afresh at each call, so that a
-    /// command file added while cairn runs works at once.
+    /// The built-ins, the custom commands on disk now (the project's `.claude/commands/`
+    /// under `cwd` first, then the user's under `home`), then the skills (a command of the
+    /// same name wins). Read afresh at each call, so that a command file added while cairn
+    /// runs works at once.
     pub fn load(cwd: &Path, home: &Path) -> CommandTable {
-        CommandTable::with_custom(load_commands(cwd, Some(home)))
+        let mut table = CommandTable::with_custom(load_commands(cwd, Some(home)));
+        let skills = load_skills(cwd, Some(home));
+        table
+            .unread
+            .extend(skills.problems.iter().map(ToString::to_string));
+        for skill in skills.skills {
+            table.add(CommandEntry::skill(skill));
+        }
+        table
     }
 
     /// Adds `entry` unless its name or an alias is taken already (the earlier entry wins);
@@ -301,6 +336,11 @@ impl CommandTable {
                     source: entry.source,
                 })
             }
+            CommandKind::Turn(TurnCommand::Skill(skill)) => Resolved::Turn(CommandTurn::Prompt {
+                turn: Turn::skill(skill, arguments),
+                shown: shown_line(name, arguments),
+                source: entry.source,
+            }),
         }
     }
 }

@@ -102,6 +102,7 @@ pub mod host;
 mod orchestrate;
 mod permission;
 pub mod reports;
+pub mod skill;
 mod summarize;
 
 pub use cairn_context::PromptSource;

@@ -114,8 +114,9 @@ pub struct PermissionGate {
     rules: RwLock<RuleSet>,
     /// Rules the user added with "yes, and don't ask again" during this session.
     session_rules: Mutex<Vec<String>>,
-    /// Allow rules for the running turn only: a custom command's `allowed-tools`.
-    turn_rules: Mutex<Vec<String>>,
+    /// Allow rules for the running turn only: a custom command's or a skill's
+    /// `allowed-tools`, each with where it came from (path patterns are relative to it).
+    turn_rules: Mutex<Vec<(String, RuleOrigin)>>,
     /// A Mutex because `/add-dir` adds roots while the session runs.
     workspace_roots: Mutex<Vec<PathBuf>>,
     cwd: PathBuf,
@@ -226,20 +227,40 @@ impl PermissionGate {
     /// Allows what `rules` match until [`PermissionGate::clear_turn_rules`] (a custom command's
     /// `allowed-tools`, for its turn). Rules that do not parse are left out and returned.
     pub fn set_turn_rules(&self, rules: &[String]) -> Vec<RuleError> {
+        self.clear_turn_rules();
         let origin = RuleOrigin::new("the command's allowed-tools", self.cwd.clone());
+        self.add_turn_rules(rules, origin)
+    }
+
+    /// Allows what `rules` match, beside the turn's other rules, until
+    /// [`PermissionGate::clear_turn_rules`] (a skill's `allowed-tools`, from its use to the
+    /// end of the turn). They are allow rules of `origin` like any other: deny and ask rules,
+    /// destructive commands, protected files and paths outside the workspace still come
+    /// first. Rules that do not parse are left out and returned.
+    pub fn add_turn_rules(&self, rules: &[String], origin: RuleOrigin) -> Vec<RuleError> {
         let mut valid = Vec::new();
         let mut errors = Vec::new();
         for rule in rules {
             match crate::rules::Rule::parse(RuleKind::Allow, rule, origin.clone()) {
-                Ok(_) => valid.push(rule.clone()),
+                Ok(_) => valid.push((rule.clone(), origin.clone())),
                 Err(error) => errors.push(error),
             }
         }
-        *self
-            .turn_rules
+        self.turn_rules
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = valid;
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .extend(valid);
         errors
+    }
+
+    /// The running turn's allow rules, as written.
+    pub fn turn_rules(&self) -> Vec<String> {
+        self.turn_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .map(|(rule, _)| rule.clone())
+            .collect()
     }
 
     /// Ends what [`PermissionGate::set_turn_rules`] allowed.
@@ -735,28 +756,27 @@ impl PermissionGate {
     /// again" rules and the running turn's. Together, because the parts of a compound command
     /// may be allowed by rules from different places.
     fn allow_rules_in_force(&self, rules: &RuleSet) -> RuleSet {
-        let mut texts = self
+        let origin = self.session_origin();
+        let session: Vec<(RuleKind, String, RuleOrigin)> = self
             .session_rules
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone();
-        texts.extend(
-            self.turn_rules
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .iter()
-                .cloned(),
-        );
-        let origin = self.session_origin();
+            .iter()
+            .map(|text| (RuleKind::Allow, text.clone(), origin.clone()))
+            .collect();
+        let turn: Vec<(RuleKind, String, RuleOrigin)> = self
+            .turn_rules
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .map(|(text, origin)| (RuleKind::Allow, text.clone(), origin.clone()))
+            .collect();
         let settings = rules
             .rules()
             .iter()
             .filter(|rule| rule.kind == RuleKind::Allow)
             .map(|rule| (rule.kind, rule.text.clone(), rule.origin.clone()));
-        let session = texts
-            .into_iter()
-            .map(|text| (RuleKind::Allow, text, origin.clone()));
-        let (set, _errors) = RuleSet::new(settings.chain(session));
+        let (set, _errors) = RuleSet::new(settings.chain(session).chain(turn));
         set
     }
 

@@ -2,8 +2,9 @@
 //! the state the work cannot go on without.
 //!
 //! The new conversation opens with one user message: the summary, then the files the session
-//! edited (and then the ones it read last) as they are on disk now, the todo list, and the
-//! user's own messages verbatim, the most recent always. After it come the messages of the
+//! edited (and then the ones it read last) as they are on disk now, the todo list, the skills
+//! the session loaded ([`super::carried_skills`]), and the user's own messages verbatim, the
+//! most recent always. After it come the messages of the
 //! turn in progress when they fit, starting with the model's, so tool calls keep their results.
 //! The whole stays under a third of the window, so the session has room to go on.
 
@@ -13,10 +14,10 @@ use std::path::Path;
 use cairn_protocol::{ContentBlock, Message, Role};
 use serde_json::Value;
 
-use super::Trigger;
 use super::accounting::{Calibration, message_tokens, messages_tokens};
 use super::settings::Limits;
 use super::view::calls;
+use super::{Trigger, carried_skills};
 use crate::estimate_tokens;
 
 /// How the summary opens the new conversation (Claude Code's words); also how a later
@@ -174,6 +175,13 @@ pub fn rebuild(
     let tail = current_turn_tail(conversation, tail_budget);
     used += messages_tokens(tail);
 
+    let skills = carried_skills::skill_blocks(
+        conversation,
+        conversation.len() - tail.len(),
+        remaining(used),
+    );
+    used += skills.iter().map(|block| estimate(block)).sum::<u64>();
+
     // Older messages of the user, newest first while they fit, then back in order.
     let mut older: Vec<String> = Vec::new();
     for prompt in prompts.iter().rev().skip(1) {
@@ -190,6 +198,7 @@ pub fn rebuild(
     let mut content = vec![ContentBlock::text(summary_block)];
     content.extend(files.into_iter().map(ContentBlock::text));
     content.extend(todo.into_iter().map(ContentBlock::text));
+    content.extend(skills.into_iter().map(ContentBlock::text));
     content.extend(older.into_iter().map(ContentBlock::text));
     content.extend(latest.into_iter().map(ContentBlock::text));
     let automatic = match trigger {
@@ -257,6 +266,8 @@ pub fn session_prompts(conversation: &[Message]) -> Vec<String> {
                     let text = text.trim_start();
                     !text.starts_with("<system-reminder>")
                         && !text.starts_with("[Request interrupted by user")
+                        // A skill's slash command: the skill is carried as a skill.
+                        && !text.starts_with(crate::skills::SKILL_BASE_PREFIX)
                 })
                 .collect();
             let words = words.join("\n");

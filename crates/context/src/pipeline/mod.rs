@@ -27,6 +27,7 @@
 
 pub mod accounting;
 pub mod autocompact;
+pub mod carried_skills;
 pub mod collapse;
 pub mod cost;
 pub mod microcompact;

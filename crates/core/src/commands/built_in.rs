@@ -124,6 +124,13 @@ pub(super) fn entries() -> Vec<CommandEntry> {
             R(Report::Agents),
         ),
         (
+            "skills",
+            &[],
+            None,
+            "the skills of .claude/skills and ~/.claude/skills, and what each pre-approves",
+            R(Report::Skills),
+        ),
+        (
             "compact",
             &[],
             Some("[instructions]"),

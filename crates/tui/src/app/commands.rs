@@ -98,6 +98,7 @@ impl App {
                 cwd: &self.config.cwd,
                 credential_variable: &self.config.credential_variable,
             })),
+            Report::Skills => cairn_core::skill::skills_report(&self.config.cwd, &self.config.home),
         }
     }
 
