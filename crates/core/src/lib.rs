@@ -103,6 +103,7 @@ mod orchestrate;
 mod permission;
 pub mod reports;
 mod summarize;
+pub mod web;
 
 pub use cairn_context::PromptSource;
 pub use engine::{Engine, EngineConfig, INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};
