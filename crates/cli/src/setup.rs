@@ -190,6 +190,17 @@ pub fn prepare(
         &settings,
         &opened.history,
     )?;
+    // Side requests, WebFetch's answers and the Explore role: the provider's small model.
+    let small_model = crate::provider::small_model(
+        &settings,
+        &model,
+        run_variable(&settings, SMALL_MODEL_VARIABLE),
+    );
+    let tools = cairn_core::web::with_web_tools(
+        tools,
+        governance.governance.gate().clone(),
+        SideModel::small(provider.client.clone(), small_model.as_deref()),
+    );
     let mut session = SessionInfo {
         session_id,
         cwd: cwd.display().to_string(),
@@ -222,12 +233,6 @@ pub fn prepare(
     instruction_warnings.extend(mcp_warnings);
     let memory_dir = memory.as_ref().map(|memory| memory.directory.clone());
     let status_command = crate::settings::status_command(&settings);
-    // Side requests and the Explore role: the provider's small model.
-    let small_model = crate::provider::small_model(
-        &settings,
-        &model,
-        run_variable(&settings, SMALL_MODEL_VARIABLE),
-    );
     let (agents, agent_warnings) = agent_catalog(
         args,
         &settings,

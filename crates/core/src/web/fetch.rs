@@ -536,4 +536,98 @@ mod tests {
             "{refused:?}"
         );
     }
+
+    /// A loopback server that accepts connections and answers each with `reply`, or with
+    /// nothing at all (a server that hangs) when `reply` is `None`.
+    async fn server(reply: Option<Vec<u8>>) -> (u16, tokio::task::JoinHandle<()>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .unwrap_or_else(|error| panic!("bind: {error}"));
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+        let task = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut head = [0u8; 1024];
+                let _ = stream.read(&mut head).await;
+                if let Some(reply) = &reply {
+                    let _ = stream.write_all(reply).await;
+                }
+                match reply {
+                    // Held open, so a hanging server stays silent rather than closing.
+                    None => open.push(stream),
+                    Some(_) => drop(stream),
+                }
+            }
+        });
+        (port, task)
+    }
+
+    fn open_to_all(limits: FetchLimits) -> Fetcher {
+        Fetcher::new(Arc::new(|_: &str| true), limits)
+    }
+
+    #[tokio::test]
+    async fn a_fetch_past_its_time_is_stopped() {
+        let (port, server) = server(None).await;
+        let limits = FetchLimits {
+            timeout: Duration::from_millis(200),
+            ..FetchLimits::default()
+        };
+        let url = parsed(&format!("http://127.0.0.1:{port}/slow"));
+        assert_eq!(
+            open_to_all(limits)
+                .fetch(url.clone(), &CancellationToken::new())
+                .await,
+            Err(FetchError::TimedOut {
+                url: url.to_string(),
+                seconds: 0
+            })
+        );
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn a_body_past_the_cap_is_refused_even_without_a_length() {
+        let mut reply =
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n".to_vec();
+        reply.extend(std::iter::repeat_n(b'a', 4096));
+        let (port, server) = server(Some(reply)).await;
+        let limits = FetchLimits {
+            max_bytes: 1000,
+            ..FetchLimits::default()
+        };
+        let url = parsed(&format!("http://127.0.0.1:{port}/"));
+        assert_eq!(
+            open_to_all(limits)
+                .fetch(url.clone(), &CancellationToken::new())
+                .await,
+            Err(FetchError::TooLarge {
+                url: url.to_string(),
+                limit: 1000
+            })
+        );
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn redirects_past_the_cap_are_an_error() {
+        let reply = b"HTTP/1.1 302 Found\r\nlocation: /again\r\ncontent-length: 0\r\n\r\n".to_vec();
+        let (port, server) = server(Some(reply)).await;
+        let limits = FetchLimits {
+            max_redirects: 2,
+            ..FetchLimits::default()
+        };
+        let url = parsed(&format!("http://127.0.0.1:{port}/"));
+        assert_eq!(
+            open_to_all(limits)
+                .fetch(url.clone(), &CancellationToken::new())
+                .await,
+            Err(FetchError::TooManyRedirects {
+                url: url.to_string(),
+                limit: 2
+            })
+        );
+        server.abort();
+    }
 }

@@ -14,8 +14,10 @@ mod markdown;
 use std::path::Path;
 use std::sync::Arc;
 
+use cairn_llm::SideModel;
 use cairn_policy::PermissionGate;
 use cairn_policy::rules::{CallFacts, RuleKind, RuleSet};
+use cairn_tools::{CompositeExecutor, ToolExecutor};
 
 pub use address::{ClosedAddress, closed_address};
 pub use cache::{CACHE_TTL, CachedPage, PageCache};
@@ -59,6 +61,17 @@ pub fn gate_host_rule(gate: Arc<PermissionGate>) -> HostRule {
         );
         rules_name_host(&settings, host) || rules_name_host(&session, host)
     })
+}
+
+/// `tools` with the web tools after them: `WebFetch` over the session's `gate` (for the
+/// hosts its rules name) answering through `side`.
+pub fn with_web_tools(
+    tools: Arc<dyn ToolExecutor>,
+    gate: Arc<PermissionGate>,
+    side: SideModel,
+) -> Arc<dyn ToolExecutor> {
+    let fetch = WebFetchTool::new(gate_host_rule(gate), side);
+    Arc::new(CompositeExecutor::new(vec![tools, Arc::new(fetch)]))
 }
 
 /// An error and its causes, joined by `: `.
