@@ -2,7 +2,9 @@
 //! side request as Markdown and the side model's answer reaches the model; a redirect to
 //! another host is reported, not followed; a loopback address or a name resolving to one is
 //! refused before any connection unless a rule names the host; the size cap; the cache;
-//! and in `-p` a fetch no rule allows is refused with the rule that would.
+//! and in `-p` a fetch no rule allows is refused with the rule that would. WebSearch goes
+//! through the API's server-side search tool, its results listed with their URLs, and is
+//! not offered on the OpenAI-compatible dialect.
 
 #![allow(
     clippy::unwrap_used,
@@ -12,12 +14,15 @@
 
 use std::process::{Output, Stdio};
 
-use cairn_test_support::{PageRequest, PageServer, RecordedRequest, Reply, WebPage};
+use cairn_test_support::{PageRequest, PageServer, RecordedRequest, Reply, ScriptedBlock, WebPage};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 mod support;
 use support::Harness;
+
+mod dialect;
+use dialect::Dialect;
 
 const PAGE: &str = "<!doctype html><html><head><title>Ignored</title>\
                     <script>var tracking = 1;</script></head><body>\
@@ -295,4 +300,111 @@ fn in_print_mode_a_fetch_no_rule_allows_is_refused_with_the_rule_that_would() {
         "{text}"
     );
     assert_eq!(pages.requests(), vec![]);
+}
+
+fn tool_names(request: &RecordedRequest) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|tool| tool["name"].as_str().map(String::from))
+        .collect()
+}
+
+#[test]
+fn a_search_runs_on_the_server_and_its_links_reach_the_model() {
+    let harness = Harness::new();
+    harness.server.push(Reply::tool_use(
+        "toolu_1",
+        "WebSearch",
+        json!({"query": "rust release", "allowed_domains": ["rust-lang.org"]}),
+    ));
+    // The search request: the API searches, then answers citing what it found.
+    harness.server.push(Reply::blocks(vec![
+        ScriptedBlock::WebSearch {
+            id: "srvtoolu_1".into(),
+            query: "rust release".into(),
+            results: vec![
+                (
+                    "Announcing Rust".into(),
+                    "https://blog.rust-lang.org/release".into(),
+                ),
+                ("Rust".into(), "https://www.rust-lang.org/".into()),
+            ],
+        },
+        ScriptedBlock::Text(
+            "Rust shipped a release ([Announcing Rust](https://blog.rust-lang.org/release))."
+                .into(),
+        ),
+    ]));
+    harness.server.push(Reply::text("Done."));
+    let output = harness
+        .command()
+        .env_remove("ANTHROPIC_SMALL_FAST_MODEL")
+        .args(["-p", "what is new in rust?", "--allowedTools", "WebSearch"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+
+    let requests = harness.server.requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert!(tool_names(&requests[0]).contains(&"WebSearch".to_string()));
+    let search = &requests[1];
+    assert_eq!(
+        search.body["tools"],
+        json!([{"type": "web_search_20250305", "name": "web_search", "max_uses": 5,
+                "allowed_domains": ["rust-lang.org"]}])
+    );
+    assert_eq!(search.body["model"], json!("claude-haiku-4-5"));
+    assert_eq!(
+        search.body["messages"][0]["content"][0]["text"],
+        json!("Perform a web search for the query: rust release")
+    );
+    assert_eq!(
+        result_of(&harness, "toolu_1"),
+        (
+            false,
+            "Web search results for query: \"rust release\"\n\nLinks:\n\
+             - [Announcing Rust](https://blog.rust-lang.org/release)\n\
+             - [Rust](https://www.rust-lang.org/)\n\n\
+             Rust shipped a release ([Announcing Rust](https://blog.rust-lang.org/release)).\n\n\
+             Cite the sources you use from these results as Markdown links."
+                .to_string()
+        )
+    );
+}
+
+#[test]
+fn websearch_is_offered_on_the_anthropic_api_only() {
+    for dialect in dialect::BOTH {
+        let harness = Harness::new();
+        harness.server.push(Reply::text("Hi."));
+        let output = dialect
+            .command(&harness)
+            .args(["-p", "hello"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{dialect:?}: {output:?}");
+        let request = &harness.server.requests()[0];
+        let names: Vec<String> = match dialect {
+            Dialect::Anthropic => tool_names(request),
+            Dialect::OpenAi => request.body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|tool| tool["function"]["name"].as_str().unwrap().to_string())
+                .collect(),
+        };
+        assert!(
+            names.contains(&"WebFetch".to_string()),
+            "{dialect:?}: {names:?}"
+        );
+        assert_eq!(
+            names.contains(&"WebSearch".to_string()),
+            dialect == Dialect::Anthropic,
+            "{dialect:?}: {names:?}"
+        );
+    }
 }

@@ -10,6 +10,7 @@ mod cache;
 mod fetch;
 mod fetch_tool;
 mod markdown;
+mod search_tool;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ pub use cache::{CACHE_TTL, CachedPage, PageCache};
 pub use fetch::{FetchError, FetchLimits, Fetched, Fetcher, HostRule, Page, fetch_url, rule_host};
 pub use fetch_tool::{WEB_FETCH_TOOL, WebFetchTool};
 pub use markdown::{MAX_MARKDOWN_CHARS, cut_to_fit, page_markdown};
+pub use search_tool::{WEB_SEARCH_TOOL, WebSearchTool};
 
 /// Whether an allow rule in force names `host` with a domain (`WebFetch(domain:host)`, or
 /// `domain:*.parent` for a subdomain): a bare `WebFetch` allows fetching but opens no closed
@@ -64,14 +66,21 @@ pub fn gate_host_rule(gate: Arc<PermissionGate>) -> HostRule {
 }
 
 /// `tools` with the web tools after them: `WebFetch` over the session's `gate` (for the
-/// hosts its rules name) answering through `side`.
+/// hosts its rules name) answering through `side`, and `WebSearch` where `side`'s provider
+/// searches the web (elsewhere it is not offered at all).
 pub fn with_web_tools(
     tools: Arc<dyn ToolExecutor>,
     gate: Arc<PermissionGate>,
     side: SideModel,
 ) -> Arc<dyn ToolExecutor> {
-    let fetch = WebFetchTool::new(gate_host_rule(gate), side);
-    Arc::new(CompositeExecutor::new(vec![tools, Arc::new(fetch)]))
+    let mut executors: Vec<Arc<dyn ToolExecutor>> = vec![
+        tools,
+        Arc::new(WebFetchTool::new(gate_host_rule(gate), side.clone())),
+    ];
+    if side.offers_web_search() {
+        executors.push(Arc::new(WebSearchTool::new(side)));
+    }
+    Arc::new(CompositeExecutor::new(executors))
 }
 
 /// An error and its causes, joined by `: `.
