@@ -182,7 +182,18 @@ pub fn prepare(
     tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
-    let builtins = ToolRegistry::with_builtins(tool_context);
+    // Side requests, WebFetch's answers and the Explore role: the provider's small model.
+    let small_model = crate::provider::small_model(
+        &settings,
+        &model,
+        run_variable(&settings, SMALL_MODEL_VARIABLE),
+    );
+    // The web tools follow the built-ins, before any MCP tool a session loads later.
+    let builtins = cairn_core::web::with_web_tools(
+        Arc::new(ToolRegistry::with_builtins(tool_context)),
+        governance.governance.gate().clone(),
+        SideModel::small(provider.client.clone(), small_model.as_deref()),
+    );
     let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
         builtins,
         mcp.as_ref(),
@@ -190,17 +201,6 @@ pub fn prepare(
         &settings,
         &opened.history,
     )?;
-    // Side requests, WebFetch's answers and the Explore role: the provider's small model.
-    let small_model = crate::provider::small_model(
-        &settings,
-        &model,
-        run_variable(&settings, SMALL_MODEL_VARIABLE),
-    );
-    let tools = cairn_core::web::with_web_tools(
-        tools,
-        governance.governance.gate().clone(),
-        SideModel::small(provider.client.clone(), small_model.as_deref()),
-    );
     let mut session = SessionInfo {
         session_id,
         cwd: cwd.display().to_string(),

@@ -163,7 +163,8 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
             "MultiEdit",
             "NotebookEdit",
             "TodoWrite",
-            "WebFetch"
+            "WebFetch",
+            "WebSearch"
         ])
     );
     assert_eq!(lines[0]["apiKeySource"], json!("ANTHROPIC_API_KEY"));
