@@ -405,3 +405,40 @@ fn websearch_is_offered_on_the_anthropic_api_only() {
         );
     }
 }
+
+#[test]
+fn the_page_is_answered_by_a_side_request_on_either_dialect() {
+    for dialect in dialect::BOTH {
+        let harness = Harness::new();
+        let pages = PageServer::start();
+        pages.page("/", WebPage::html(PAGE));
+        harness.server.push(Reply::tool_use(
+            "toolu_1",
+            "WebFetch",
+            json!({"url": pages.url("/"), "prompt": "What is this page about?"}),
+        ));
+        harness.server.push(Reply::text("Done."));
+        harness
+            .server
+            .reply_to_side_requests(vec![Reply::text(ANSWER)]);
+        let output = dialect
+            .command(&harness)
+            .args(["-p", "read the page", "--allowedTools", LOCAL_RULE])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{dialect:?}: {output:?}");
+        let side = side_requests(&harness);
+        assert_eq!(side.len(), 1, "{dialect:?}");
+        assert!(
+            side[0].body["messages"].to_string().contains("# Title"),
+            "{dialect:?}: {}",
+            side[0].body
+        );
+        let last = harness.server.requests().pop().unwrap();
+        assert_eq!(
+            dialect.tool_results(&last),
+            vec![("toolu_1".to_string(), ANSWER.to_string(), false)],
+            "{dialect:?}"
+        );
+    }
+}
