@@ -16,8 +16,8 @@ use cairn_mcp::config::{
 use cairn_mcp::edit::Target;
 use cairn_mcp::{Limits, McpTools, StartOptions, Status};
 use cairn_protocol::Message;
+use cairn_tools::ToolExecutor;
 use cairn_tools::tool_search::{Deferral, DeferralBudget, DeferredTools, loaded_in_history};
-use cairn_tools::{ToolExecutor, ToolRegistry};
 use serde_json::json;
 
 use crate::args::{Args, McpCommand, McpScope};
@@ -43,14 +43,14 @@ const FALLBACK_WINDOW: u64 = 200_000;
 /// `anthropic/alwaysLoad`) are never deferred. A resumed
 /// session (`history`) offers again the tools it had loaded, in the same order.
 pub fn compose_tools(
-    builtins: ToolRegistry,
+    builtins: Arc<dyn ToolExecutor>,
     mcp: Option<&Arc<McpTools>>,
     model_window: Option<u64>,
     settings: &LoadedSettings,
     history: &[Message],
 ) -> anyhow::Result<Arc<dyn ToolExecutor>> {
     let Some(mcp) = mcp else {
-        return Ok(Arc::new(builtins));
+        return Ok(builtins);
     };
     let setting = settings
         .env()
@@ -67,7 +67,7 @@ pub fn compose_tools(
         estimate: cairn_context::estimate_tokens,
     };
     let pinned = mcp.clone();
-    let tools = DeferredTools::new(Arc::new(builtins), mcp.clone(), budget)
+    let tools = DeferredTools::new(builtins, mcp.clone(), budget)
         .with_pinned(move |name| pinned.always_loads(name))
         .with_loaded(loaded_in_history(history));
     Ok(Arc::new(tools))

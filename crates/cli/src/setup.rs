@@ -201,7 +201,7 @@ pub fn prepare(
     tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
-    let mut builtins = ToolRegistry::with_builtins(tool_context);
+    let mut registry = ToolRegistry::with_builtins(tool_context);
     // Skills: the model sees their names and descriptions in the Skill tool, and a project's
     // grants no more than the project's settings could (nothing when they are not read).
     let skills = cairn_context::skills::load_skills(&cwd, Some(&home));
@@ -218,8 +218,20 @@ pub fn prepare(
         cwd.clone(),
         home.clone(),
     ) {
-        builtins.register(tool);
+        registry.register(tool);
     }
+    // Side requests, WebFetch's answers and the Explore role: the provider's small model.
+    let small_model = crate::provider::small_model(
+        &settings,
+        &model,
+        run_variable(&settings, SMALL_MODEL_VARIABLE),
+    );
+    // The web tools follow the built-ins, before any MCP tool a session loads later.
+    let builtins = cairn_core::web::with_web_tools(
+        Arc::new(registry),
+        governance.governance.gate().clone(),
+        SideModel::small(provider.client.clone(), small_model.as_deref()),
+    );
     let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
         builtins,
         mcp.as_ref(),
@@ -261,12 +273,6 @@ pub fn prepare(
     instruction_warnings.extend(skill_warnings);
     let memory_dir = memory.as_ref().map(|memory| memory.directory.clone());
     let status_command = crate::settings::status_command(&settings);
-    // Side requests and the Explore role: the provider's small model.
-    let small_model = crate::provider::small_model(
-        &settings,
-        &model,
-        run_variable(&settings, SMALL_MODEL_VARIABLE),
-    );
     let (agents, agent_warnings) = agent_catalog(
         args,
         &settings,

@@ -162,7 +162,9 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
             "Edit",
             "MultiEdit",
             "NotebookEdit",
-            "TodoWrite"
+            "TodoWrite",
+            "WebFetch",
+            "WebSearch"
         ])
     );
     assert_eq!(lines[0]["apiKeySource"], json!("ANTHROPIC_API_KEY"));

@@ -104,6 +104,7 @@ mod permission;
 pub mod reports;
 pub mod skill;
 mod summarize;
+pub mod web;
 
 pub use cairn_context::PromptSource;
 pub use engine::{Engine, EngineConfig, INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};

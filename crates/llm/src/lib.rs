@@ -111,7 +111,7 @@ pub use openai::{OpenAiClient, OpenAiConfig};
 pub use registry::{Capabilities, ModelInfo};
 pub use retry::RetryPolicy;
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
-pub use side::{SideAnswer, SideModel};
+pub use side::{SearchHit, SideAnswer, SideModel, WebSearchAnswer, WebSearchRequest};
 
 /// One request to a model, independent of the provider.
 #[derive(Debug, Clone, PartialEq)]
@@ -224,5 +224,22 @@ pub trait ModelClient: Send + Sync {
     /// its own; a model without known prices has no cost (`None`), never a cost of zero.
     fn model_info(&self, model: &str) -> ModelInfo {
         registry::lookup(model)
+    }
+
+    /// Whether the provider of `model` searches the web on its side
+    /// ([`ModelClient::search_web`]). Only Anthropic's Messages API does; a face offers
+    /// WebSearch only where it is true.
+    fn offers_web_search(&self, _model: &str) -> bool {
+        false
+    }
+
+    /// One side request with the provider's web search tool: the provider runs the searches
+    /// and the model answers over the results. Without one: [`side::web_search_unavailable`].
+    async fn search_web(
+        &self,
+        _request: &side::WebSearchRequest,
+        _cancel: &CancellationToken,
+    ) -> Result<side::WebSearchAnswer, ModelError> {
+        Err(side::web_search_unavailable())
     }
 }

@@ -102,3 +102,77 @@ impl SideModel {
         })
     }
 }
+
+/// A web search the provider runs on its own side (Anthropic's `web_search` server tool),
+/// in a side request whose answer cites what it found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebSearchRequest {
+    /// The model that searches and answers, aliases resolved.
+    pub model: String,
+    /// The search, in the model's words.
+    pub query: String,
+    /// Only results from these domains; empty for any.
+    pub allowed_domains: Vec<String>,
+    /// Never results from these domains.
+    pub blocked_domains: Vec<String>,
+    /// The most searches the provider may run for it.
+    pub max_uses: u32,
+    /// The most tokens the answer may hold.
+    pub max_tokens: u32,
+}
+
+/// One result the provider's search returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchHit {
+    /// The page's title, as the search gave it.
+    pub title: String,
+    /// The page's URL.
+    pub url: String,
+}
+
+/// What a web search came back with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebSearchAnswer {
+    /// The model's answer over the results.
+    pub text: String,
+    /// Every result, in the order the searches returned them.
+    pub hits: Vec<SearchHit>,
+    /// The model that answered.
+    pub model: String,
+    /// What the request counted.
+    pub usage: Usage,
+}
+
+/// The error of a provider without a web search of its own.
+pub fn web_search_unavailable() -> ModelError {
+    ModelError::InvalidRequest {
+        message: "WebSearch is not available with this provider".to_string(),
+    }
+}
+
+impl SideModel {
+    /// Whether the provider can search the web on its side ([`ModelClient::offers_web_search`]).
+    pub fn offers_web_search(&self) -> bool {
+        self.client.offers_web_search(&self.model)
+    }
+
+    /// Searches the web for `query` through the provider's server-side search, answered by
+    /// this side model; at most `max_uses` searches.
+    pub async fn search_web(
+        &self,
+        query: &str,
+        allowed_domains: Vec<String>,
+        blocked_domains: Vec<String>,
+        cancel: &CancellationToken,
+    ) -> Result<WebSearchAnswer, ModelError> {
+        let request = WebSearchRequest {
+            model: self.model.clone(),
+            query: query.to_string(),
+            allowed_domains,
+            blocked_domains,
+            max_uses: 5,
+            max_tokens: 4096,
+        };
+        self.client.search_web(&request, cancel).await
+    }
+}

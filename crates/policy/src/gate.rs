@@ -130,6 +130,10 @@ pub struct PermissionGate {
 /// tools it loaded): they need no more than reading, whatever they declare.
 const SESSION_TOOLS: &[&str] = &["TodoWrite", "BashOutput", "KillShell", "ToolSearch"];
 
+/// Tools that reach the network (open-world), whatever they change here: they need full
+/// access, so every mode short of `bypassPermissions` asks unless a rule allows them.
+const NETWORK_TOOLS: &[&str] = &["WebFetch", "WebSearch"];
+
 impl PermissionGate {
     /// `workspace_roots` are the project directory and every additional directory.
     pub fn new(
@@ -440,7 +444,11 @@ impl PermissionGate {
                 rule: None,
             };
         }
-        if mode == PermissionMode::Plan && level > Level::ReadOnly {
+        // Reading the web is part of planning, as in Claude Code: it asks instead.
+        if mode == PermissionMode::Plan
+            && level > Level::ReadOnly
+            && !NETWORK_TOOLS.contains(&call.tool)
+        {
             return Verdict::Deny {
                 source: DecisionSource::Mode,
                 rule: None,
@@ -784,6 +792,12 @@ impl PermissionGate {
     fn level(&self, call: &CallInfo<'_>, analysis: Option<&BashAnalysis>) -> (Level, String) {
         if SESSION_TOOLS.contains(&call.tool) {
             return (Level::ReadOnly, String::new());
+        }
+        if NETWORK_TOOLS.contains(&call.tool) {
+            return (
+                Level::FullAccess,
+                format!("{} reaches the network.", call.tool),
+            );
         }
         let outside: Vec<&PathBuf> = call
             .paths

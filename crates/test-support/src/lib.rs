@@ -36,9 +36,11 @@ pub mod cache;
 mod delivery;
 pub mod mcp;
 mod openai;
+mod pages;
 mod reply;
 mod server;
 mod sse;
 
+pub use pages::{PageRequest, PageServer, WebPage};
 pub use reply::{Reply, ScriptedBlock};
 pub use server::{RecordedRequest, ScriptedServer};

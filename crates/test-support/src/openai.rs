@@ -88,6 +88,8 @@ pub(crate) fn completion_events(message: &ScriptedCompletion<'_>) -> Vec<String>
                 tool_events(message, tool_index, call, name, input_json, &mut events);
                 tool_index += 1;
             }
+            // Chat Completions has no server-side search to show.
+            ScriptedBlock::WebSearch { .. } => {}
         }
     }
     events.push(chunk(

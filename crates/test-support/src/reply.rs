@@ -41,6 +41,17 @@ pub enum ScriptedBlock {
         /// The input's JSON text, sent unchecked.
         input_json: String,
     },
+    /// A search the API ran on its side (the `web_search` server tool): a `server_tool_use`
+    /// block with the query, then a `web_search_tool_result` block listing the results. It
+    /// takes two block indices, and the Chat Completions dialect leaves it out.
+    WebSearch {
+        /// The `server_tool_use` id (`srvtoolu_…`).
+        id: String,
+        /// The query the model searched for.
+        query: String,
+        /// Each result's title and URL.
+        results: Vec<(String, String)>,
+    },
 }
 
 /// One scripted answer, served to exactly one request.
@@ -166,7 +177,9 @@ impl Reply {
     pub fn blocks(blocks: Vec<ScriptedBlock>) -> Reply {
         let calls_tool = blocks.iter().any(|block| match block {
             ScriptedBlock::ToolUse { .. } | ScriptedBlock::RawToolUse { .. } => true,
-            ScriptedBlock::Text(_) | ScriptedBlock::Thinking { .. } => false,
+            ScriptedBlock::Text(_)
+            | ScriptedBlock::Thinking { .. }
+            | ScriptedBlock::WebSearch { .. } => false,
         });
         let stop_reason = if calls_tool { "tool_use" } else { "end_turn" };
         Reply::new(Content::Message {

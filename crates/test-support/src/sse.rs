@@ -31,8 +31,15 @@ pub(crate) fn message_events(message: &ScriptedMessage<'_>) -> Vec<String> {
         message_start_event(message.id, message.model, message.usage),
         PING_EVENT.to_owned(),
     ];
-    for (index, block) in message.blocks.iter().enumerate() {
+    let mut index = 0;
+    for block in message.blocks {
+        if let ScriptedBlock::WebSearch { id, query, results } = block {
+            web_search_events(index, id, query, results, &mut events);
+            index += 2;
+            continue;
+        }
         block_events(index, block, &mut events);
+        index += 1;
     }
     events.push(event(&StreamEvent::MessageDelta {
         delta: MessageDeltaBody {
@@ -84,6 +91,49 @@ pub(crate) fn text_delta_event(index: usize, text: &str) -> String {
     })
 }
 
+/// A server-side search: its `server_tool_use` block at `index` (the query streamed as
+/// input JSON), then its `web_search_tool_result` block, whole in its start, at `index + 1`.
+fn web_search_events(
+    index: usize,
+    id: &str,
+    query: &str,
+    results: &[(String, String)],
+    events: &mut Vec<String>,
+) {
+    let raw = |name: &str, data: serde_json::Value| format!("event: {name}\ndata: {data}\n\n");
+    events.push(raw(
+        "content_block_start",
+        serde_json::json!({"type": "content_block_start", "index": index, "content_block":
+            {"type": "server_tool_use", "id": id, "name": "web_search", "input": {}}}),
+    ));
+    events.push(raw(
+        "content_block_delta",
+        serde_json::json!({"type": "content_block_delta", "index": index, "delta":
+            {"type": "input_json_delta",
+             "partial_json": serde_json::json!({"query": query}).to_string()}}),
+    ));
+    events.push(raw(
+        "content_block_stop",
+        serde_json::json!({"type": "content_block_stop", "index": index}),
+    ));
+    let content: Vec<serde_json::Value> = results
+        .iter()
+        .map(|(title, url)| {
+            serde_json::json!({"type": "web_search_result", "title": title, "url": url,
+                               "encrypted_content": "scripted", "page_age": null})
+        })
+        .collect();
+    events.push(raw(
+        "content_block_start",
+        serde_json::json!({"type": "content_block_start", "index": index + 1, "content_block":
+            {"type": "web_search_tool_result", "tool_use_id": id, "content": content}}),
+    ));
+    events.push(raw(
+        "content_block_stop",
+        serde_json::json!({"type": "content_block_stop", "index": index + 1}),
+    ));
+}
+
 fn block_events(index: usize, block: &ScriptedBlock, events: &mut Vec<String>) {
     let delta = |delta: Delta<'_>| event(&StreamEvent::ContentBlockDelta { index, delta });
     match block {
@@ -114,6 +164,8 @@ fn block_events(index: usize, block: &ScriptedBlock, events: &mut Vec<String>) {
             name,
             input_json,
         } => tool_events(index, id, name, input_json, events),
+        // Sent by `web_search_events`, as two blocks.
+        ScriptedBlock::WebSearch { .. } => return,
     }
     events.push(event(&StreamEvent::ContentBlockStop { index }));
 }

@@ -106,6 +106,21 @@ impl ModelClient for RoutingClient {
         client.stream(request, on_event, cancel).await
     }
 
+    /// The search of the provider `model` routes to.
+    fn offers_web_search(&self, model: &str) -> bool {
+        self.client(model)
+            .is_ok_and(|client| client.offers_web_search(model))
+    }
+
+    async fn search_web(
+        &self,
+        request: &cairn_llm::WebSearchRequest,
+        cancel: &CancellationToken,
+    ) -> Result<cairn_llm::WebSearchAnswer, ModelError> {
+        let client = self.client(&request.model)?;
+        client.search_web(request, cancel).await
+    }
+
     /// The answer of the provider's client when the run has one; otherwise the registry's,
     /// without setting a client up (a response names its model without a provider prefix).
     fn model_info(&self, model: &str) -> ModelInfo {

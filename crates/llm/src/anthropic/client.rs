@@ -221,6 +221,19 @@ impl ModelClient for AnthropicClient {
             .stream(&self.dialect, request, on_event, cancel)
             .await
     }
+
+    /// The Messages API has the `web_search` server tool.
+    fn offers_web_search(&self, _model: &str) -> bool {
+        true
+    }
+
+    async fn search_web(
+        &self,
+        request: &crate::WebSearchRequest,
+        cancel: &CancellationToken,
+    ) -> Result<crate::WebSearchAnswer, ModelError> {
+        super::web_search::search_web(&self.transport, &self.dialect, request, cancel).await
+    }
 }
 
 #[cfg(test)]

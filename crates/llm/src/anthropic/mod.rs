@@ -14,6 +14,7 @@ mod client;
 mod config;
 pub mod request_body;
 pub mod stream;
+pub mod web_search;
 
 pub use client::{ANTHROPIC_VERSION, AnthropicClient};
 pub use config::{
