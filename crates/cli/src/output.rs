@@ -291,6 +291,7 @@ impl Printer {
                 })
                 .collect(),
             permission_denials: self.denials.clone(),
+            structured_output: None,
             uuid: line_uuid(),
         }
     }
@@ -357,6 +358,7 @@ fn setup_failure(message: &str, elapsed: Duration) -> ResultLine {
         model_usage: BTreeMap::new(),
         permission_denials: Vec::new(),
         errors: vec![message.to_owned()],
+        structured_output: None,
         uuid: line_uuid(),
     }
 }
@@ -367,7 +369,7 @@ fn millis(elapsed: Duration) -> u64 {
 
 /// Writes one line of JSON output and flushes it, so that a reader sees each line as it
 /// happens.
-fn print_line(line: &Line) {
+pub(crate) fn print_line(line: &Line) {
     match serde_json::to_string(line) {
         Ok(text) => {
             let mut stdout = std::io::stdout().lock();
@@ -590,6 +592,7 @@ mod tests {
                     },
                 ],
                 errors: Vec::new(),
+                structured_output: None,
                 uuid: String::new(),
             }
         );

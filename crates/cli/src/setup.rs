@@ -119,6 +119,20 @@ pub fn prepare(
     face: Face,
     broker: Arc<dyn PermissionBroker>,
 ) -> anyhow::Result<Prepared> {
+    prepare_with_hooks(args, face, broker, None)
+}
+
+/// [`prepare`], with hooks a program driving cairn registered (the Agent SDK's callbacks)
+/// running beside the configured ones.
+pub fn prepare_with_hooks(
+    args: &Args,
+    face: Face,
+    broker: Arc<dyn PermissionBroker>,
+    callbacks: Option<(
+        cairn_policy::hooks::CallbackHooks,
+        Arc<dyn cairn_policy::hooks::HookCallback>,
+    )>,
+) -> anyhow::Result<Prepared> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let mut settings = load_settings(args, &cwd)?;
     // Before the provider reads a base URL, the mode is chosen and the sandbox built.
@@ -163,6 +177,15 @@ pub fn prepare(
         session_id: &session_id,
         transcript_path: &opened.transcript_path,
     })?;
+    if let Some((hooks, caller)) = callbacks {
+        let built = &governance.governance;
+        let runner = built.hooks().as_ref().clone().with_callbacks(hooks, caller);
+        governance.governance = cairn_core::Governance::new(
+            built.gate().clone(),
+            Arc::new(runner),
+            built.hook_common().clone(),
+        );
+    }
     // Where someone answers, "don't ask again" keeps the rule in the project's local settings.
     if broker.can_ask() {
         governance.governance = governance.governance.keeping_rules_in(cwd.clone());
