@@ -119,19 +119,27 @@ pub fn prepare(
     face: Face,
     broker: Arc<dyn PermissionBroker>,
 ) -> anyhow::Result<Prepared> {
-    prepare_with_hooks(args, face, broker, None)
+    prepare_for_host(args, face, broker, HostParts::default())
 }
 
-/// [`prepare`], with hooks a program driving cairn registered (the Agent SDK's callbacks)
-/// running beside the configured ones.
-pub fn prepare_with_hooks(
-    args: &Args,
-    face: Face,
-    broker: Arc<dyn PermissionBroker>,
-    callbacks: Option<(
+/// What a program driving cairn (an Agent SDK host) adds to a session.
+#[derive(Default)]
+pub struct HostParts {
+    /// Hooks it registered, and who answers them; they run beside the configured ones.
+    pub callbacks: Option<(
         cairn_policy::hooks::CallbackHooks,
         Arc<dyn cairn_policy::hooks::HookCallback>,
     )>,
+    /// The channel to its in-process MCP servers (`"type": "sdk"`).
+    pub sdk_mcp: Option<Arc<dyn cairn_mcp::SdkMcpChannel>>,
+}
+
+/// [`prepare`], with what a program driving cairn adds.
+pub fn prepare_for_host(
+    args: &Args,
+    face: Face,
+    broker: Arc<dyn PermissionBroker>,
+    HostParts { callbacks, sdk_mcp }: HostParts,
 ) -> anyhow::Result<Prepared> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let mut settings = load_settings(args, &cwd)?;
@@ -204,7 +212,7 @@ pub fn prepare_with_hooks(
     let gate = governance.governance.gate().clone();
     tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
-    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
+    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home, sdk_mcp)?;
     let builtins = ToolRegistry::with_builtins(tool_context);
     let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
         builtins,

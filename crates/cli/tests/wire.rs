@@ -139,6 +139,10 @@ fn every_line_of_a_tool_round_trip_is_a_wire_line_with_the_fields_the_sdks_requi
             wire::Line::Assistant(_) => "assistant",
             wire::Line::User(_) => "user",
             wire::Line::Result(_) => "result",
+            wire::Line::StreamEvent(_) => "stream_event",
+            wire::Line::ControlRequest(_) => "control_request",
+            wire::Line::ControlResponse(_) => "control_response",
+            wire::Line::ControlCancelRequest(_) => "control_cancel_request",
         })
         .collect();
     assert_eq!(kinds, ["init", "assistant", "user", "assistant", "result"]);

@@ -211,3 +211,32 @@ mod tests {
         );
     }
 }
+
+/// Carries JSON-RPC to the host's in-process MCP servers in `mcp_message` requests.
+#[derive(Debug)]
+pub struct HostMcp {
+    channel: Arc<Channel>,
+}
+
+impl HostMcp {
+    pub fn new(channel: Arc<Channel>) -> Self {
+        HostMcp { channel }
+    }
+}
+
+impl cairn_mcp::SdkMcpChannel for HostMcp {
+    fn exchange(&self, server: &str, message: Value) -> cairn_mcp::ExchangeFuture {
+        let channel = self.channel.clone();
+        let request = json!({"subtype": "mcp_message", "server_name": server, "message": message});
+        Box::pin(async move {
+            let answer = channel
+                .request(request)
+                .await
+                .map_err(|error| error.to_string())?;
+            answer
+                .get("mcp_response")
+                .cloned()
+                .ok_or_else(|| format!("the mcp_message answer has no \"mcp_response\": {answer}"))
+        })
+    }
+}

@@ -41,7 +41,7 @@ use crate::wire::{
     InputLine, Line, ResultSubtype, StreamEventLine, UserInput, UserLine, line_uuid,
 };
 
-use self::broker::{HostBroker, HostHooks};
+use self::broker::{HostBroker, HostHooks, HostMcp};
 use self::control::Channel;
 use self::partial::PartialMessages;
 
@@ -60,7 +60,7 @@ pub async fn run(args: Args) -> std::process::ExitCode {
     for flag in face.args.ignored_flags() {
         face.debug(&format!("{flag}: accepted; cairn has no use for it"));
     }
-    let mut lines = stdin_lines();
+    let mut lines = stdin_lines(face.channel.clone());
     let mut line_number = 0usize;
     let mut stdin_open = true;
     loop {
@@ -106,12 +106,24 @@ pub async fn run(args: Args) -> std::process::ExitCode {
 }
 
 /// Standard input's lines, read on a thread of their own: a blocking read there never holds
-/// up the session, and leaving does not wait for it.
-fn stdin_lines() -> tokio::sync::mpsc::UnboundedReceiver<std::io::Result<String>> {
+/// up the session, and leaving does not wait for it. The host's answers to cairn's requests
+/// go to `channel` at once, so that they arrive while the face itself waits on one (an SDK MCP
+/// server's handshake during `initialize`).
+fn stdin_lines(
+    channel: Arc<Channel>,
+) -> tokio::sync::mpsc::UnboundedReceiver<std::io::Result<String>> {
     let (sender, lines) = tokio::sync::mpsc::unbounded_channel();
     std::thread::spawn(move || {
         use std::io::BufRead;
         for line in std::io::stdin().lock().lines() {
+            if let Ok(text) = &line
+                && let Ok(InputLine::ControlResponse(response)) = serde_json::from_str(text)
+            {
+                if !channel.answer(response.response) {
+                    eprintln!("warning: a control_response answered no open request; ignored");
+                }
+                continue;
+            }
             let failed = line.is_err();
             if sender.send(line).is_err() || failed {
                 return;
@@ -237,11 +249,8 @@ impl SdkFace {
                 let answer = self.host_request(&request.request).await;
                 control::respond(&request.request_id, answer);
             }
-            InputLine::ControlResponse(response) => {
-                if !self.channel.answer(response.response) {
-                    self.debug("a control_response answered no open request; ignored");
-                }
-            }
+            // Answered on the reading thread already (see `stdin_lines`).
+            InputLine::ControlResponse(_) => {}
             // The host's requests are answered at once; there is nothing left to cancel.
             InputLine::ControlCancelRequest(_) | InputLine::KeepAlive => {}
         }
@@ -269,11 +278,14 @@ impl SdkFace {
             let caller: Arc<dyn HookCallback> = Arc::new(HostHooks::new(self.channel.clone()));
             (std::mem::take(&mut self.hooks), caller)
         });
-        let prepared = crate::setup::prepare_with_hooks(
+        let prepared = crate::setup::prepare_for_host(
             &self.args,
             Face::Headless,
             self.broker.clone(),
-            callbacks,
+            crate::setup::HostParts {
+                callbacks,
+                sdk_mcp: Some(Arc::new(HostMcp::new(self.channel.clone()))),
+            },
         );
         let mut prepared = match prepared {
             Ok(prepared) => prepared,
