@@ -55,6 +55,7 @@ impl SessionInfo {
             agents: self.agents.clone(),
             api_key_source: self.api_key_source.to_owned(),
             output_style: "default".to_owned(),
+            claude_code_version: env!("CARGO_PKG_VERSION").to_owned(),
             uuid: line_uuid(),
         }
     }

@@ -73,6 +73,10 @@ pub struct Init {
     pub api_key_source: String,
     /// cairn has no output styles: always Claude Code's `default`.
     pub output_style: String,
+    /// The CLI's version, under Claude Code's name for it: cairn's own. The Python SDK reads
+    /// it from this line and warns "too old to report its version" without it.
+    #[serde(default)]
+    pub claude_code_version: String,
     pub uuid: String,
 }
 
