@@ -464,3 +464,93 @@ fn max_budget_usd_ends_the_turn_with_its_own_subtype() {
         "{stderr}"
     );
 }
+
+/// The host's in-process MCP server `calc`, answering the JSON-RPC that cairn carries in
+/// `mcp_message` requests: one tool, `add`.
+fn calc_server(message: &Value) -> Value {
+    let id = message.get("id").cloned();
+    let result = match message["method"].as_str().unwrap_or_default() {
+        "initialize" => json!({
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "calc", "version": "1.0.0"},
+        }),
+        "tools/list" => json!({"tools": [{
+            "name": "add",
+            "description": "Adds two numbers",
+            "inputSchema": {"type": "object", "properties": {
+                "a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+        }]}),
+        "tools/call" => {
+            let arguments = &message["params"]["arguments"];
+            let sum = arguments["a"].as_f64().unwrap() + arguments["b"].as_f64().unwrap();
+            json!({"content": [{"type": "text", "text": format!("sum is {sum}")}]})
+        }
+        _ => json!({}),
+    };
+    match id {
+        Some(id) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        // A notification: the acknowledgement the Python SDK sends.
+        None => json!({"jsonrpc": "2.0", "result": {}}),
+    }
+}
+
+#[test]
+fn an_sdk_mcp_server_is_reached_through_mcp_message_requests() {
+    let harness = Harness::new();
+    harness.server.push(Reply::tool_use(
+        "toolu_add",
+        "mcp__calc__add",
+        json!({"a": 2, "b": 3}),
+    ));
+    harness.server.push(Reply::text("five"));
+    let config = json!({"mcpServers": {"calc": {"type": "sdk", "name": "calc"}}}).to_string();
+    let mut run = SdkRun::start(
+        &harness,
+        &["--mcp-config", &config, "--allowedTools", "mcp__calc__add"],
+    );
+    run.control("req_init", json!({"subtype": "initialize", "hooks": null}));
+    let mut methods = Vec::new();
+    let served = |run: &mut SdkRun, methods: &mut Vec<String>, until: &dyn Fn(&Value) -> bool| loop {
+        let line = run.wait_for("an mcp_message or the awaited line", |line| {
+            until(line) || line["request"]["subtype"] == "mcp_message"
+        });
+        if until(&line) {
+            return line;
+        }
+        assert_eq!(line["request"]["server_name"], "calc");
+        let message = &line["request"]["message"];
+        methods.push(message["method"].as_str().unwrap().to_owned());
+        run.answer(&line, json!({"mcp_response": calc_server(message)}));
+    };
+    let init = served(&mut run, &mut methods, &|line| {
+        line["type"] == "control_response" && line["response"]["request_id"] == "req_init"
+    });
+    assert_eq!(init["response"]["subtype"], "success");
+    run.user("add 2 and 3");
+    let result = served(&mut run, &mut methods, &|line| line["type"] == "result");
+    assert_eq!(result["result"], "five");
+    assert_eq!(
+        methods,
+        [
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "tools/call"
+        ]
+    );
+    let init_line = run
+        .seen
+        .iter()
+        .find(|line| line["subtype"] == "init")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        init_line["mcp_servers"],
+        json!([{"name": "calc", "status": "connected"}])
+    );
+    let (code, stderr) = run.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+    let (is_error, text) = support::tool_result(&harness.server.requests(), 1);
+    assert!(!is_error && text.contains("sum is 5"), "{text}");
+}
