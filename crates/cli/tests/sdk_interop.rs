@@ -1,8 +1,10 @@
 //! The real Python Agent SDK (`claude-agent-sdk`, `ClaudeAgentOptions(cli_path=…)`) driving
 //! cairn against the scripted model server: `query()` with `can_use_tool`, a
 //! `ClaudeSDKClient` session of two turns with an interrupt, a hook callback, and an
-//! in-process SDK MCP tool. Behind the `interop` feature: `.ci/run` installs the SDK into
-//! `target/interop/sdk-venv` (or set `CAIRN_SDK_PYTHON` to a Python that has it).
+//! in-process SDK MCP tool; and the TypeScript SDK (`@anthropic-ai/claude-agent-sdk`,
+//! `pathToClaudeCodeExecutable`): `query()` with `canUseTool`. Behind the `interop` feature:
+//! `.ci/run` installs the Python SDK into `target/interop/sdk-venv` and the TypeScript one into
+//! `target/interop/ts-sdk` (or set `CAIRN_SDK_PYTHON` and `CAIRN_TS_SDK_MODULES`).
 
 #![cfg(feature = "interop")]
 #![allow(
@@ -77,6 +79,56 @@ fn query_with_can_use_tool_writes_what_the_callback_answered() {
                "results": [success("written")]})
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "from python\n");
+}
+
+/// The TypeScript SDK's `node_modules`, which .ci/run installs (or `CAIRN_TS_SDK_MODULES`).
+fn ts_sdk_modules() -> PathBuf {
+    std::env::var_os("CAIRN_TS_SDK_MODULES").map_or_else(
+        || {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../target/interop/ts-sdk/node_modules")
+        },
+        PathBuf::from,
+    )
+}
+
+#[test]
+fn the_typescript_sdks_query_with_can_use_tool_writes_what_the_callback_answered() {
+    let harness = Harness::new();
+    let file = harness.path("note.txt");
+    harness.server.push(Reply::tool_use(
+        "toolu_write",
+        "Write",
+        json!({"file_path": file.display().to_string(), "content": "from the model\n"}),
+    ));
+    harness.server.push(Reply::text("written"));
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sdk_interop/query_can_use_tool.mjs");
+    let output = std::process::Command::new("node")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_cairn"))
+        .arg(harness.work.path())
+        .current_dir(harness.work.path())
+        .env("NODE_PATH", ts_sdk_modules())
+        .env_remove("ANTHROPIC_AUTH_TOKEN")
+        .env_remove("ANTHROPIC_MODEL")
+        .env("ANTHROPIC_API_KEY", "sk-test-key")
+        .env("ANTHROPIC_BASE_URL", harness.server.url())
+        .env("HOME", harness.home.path())
+        .env("CAIRN_HOME", harness.home.path().join(".cairn"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|err| panic!("no JSON ({err}): {stdout}\n{stderr}"));
+    assert_eq!(
+        seen,
+        json!({"asked": [{"tool": "Write", "content": "from the model\n"}],
+               "results": [success("written")]})
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "from typescript\n");
 }
 
 #[test]
