@@ -55,6 +55,24 @@ pub enum SystemLine {
     Init(Init),
     /// The conversation was summarised: what comes after rests on the summary.
     CompactBoundary(CompactBoundary),
+    /// A model request failed and will be tried again (the SDK face prints these).
+    ApiRetry(ApiRetry),
+}
+
+/// `system/api_retry`: a request failed and is tried again after `retry_delay_ms`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiRetry {
+    /// The attempt that comes next, counting from 1 for the first request.
+    pub attempt: u32,
+    /// The attempts in all, the first included.
+    pub max_retries: u32,
+    pub retry_delay_ms: u64,
+    /// The HTTP status of the failure; `null` when cairn keeps only its words.
+    pub error_status: Option<u16>,
+    /// What failed, in a few words (`overloaded`, `rate limited`).
+    pub error: String,
+    pub session_id: String,
+    pub uuid: String,
 }
 
 /// `system/init`: what the session is, before anything else.

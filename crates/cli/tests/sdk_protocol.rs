@@ -554,3 +554,22 @@ fn an_sdk_mcp_server_is_reached_through_mcp_message_requests() {
     let (is_error, text) = support::tool_result(&harness.server.requests(), 1);
     assert!(!is_error && text.contains("sum is 5"), "{text}");
 }
+
+#[test]
+fn a_retried_request_is_reported_as_a_system_api_retry_line() {
+    let harness = Harness::new();
+    harness
+        .server
+        .push(Reply::error(529, "overloaded_error", "busy").with_header("retry-after", "0"));
+    harness.server.push(Reply::text("made it"));
+    let mut run = SdkRun::start(&harness, &[]);
+    run.user("hi");
+    let retry = run.wait_for("api_retry", |line| line["subtype"] == "api_retry");
+    assert_eq!(
+        (&retry["type"], &retry["attempt"]),
+        (&json!("system"), &json!(2))
+    );
+    assert_eq!(run.result()["result"], "made it");
+    let (code, _) = run.finish();
+    assert_eq!(code, Some(0));
+}

@@ -136,6 +136,7 @@ fn every_line_of_a_tool_round_trip_is_a_wire_line_with_the_fields_the_sdks_requi
         .map(|line| match line {
             wire::Line::System(wire::SystemLine::Init(_)) => "init",
             wire::Line::System(wire::SystemLine::CompactBoundary(_)) => "compact_boundary",
+            wire::Line::System(wire::SystemLine::ApiRetry(_)) => "api_retry",
             wire::Line::Assistant(_) => "assistant",
             wire::Line::User(_) => "user",
             wire::Line::Result(_) => "result",

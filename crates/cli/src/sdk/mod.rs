@@ -38,7 +38,8 @@ use serde_json::Value;
 use crate::args::{Args, OutputFormat, USAGE_STATUS};
 use crate::output::{Printer, SessionInfo, print_error_result, print_line};
 use crate::wire::{
-    InputLine, Line, ResultSubtype, StreamEventLine, UserInput, UserLine, line_uuid,
+    ApiRetry, InputLine, Line, ResultSubtype, StreamEventLine, SystemLine, UserInput, UserLine,
+    line_uuid,
 };
 
 use self::broker::{HostBroker, HostHooks, HostMcp};
@@ -418,6 +419,17 @@ impl SdkFace {
                     running.over_budget = true;
                     let _ = running.input.send(cairn_protocol::Op::Interrupt);
                 }
+            }
+            AgentEvent::Retrying(notice) if envelope.from.is_main() => {
+                print_line(&Line::System(SystemLine::ApiRetry(ApiRetry {
+                    attempt: notice.attempt,
+                    max_retries: notice.max_attempts,
+                    retry_delay_ms: notice.delay_ms,
+                    error_status: None,
+                    error: notice.reason.clone(),
+                    session_id: running.info.session_id.clone(),
+                    uuid: line_uuid(),
+                })));
             }
             AgentEvent::ModelChanged { model } => running.info.model = model.clone(),
             AgentEvent::PermissionModeChanged { mode } => {
