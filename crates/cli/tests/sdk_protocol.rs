@@ -208,10 +208,19 @@ fn initialize_registers_a_hook_callback_that_denies_a_bash_call_which_then_does_
     run.control(
         "req_init",
         json!({"subtype": "initialize", "hooks": {"PreToolUse": [
-            {"matcher": "Bash", "hookCallbackIds": ["hook_0"]}]}}),
+                {"matcher": "Bash", "hookCallbackIds": ["hook_0"]}]},
+               "agents": {"reviewer": {"description": "Reviews a change", "prompt": "You review."}},
+               "appendSystemPrompt": "SDK-APPENDED-LINE"}),
     );
     let response = run.response_to("req_init");
     assert_eq!(response["subtype"], "success", "{response}");
+    let agents = response["response"]["agents"].as_array().unwrap();
+    assert!(
+        agents
+            .iter()
+            .any(|agent| agent["name"] == "reviewer" && agent["description"] == "Reviews a change"),
+        "{agents:?}"
+    );
     let commands = response["response"]["commands"].as_array().unwrap();
     assert!(
         commands.iter().any(|command| command["name"] == "compact"),
@@ -252,6 +261,8 @@ fn initialize_registers_a_hook_callback_that_denies_a_bash_call_which_then_does_
     let (code, stderr) = run.finish();
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!marker.exists(), "the denied command ran");
+    let system = harness.server.requests()[0].body["system"].to_string();
+    assert!(system.contains("SDK-APPENDED-LINE"), "{system}");
     let (is_error, text) = support::tool_result(&harness.server.requests(), 1);
     assert!(is_error && text.contains("no shell today"), "{text}");
 }
