@@ -224,7 +224,11 @@ impl Args {
             ("--thinking", extras.thinking.clone()),
             ("--thinking-display", extras.thinking_display.clone()),
             ("--effort", extras.effort.clone()),
-            ("--debug", self.debug.clone()),
+            // `--debug` turns debug lines on; its category filter does nothing yet.
+            (
+                "--debug",
+                self.debug.clone().filter(|filter| !filter.is_empty()),
+            ),
             (
                 "--include-hook-events",
                 self.include_hook_events.then(String::new),
