@@ -115,10 +115,151 @@ pub struct Args {
     #[arg(long = "strict-mcp-config")]
     pub strict_mcp_config: bool,
 
+    /// How standard input is read with -p: text (the prompt) or stream-json (one JSON
+    /// message or control request per line, the Agent SDKs' protocol; needs
+    /// --output-format stream-json).
+    #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+    pub input_format: InputFormat,
+
+    /// With stream-json output: also print the model's stream as it comes (`stream_event`
+    /// lines).
+    #[arg(long)]
+    pub include_partial_messages: bool,
+
+    /// Who answers permission questions in -p: `stdio` asks the Agent SDK host with a
+    /// `can_use_tool` control request (with --input-format stream-json).
+    #[arg(long, value_name = "TOOL")]
+    pub permission_prompt_tool: Option<String>,
+
+    /// Stop the session once its requests have cost this many US dollars.
+    #[arg(long, value_name = "USD", value_parser = parse_budget)]
+    pub max_budget_usd: Option<f64>,
+
+    /// With stream-json input: echo each user message back on standard output.
+    #[arg(long)]
+    pub replay_user_messages: bool,
+
+    /// Print hook lifecycle events in stream-json output.
+    #[arg(long)]
+    pub include_hook_events: bool,
+
+    /// A JSON Schema the final answer must follow; the result's `structured_output` holds
+    /// the answer parsed as JSON.
+    #[arg(long, value_name = "SCHEMA")]
+    pub json_schema: Option<String>,
+
+    /// Debug output, optionally filtered by category (`--debug=api,hooks`).
+    #[arg(short = 'd', long, value_name = "FILTER", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub debug: Option<String>,
+
+    /// Write debug output to this file.
+    #[arg(long, value_name = "PATH")]
+    pub debug_file: Option<PathBuf>,
+
+    /// Write debug output to standard error.
+    #[arg(long)]
+    pub debug_to_stderr: bool,
+
+    /// Flags the Agent SDKs pass for features cairn does not have; each is accepted with a
+    /// debug line (see [`Args::ignored_flags`]).
+    #[command(flatten)]
+    pub sdk_extras: SdkExtras,
+
     /// Custom sub-agents as JSON, over those of .claude/agents/: {"name": {"description":
     /// "…", "prompt": "…", "tools": ["Read"], "model": "haiku"}}.
     #[arg(long, value_name = "JSON")]
     pub agents: Option<String>,
+}
+
+/// Flags the Agent SDKs may pass that cairn accepts and has no use for.
+#[derive(Debug, Default, clap::Args)]
+pub struct SdkExtras {
+    /// A model to fall back to when the main one is overloaded.
+    #[arg(long, value_name = "MODEL")]
+    pub fallback_model: Option<String>,
+    /// A plugin directory to load.
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    pub plugin_dir: Vec<String>,
+    /// The base set of tools (`default`, or names).
+    #[arg(long, value_name = "TOOLS")]
+    pub tools: Option<String>,
+    /// API beta headers to send.
+    #[arg(long, value_name = "BETAS")]
+    pub betas: Option<String>,
+    /// A token budget for the task.
+    #[arg(long, value_name = "TOKENS")]
+    pub task_budget: Option<String>,
+    /// Mirror the session to the SDK's session store.
+    #[arg(long)]
+    pub session_mirror: bool,
+    /// Resume at this message of the resumed session.
+    #[arg(long, value_name = "UUID")]
+    pub resume_session_at: Option<String>,
+    /// Drop this turn of the resumed session.
+    #[arg(long, value_name = "UUID")]
+    pub resume_drops_turn: Option<String>,
+    /// Thinking mode: adaptive, enabled or disabled.
+    #[arg(long, value_name = "MODE")]
+    pub thinking: Option<String>,
+    /// How thinking is shown.
+    #[arg(long, value_name = "DISPLAY")]
+    pub thinking_display: Option<String>,
+    /// Reasoning effort.
+    #[arg(long, value_name = "LEVEL")]
+    pub effort: Option<String>,
+}
+
+impl Args {
+    /// The flags given that cairn accepts without acting on them, each with its value, for a
+    /// debug line: a program passing them still gets a run rather than exit 2.
+    pub fn ignored_flags(&self) -> Vec<String> {
+        let extras = &self.sdk_extras;
+        let valued = [
+            ("--fallback-model", extras.fallback_model.clone()),
+            ("--tools", extras.tools.clone()),
+            ("--betas", extras.betas.clone()),
+            ("--task-budget", extras.task_budget.clone()),
+            ("--resume-session-at", extras.resume_session_at.clone()),
+            ("--resume-drops-turn", extras.resume_drops_turn.clone()),
+            ("--thinking", extras.thinking.clone()),
+            ("--thinking-display", extras.thinking_display.clone()),
+            ("--effort", extras.effort.clone()),
+            // `--debug` turns debug lines on; its category filter does nothing yet.
+            (
+                "--debug",
+                self.debug.clone().filter(|filter| !filter.is_empty()),
+            ),
+            (
+                "--include-hook-events",
+                self.include_hook_events.then(String::new),
+            ),
+            ("--session-mirror", extras.session_mirror.then(String::new)),
+        ];
+        let mut ignored: Vec<String> = valued
+            .into_iter()
+            .filter_map(|(flag, value)| {
+                value.map(|value| match value.is_empty() {
+                    true => flag.to_owned(),
+                    false => format!("{flag} {value}"),
+                })
+            })
+            .collect();
+        ignored.extend(
+            extras
+                .plugin_dir
+                .iter()
+                .map(|dir| format!("--plugin-dir {dir}")),
+        );
+        ignored
+    }
+}
+
+/// `--max-budget-usd`: a positive number of dollars.
+fn parse_budget(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(usd) if usd > 0.0 && usd.is_finite() => Ok(usd),
+        _ => Err("expected a positive number of US dollars, such as 0.50".to_owned()),
+    }
 }
 
 /// `--setting-sources`: clap names the flag and shows this error's bad word.
@@ -260,6 +401,15 @@ pub enum McpScope {
 pub enum DebugCommand {
     /// Print the system prompt cairn would send here, with section markers and token estimates.
     Prompt,
+}
+
+/// How `-p` reads standard input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// The prompt, as text.
+    Text,
+    /// One JSON object per line: user messages and control requests (the Agent SDKs').
+    StreamJson,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

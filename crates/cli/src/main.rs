@@ -15,6 +15,7 @@ mod memory;
 mod output;
 mod prompt;
 mod provider;
+mod sdk;
 mod session;
 mod settings;
 mod setup;
@@ -77,7 +78,9 @@ fn main() -> ExitCode {
     // text as `cairn -p` does.
     let dumb = std::env::var("TERM").is_ok_and(|term| term == "dumb");
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal() && !dumb;
-    let code = if args.print || !terminal {
+    let code = if args.input_format == args::InputFormat::StreamJson {
+        runtime.block_on(sdk::run(args))
+    } else if args.print || !terminal {
         runtime.block_on(headless::run(args))
     } else {
         runtime.block_on(interactive::run(args))

@@ -93,11 +93,13 @@ pub fn configured(
 
 /// Starts the run's servers in the background; `None` when there are none, so a project
 /// without MCP servers pays nothing. Returns the warnings for the user beside them.
+/// Inside an Agent SDK host, its in-process servers are reached through `sdk`.
 pub fn start(
     args: &Args,
     settings: &LoadedSettings,
     cwd: &Path,
     home: &Path,
+    sdk: Option<Arc<dyn cairn_mcp::SdkMcpChannel>>,
 ) -> anyhow::Result<(Option<Arc<McpTools>>, Vec<String>)> {
     let configured = configured(args, settings, cwd, home)?;
     let warnings = configured.warnings;
@@ -113,7 +115,7 @@ pub fn start(
             .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
             .map(|(name, value)| (name.to_string(), value.to_string())),
     );
-    let tools = McpTools::start(
+    let tools = McpTools::start_with_sdk(
         configured.servers,
         StartOptions {
             cairn_home: crate::session::cairn_home()?,
@@ -121,6 +123,7 @@ pub fn start(
             inherited_env,
             limits: Limits::from_env(lookup),
         },
+        sdk,
     );
     Ok((Some(tools), warnings))
 }

@@ -58,6 +58,7 @@ impl SessionInfo {
             skills: self.skills.clone(),
             api_key_source: self.api_key_source.to_owned(),
             output_style: "default".to_owned(),
+            claude_code_version: env!("CARGO_PKG_VERSION").to_owned(),
             uuid: line_uuid(),
         }
     }
@@ -294,6 +295,7 @@ impl Printer {
                 })
                 .collect(),
             permission_denials: self.denials.clone(),
+            structured_output: None,
             uuid: line_uuid(),
         }
     }
@@ -360,6 +362,7 @@ fn setup_failure(message: &str, elapsed: Duration) -> ResultLine {
         model_usage: BTreeMap::new(),
         permission_denials: Vec::new(),
         errors: vec![message.to_owned()],
+        structured_output: None,
         uuid: line_uuid(),
     }
 }
@@ -370,7 +373,7 @@ fn millis(elapsed: Duration) -> u64 {
 
 /// Writes one line of JSON output and flushes it, so that a reader sees each line as it
 /// happens.
-fn print_line(line: &Line) {
+pub(crate) fn print_line(line: &Line) {
     match serde_json::to_string(line) {
         Ok(text) => {
             let mut stdout = std::io::stdout().lock();
@@ -594,6 +597,7 @@ mod tests {
                     },
                 ],
                 errors: Vec::new(),
+                structured_output: None,
                 uuid: String::new(),
             }
         );

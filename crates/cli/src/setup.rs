@@ -138,6 +138,28 @@ pub fn prepare(
     face: Face,
     broker: Arc<dyn PermissionBroker>,
 ) -> anyhow::Result<Prepared> {
+    prepare_for_host(args, face, broker, HostParts::default())
+}
+
+/// What a program driving cairn (an Agent SDK host) adds to a session.
+#[derive(Default)]
+pub struct HostParts {
+    /// Hooks it registered, and who answers them; they run beside the configured ones.
+    pub callbacks: Option<(
+        cairn_policy::hooks::CallbackHooks,
+        Arc<dyn cairn_policy::hooks::HookCallback>,
+    )>,
+    /// The channel to its in-process MCP servers (`"type": "sdk"`).
+    pub sdk_mcp: Option<Arc<dyn cairn_mcp::SdkMcpChannel>>,
+}
+
+/// [`prepare`], with what a program driving cairn adds.
+pub fn prepare_for_host(
+    args: &Args,
+    face: Face,
+    broker: Arc<dyn PermissionBroker>,
+    HostParts { callbacks, sdk_mcp }: HostParts,
+) -> anyhow::Result<Prepared> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let mut settings = load_settings(args, &cwd)?;
     // Before the provider reads a base URL, the mode is chosen and the sandbox built.
@@ -182,6 +204,15 @@ pub fn prepare(
         session_id: &session_id,
         transcript_path: &opened.transcript_path,
     })?;
+    if let Some((hooks, caller)) = callbacks {
+        let built = &governance.governance;
+        let runner = built.hooks().as_ref().clone().with_callbacks(hooks, caller);
+        governance.governance = cairn_core::Governance::new(
+            built.gate().clone(),
+            Arc::new(runner),
+            built.hook_common().clone(),
+        );
+    }
     // Where someone answers, "don't ask again" keeps the rule in the project's local settings.
     if broker.can_ask() {
         governance.governance = governance.governance.keeping_rules_in(cwd.clone());
@@ -200,7 +231,7 @@ pub fn prepare(
     let gate = governance.governance.gate().clone();
     tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
-    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
+    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home, sdk_mcp)?;
     let mut registry = ToolRegistry::with_builtins(tool_context);
     // Skills: the model sees their names and descriptions in the Skill tool, and a project's
     // grants no more than the project's settings could (nothing when they are not read).

@@ -30,6 +30,16 @@ pub enum Line {
     User(UserLine),
     /// The end of the run: the last line of a stream, the only one of `--output-format json`.
     Result(ResultLine),
+    /// With `--include-partial-messages`: one event of the model's stream, in the Messages
+    /// API's own shape.
+    StreamEvent(StreamEventLine),
+    /// A request of the control protocol, either way: the SDK host's (`initialize`,
+    /// `interrupt`, …) or cairn's (`can_use_tool`, `hook_callback`, `mcp_message`).
+    ControlRequest(ControlRequest),
+    /// The answer to a [`Line::ControlRequest`], either way.
+    ControlResponse(ControlResponse),
+    /// The asker no longer wants an answer to the request `request_id`.
+    ControlCancelRequest(ControlCancel),
 }
 
 /// A `system` line, told apart by its `subtype`.
@@ -38,13 +48,31 @@ pub enum Line {
 #[non_exhaustive]
 #[allow(
     clippy::large_enum_variant,
-    reason = "a session prints one init line: boxing it would save nothing worth the indirection"
+    reason = "one init line a session (or a turn, in the SDK face): boxing it would save nothing worth the indirection"
 )]
 pub enum SystemLine {
     /// The first line: the session's tools, model and settings.
     Init(Init),
     /// The conversation was summarised: what comes after rests on the summary.
     CompactBoundary(CompactBoundary),
+    /// A model request failed and will be tried again (the SDK face prints these).
+    ApiRetry(ApiRetry),
+}
+
+/// `system/api_retry`: a request failed and is tried again after `retry_delay_ms`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiRetry {
+    /// The attempt that comes next, counting from 1 for the first request.
+    pub attempt: u32,
+    /// The attempts in all, the first included.
+    pub max_retries: u32,
+    pub retry_delay_ms: u64,
+    /// The HTTP status of the failure; `null` when cairn keeps only its words.
+    pub error_status: Option<u16>,
+    /// What failed, in a few words (`overloaded`, `rate limited`).
+    pub error: String,
+    pub session_id: String,
+    pub uuid: String,
 }
 
 /// `system/init`: what the session is, before anything else.
@@ -70,6 +98,10 @@ pub struct Init {
     pub api_key_source: String,
     /// cairn has no output styles: always Claude Code's `default`.
     pub output_style: String,
+    /// The CLI's version, under Claude Code's name for it: cairn's own. The Python SDK reads
+    /// it from this line and warns "too old to report its version" without it.
+    #[serde(default)]
+    pub claude_code_version: String,
     pub uuid: String,
 }
 
@@ -181,6 +213,9 @@ pub struct ResultLine {
     /// What went wrong, for an error result (the same words as `result`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// With `--json-schema`: the answer parsed as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<Value>,
     pub uuid: String,
 }
 
@@ -195,6 +230,8 @@ pub enum ResultSubtype {
     /// Anything else that stopped the run: an API failure, an interrupt, a hook's refusal, a
     /// setup that failed.
     ErrorDuringExecution,
+    /// The session's requests reached `--max-budget-usd`.
+    ErrorMaxBudgetUsd,
 }
 
 impl From<&TurnEnd> for ResultSubtype {
@@ -260,6 +297,102 @@ impl From<&PermissionDecision> for PermissionDenial {
             tool_name: decision.tool.clone(),
             tool_use_id: decision.tool_use_id.clone(),
             tool_input: decision.input.clone(),
+        }
+    }
+}
+
+/// `stream_event`: one raw event of the model's stream (`message_start`,
+/// `content_block_delta`, …), under the agent that streamed it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamEventLine {
+    pub event: Value,
+    /// As in [`AssistantLine::parent_tool_use_id`].
+    pub parent_tool_use_id: Option<String>,
+    pub session_id: String,
+    pub uuid: String,
+}
+
+/// `control_request`: `request` is an object told apart by its `subtype`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlRequest {
+    pub request_id: String,
+    pub request: Value,
+}
+
+/// `control_response`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlResponse {
+    pub response: ControlOutcome,
+}
+
+/// How a control request went, told apart by its `subtype`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlOutcome {
+    Success {
+        request_id: String,
+        /// The answer; `{}` when there is nothing to say.
+        #[serde(default)]
+        response: Value,
+    },
+    Error {
+        request_id: String,
+        /// What went wrong, in words for the asker.
+        error: String,
+    },
+}
+
+/// `control_cancel_request`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlCancel {
+    pub request_id: String,
+}
+
+/// One line of `--input-format stream-json`, told apart by its `type`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum InputLine {
+    /// A user message: starts a turn, or waits for the running one.
+    User(UserInput),
+    ControlRequest(ControlRequest),
+    ControlResponse(ControlResponse),
+    ControlCancelRequest(ControlCancel),
+    /// Sent by hosts to keep the pipe alive; nothing to do.
+    KeepAlive,
+}
+
+/// A user message of stream-json input.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UserInput {
+    pub message: UserInputMessage,
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+/// The message of a [`UserInput`]: its content is a string or the API's blocks.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct UserInputMessage {
+    pub role: Role,
+    pub content: UserContent,
+}
+
+/// A user message's content, in either of the API's forms.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    Text(String),
+    Blocks(Vec<ContentBlock>),
+}
+
+impl UserContent {
+    /// The content as blocks.
+    pub fn into_blocks(self) -> Vec<ContentBlock> {
+        match self {
+            UserContent::Text(text) => vec![ContentBlock::text(text)],
+            UserContent::Blocks(blocks) => blocks,
         }
     }
 }

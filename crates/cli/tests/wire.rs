@@ -136,9 +136,14 @@ fn every_line_of_a_tool_round_trip_is_a_wire_line_with_the_fields_the_sdks_requi
         .map(|line| match line {
             wire::Line::System(wire::SystemLine::Init(_)) => "init",
             wire::Line::System(wire::SystemLine::CompactBoundary(_)) => "compact_boundary",
+            wire::Line::System(wire::SystemLine::ApiRetry(_)) => "api_retry",
             wire::Line::Assistant(_) => "assistant",
             wire::Line::User(_) => "user",
             wire::Line::Result(_) => "result",
+            wire::Line::StreamEvent(_) => "stream_event",
+            wire::Line::ControlRequest(_) => "control_request",
+            wire::Line::ControlResponse(_) => "control_response",
+            wire::Line::ControlCancelRequest(_) => "control_cancel_request",
         })
         .collect();
     assert_eq!(kinds, ["init", "assistant", "user", "assistant", "result"]);

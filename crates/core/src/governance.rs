@@ -88,6 +88,12 @@ fn claimed_reason(verdict: Verdict, call: &PreparedCall, tools: &dyn ToolExecuto
     }
 }
 
+/// What the gate asks about a call, for the one who answers.
+struct Question {
+    reason: String,
+    suggested_rule: Option<String>,
+}
+
 /// The governance of one session: the permission gate, the hooks and the fields every hook
 /// input carries. Every engine has one, and there is no default that would allow every call:
 /// a face builds it from the session's settings, and a nested engine (a sub-agent) gets its
@@ -141,7 +147,6 @@ impl Governance {
 
     fn runner(&self, event: HookEvent) -> Option<(&HookRunner, &HookCommon)> {
         self.hooks
-            .config()
             .has_hooks(event)
             .then_some((self.hooks.as_ref(), &self.hook_common))
     }
@@ -284,8 +289,18 @@ impl Governance {
                 reason,
                 suggested_rule,
             } => {
-                self.ask_user(call, reason, suggested_rule, broker, events, cancel)
-                    .await
+                self.ask_user(
+                    tools,
+                    call,
+                    Question {
+                        reason,
+                        suggested_rule,
+                    },
+                    broker,
+                    events,
+                    cancel,
+                )
+                .await
             }
         }
     }
@@ -359,9 +374,12 @@ impl Governance {
 
     async fn ask_user(
         &self,
+        tools: &Arc<dyn ToolExecutor>,
         call: PreparedCall,
-        reason: String,
-        suggested_rule: Option<String>,
+        Question {
+            reason,
+            suggested_rule,
+        }: Question,
         broker: &dyn PermissionBroker,
         events: &EventSender,
         cancel: &CancellationToken,
@@ -393,6 +411,22 @@ impl Governance {
                     self.keep_rule(&rule, events);
                 }
                 self.record_allow(&call, Some(rule), events);
+                Ok(call)
+            }
+            Some(PermissionAnswer::AllowWithInput { input, rules }) => {
+                // What the answer gives is what runs: prepared and checked as the model's
+                // own arguments would be.
+                let replaced = ToolCall {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    input,
+                };
+                let call = tools.prepare(&replaced)?;
+                self.validate(tools, &call, broker).await?;
+                for rule in &rules {
+                    self.allow_for_session(rule, events);
+                }
+                self.record_allow(&call, rules.into_iter().next(), events);
                 Ok(call)
             }
             Some(PermissionAnswer::Deny { message }) => {

@@ -72,19 +72,32 @@ impl std::fmt::Debug for McpTools {
 impl McpTools {
     /// Starts every server in the background (on the current tokio runtime) and returns.
     pub fn start(servers: Vec<ConfiguredServer>, options: StartOptions) -> Arc<McpTools> {
+        McpTools::start_with_sdk(servers, options, None)
+    }
+
+    /// [`McpTools::start`] inside an Agent SDK host: its in-process (`sdk`) servers are
+    /// reached through `sdk`.
+    pub fn start_with_sdk(
+        servers: Vec<ConfiguredServer>,
+        options: StartOptions,
+        sdk: Option<Arc<dyn crate::SdkMcpChannel>>,
+    ) -> Arc<McpTools> {
         let version = Arc::new(Version::default());
         let cache = ManifestCache::new(&options.cairn_home);
         let servers: Vec<Arc<Server>> = servers
             .into_iter()
             .map(|configured| {
-                Arc::new(Server::new(
-                    configured,
-                    options.limits.clone(),
-                    cache.clone(),
-                    options.project.clone(),
-                    options.inherited_env.clone(),
-                    version.clone(),
-                ))
+                Arc::new(
+                    Server::new(
+                        configured,
+                        options.limits.clone(),
+                        cache.clone(),
+                        options.project.clone(),
+                        options.inherited_env.clone(),
+                        version.clone(),
+                    )
+                    .with_sdk_channel(sdk.clone()),
+                )
             })
             .collect();
         for server in &servers {

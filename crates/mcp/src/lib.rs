@@ -50,10 +50,12 @@ mod executor;
 mod expand;
 pub mod names;
 mod result;
+mod sdk_transport;
 mod server;
 mod tool;
 
 pub use executor::{McpTools, ServerReport, StartOptions};
 pub use expand::VariableError;
 pub use result::DEFAULT_MAX_OUTPUT_TOKENS;
+pub use sdk_transport::{ExchangeFuture, SdkMcpChannel, SdkTransport, SdkTransportError};
 pub use server::{Limits, Status};

@@ -157,6 +157,8 @@ pub(crate) struct Server {
     list_changed: Arc<tokio::sync::Notify>,
     /// Whether the cache had a tool list when the run started.
     pub(crate) had_manifest: bool,
+    /// The host's channel for its in-process (`sdk`) servers; `None` outside an SDK host.
+    sdk: Option<Arc<dyn crate::sdk_transport::SdkMcpChannel>>,
 }
 
 impl Server {
@@ -202,7 +204,17 @@ impl Server {
             inherited_env,
             version,
             list_changed: Arc::default(),
+            sdk: None,
         }
+    }
+
+    /// The same server, reaching an `sdk` server through the host's `channel`.
+    pub(crate) fn with_sdk_channel(
+        mut self,
+        channel: Option<Arc<dyn crate::sdk_transport::SdkMcpChannel>>,
+    ) -> Self {
+        self.sdk = channel;
+        self
     }
 
     pub(crate) fn name(&self) -> &str {
@@ -342,11 +354,22 @@ impl Server {
                         .into(),
                 );
             }
-            ServerConfig::Sdk { .. } => {
-                return Err(
-                    "SDK servers run inside an Agent SDK host, which this run has not".into(),
-                );
-            }
+            ServerConfig::Sdk { name } => match &self.sdk {
+                Some(channel) => {
+                    let server = name.clone().unwrap_or_else(|| self.name().to_owned());
+                    let transport =
+                        crate::sdk_transport::SdkTransport::new(server, channel.clone());
+                    self.watcher()
+                        .serve(transport)
+                        .await
+                        .map_err(|err| format!("it did not complete the MCP handshake: {err}"))?
+                }
+                None => {
+                    return Err(
+                        "SDK servers run inside an Agent SDK host, which this run has not".into(),
+                    );
+                }
+            },
         };
         let tools = client
             .peer()

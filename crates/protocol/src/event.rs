@@ -135,6 +135,16 @@ pub enum PermissionAnswer {
         /// A permission rule in Claude Code's syntax, usually the question's suggested rule.
         rule: String,
     },
+    /// Allow, running `input` in place of the call's own arguments (an Agent SDK host's
+    /// `updatedInput`: what it answers with is what runs), and allow what `rules` match for
+    /// the rest of this session (its `updatedPermissions`).
+    AllowWithInput {
+        /// The arguments to run the call with; checked again as the model's would be.
+        input: Value,
+        /// Permission rules in Claude Code's syntax, allowed for this session only.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        rules: Vec<String>,
+    },
     /// Deny; `message` goes to the model with the refusal ("do it differently: …").
     Deny {
         /// The user's words to the model; `None` for a bare refusal.

@@ -48,7 +48,7 @@ pub(super) struct CommandHook {
 /// Which subjects (tool names for tool events, `source`, `trigger` and the like for the
 /// others) a group of hooks applies to, with Claude Code's rules.
 #[derive(Debug, Clone)]
-enum Matcher {
+pub(super) enum Matcher {
     /// `*`, an empty string, or no matcher at all.
     Any,
     /// Only letters, digits, `_` and `|`: exact names, separated by `|`. Spaces around the
@@ -62,7 +62,7 @@ enum Matcher {
 }
 
 impl Matcher {
-    fn parse(raw: &str) -> Result<Matcher, regex::Error> {
+    pub(super) fn parse(raw: &str) -> Result<Matcher, regex::Error> {
         let raw = raw.trim();
         if raw.is_empty() || raw == "*" {
             return Ok(Matcher::Any);
@@ -84,7 +84,7 @@ impl Matcher {
 
     /// Whether the group applies; events without a subject (a prompt, a stop) match always,
     /// as Claude Code ignores matchers there.
-    fn matches(&self, subject: Option<&str>) -> bool {
+    pub(super) fn matches(&self, subject: Option<&str>) -> bool {
         let Some(subject) = subject else {
             return true;
         };
@@ -306,7 +306,7 @@ fn positive_seconds(seconds: f64) -> Option<Duration> {
 
 /// The one line of a regex error that says what is wrong (its `Display` draws a caret
 /// diagram over several lines).
-fn regex_problem(error: &regex::Error) -> String {
+pub(super) fn regex_problem(error: &regex::Error) -> String {
     let text = error.to_string();
     text.lines()
         .find_map(|line| line.trim().strip_prefix("error: "))

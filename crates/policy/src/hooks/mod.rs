@@ -20,15 +20,20 @@
 //!   events where nothing can be blocked);
 //! - any other exit, a timeout or unreadable output: a warning, and the session carries on.
 //!
+//! A program driving cairn (an Agent SDK host) may register hooks of its own, answered by
+//! it rather than a command ([`CallbackHooks`], [`HookRunner::with_callbacks`]).
+//!
 //! A hook never crashes the caller: everything that goes wrong with one ends up in
 //! [`HookOutcome::warnings`].
 
+mod callback;
 mod config;
 mod event;
 mod output;
 mod process;
 mod run;
 
+pub use callback::{CallbackFuture, CallbackHooks, HookCallback};
 pub use config::HookConfig;
 pub use event::HookEvent;
 pub use output::{HookOutcome, HookPermission};

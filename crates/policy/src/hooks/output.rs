@@ -99,6 +99,25 @@ impl HookOutcome {
         }
     }
 
+    /// Folds a callback hook's answer into the outcome: its JSON read as a command hook's
+    /// stdout is, or a warning when it could not be had.
+    pub(super) fn absorb_callback(
+        &mut self,
+        event: HookEvent,
+        callback_id: &str,
+        answer: Result<Value, String>,
+    ) {
+        let name = HookName(callback_id);
+        match answer.and_then(|value| {
+            serde_json::from_value::<JsonReply>(value).map_err(|error| error.to_string())
+        }) {
+            Ok(reply) => self.absorb_reply(event, name, reply),
+            Err(error) => self
+                .warnings
+                .push(format!("hook callback {name} ({event}) failed: {error}")),
+        }
+    }
+
     fn absorb_exit_two(&mut self, event: HookEvent, name: HookName<'_>, stderr: &Captured) {
         let text = stderr.text().trim().to_owned();
         if event.can_block() {

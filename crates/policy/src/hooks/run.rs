@@ -2,11 +2,13 @@
 //! together and folding their answers.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use futures_util::future::join_all;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::callback::{CallbackHooks, HookCallback};
 use super::config::HookConfig;
 use super::event::HookEvent;
 use super::output::HookOutcome;
@@ -53,6 +55,8 @@ pub struct HookCommon {
 pub struct HookRunner {
     config: HookConfig,
     project_dir: PathBuf,
+    /// Hooks a program driving cairn registered, and who answers them.
+    callbacks: Option<(CallbackHooks, Arc<dyn HookCallback>)>,
 }
 
 impl HookRunner {
@@ -62,7 +66,23 @@ impl HookRunner {
         HookRunner {
             config,
             project_dir,
+            callbacks: None,
         }
+    }
+
+    /// The same runner, with `hooks` answered by `caller` beside the configured commands.
+    pub fn with_callbacks(mut self, hooks: CallbackHooks, caller: Arc<dyn HookCallback>) -> Self {
+        self.callbacks = Some((hooks, caller));
+        self
+    }
+
+    /// Whether `event` has any hook at all (a command or a callback), whatever its matcher.
+    pub fn has_hooks(&self, event: HookEvent) -> bool {
+        self.config.has_hooks(event)
+            || self
+                .callbacks
+                .as_ref()
+                .is_some_and(|(hooks, _)| hooks.has_hooks(event))
     }
 
     /// The configuration this runner runs.
@@ -90,7 +110,15 @@ impl HookRunner {
     ) -> HookOutcome {
         let mut outcome = HookOutcome::default();
         let hooks = self.config.matching(event, subject);
-        if hooks.is_empty() {
+        let callbacks = match &self.callbacks {
+            Some((registered, caller)) => registered
+                .matching(event, subject)
+                .into_iter()
+                .map(|(id, timeout)| (id, timeout, caller))
+                .collect(),
+            None => Vec::new(),
+        };
+        if hooks.is_empty() && callbacks.is_empty() {
             return outcome;
         }
         let common_fields = [
@@ -106,7 +134,12 @@ impl HookRunner {
             "hook_event_name".to_owned(),
             Value::String(event.as_str().to_owned()),
         );
-        let stdin = match serde_json::to_vec(&Value::Object(input)) {
+        let tool_use_id = input
+            .get("tool_use_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let input = Value::Object(input);
+        let stdin = match serde_json::to_vec(&input) {
             Ok(stdin) => stdin,
             Err(error) => {
                 outcome.warnings.push(format!(
@@ -124,9 +157,24 @@ impl HookRunner {
                 cancel,
             )
         });
-        let results = join_all(runs).await;
+        let calls = callbacks.iter().map(|(id, timeout, caller)| {
+            let call = caller.call(id, &input, tool_use_id.as_deref());
+            async move {
+                tokio::select! {
+                    answer = tokio::time::timeout(*timeout, call) => match answer {
+                        Ok(answer) => answer,
+                        Err(_) => Err(format!("no answer within {} s", timeout.as_secs_f64())),
+                    },
+                    () = cancel.cancelled() => Err("cancelled".to_owned()),
+                }
+            }
+        });
+        let (results, answers) = tokio::join!(join_all(runs), join_all(calls));
         for (hook, finished) in hooks.into_iter().zip(results) {
             outcome.absorb(event, hook, finished);
+        }
+        for ((id, _, _), answer) in callbacks.iter().zip(answers) {
+            outcome.absorb_callback(event, id, answer);
         }
         outcome
     }

@@ -1,0 +1,185 @@
+//! The host's control requests: `initialize`, `interrupt`, the mode and model switches, the
+//! reports, and an `error` answer for what cairn cannot do, after which the session goes on.
+
+use cairn_llm::models;
+use cairn_policy::hooks::CallbackHooks;
+use cairn_protocol::{Op, PermissionMode};
+use serde_json::{Map, Value, json};
+
+use super::SdkFace;
+
+/// Answers cairn gives to requests for what it has not got, named by their subtype.
+const NOT_SUPPORTED: &[(&str, &str)] = &[
+    (
+        "rewind_files",
+        "not supported: cairn does not checkpoint files, so there is nothing to rewind to",
+    ),
+    (
+        "set_max_thinking_tokens",
+        "not supported: cairn sets the thinking budget when it starts (--max-thinking-tokens) \
+         and cannot change it in a running session",
+    ),
+    (
+        "mcp_reconnect",
+        "not supported: cairn reconnects an MCP server by itself when its connection drops",
+    ),
+    (
+        "mcp_toggle",
+        "not supported: cairn cannot turn an MCP server off in a running session",
+    ),
+    (
+        "stop_task",
+        "not supported: cairn's sub-agents end with the turn or an interrupt",
+    ),
+];
+
+impl SdkFace {
+    /// Answers one control request of the host: its `response`, or the error to send.
+    pub(super) async fn host_request(&mut self, request: &Value) -> Result<Value, String> {
+        let Some(subtype) = request.get("subtype").and_then(Value::as_str) else {
+            return Err("the control request has no \"subtype\"".to_owned());
+        };
+        match subtype {
+            "initialize" => self.initialize(request).await,
+            "interrupt" => {
+                if let Some(running) = &self.running {
+                    let _ = running.input.send(Op::Interrupt);
+                }
+                Ok(json!({}))
+            }
+            "set_permission_mode" => {
+                let mode = request
+                    .get("mode")
+                    .and_then(Value::as_str)
+                    .ok_or("set_permission_mode needs a \"mode\"")?;
+                let mode: PermissionMode = mode.parse().map_err(|_| {
+                    format!(
+                        "unknown permission mode {mode:?} (expected default, acceptEdits, plan, \
+                         bypassPermissions or dontAsk)"
+                    )
+                })?;
+                self.start_session().await?;
+                self.send(Op::SetPermissionMode { mode })?;
+                Ok(json!({}))
+            }
+            "set_model" => {
+                let model = match request.get("model") {
+                    Some(Value::String(model)) => models::resolve_model(model),
+                    None | Some(Value::Null) => models::DEFAULT_MODEL.to_owned(),
+                    Some(_) => return Err("set_model's \"model\" must be a string".to_owned()),
+                };
+                self.start_session().await?;
+                self.send(Op::SetModel { model })?;
+                Ok(json!({}))
+            }
+            "get_context_usage" => {
+                self.start_session().await?;
+                let running = self.running.as_ref().ok_or("no session")?;
+                let window = cairn_llm::registry::context_window(&running.info.model);
+                let percentage = window.map(|window| {
+                    (running.context_tokens as f64 * 100.0 / window as f64 * 10.0).round() / 10.0
+                });
+                Ok(json!({
+                    "totalTokens": running.context_tokens,
+                    "maxTokens": window,
+                    "percentage": percentage,
+                    "model": running.info.model,
+                    "categories": [],
+                }))
+            }
+            "mcp_status" => {
+                self.start_session().await?;
+                let running = self.running.as_ref().ok_or("no session")?;
+                let servers: Vec<Value> = running
+                    .info
+                    .mcp_servers
+                    .iter()
+                    .map(|(name, status)| json!({"name": name, "status": status}))
+                    .collect();
+                Ok(json!({"mcpServers": servers}))
+            }
+            other => match NOT_SUPPORTED.iter().find(|(name, _)| *name == other) {
+                Some((_, why)) => Err(format!("{other}: {why}")),
+                None => Err(format!("unsupported control request subtype: {other}")),
+            },
+        }
+    }
+
+    fn send(&self, op: Op) -> Result<(), String> {
+        let running = self.running.as_ref().ok_or("no session")?;
+        running
+            .input
+            .send(op)
+            .map_err(|_| "the engine has stopped".to_owned())
+    }
+
+    /// `initialize`: takes the host's hooks, agents and system prompt into the session it
+    /// builds now, and answers with what the session offers.
+    async fn initialize(&mut self, request: &Value) -> Result<Value, String> {
+        if self.running.is_some() || self.setup_error.is_some() {
+            return Err("already initialized: initialize comes once, before any message".into());
+        }
+        let (hooks, problems) =
+            CallbackHooks::from_registration(request.get("hooks").unwrap_or(&Value::Null));
+        for problem in problems {
+            eprintln!("warning: initialize: {problem} (this hook is ignored)");
+        }
+        self.hooks = hooks;
+        if let Some(agents) = request.get("agents").filter(|agents| !agents.is_null()) {
+            let Value::Object(added) = agents else {
+                return Err(
+                    "initialize's \"agents\" must be an object of agent definitions".into(),
+                );
+            };
+            let mut merged = match self.args.agents.as_deref().map(serde_json::from_str) {
+                Some(Ok(Value::Object(existing))) => existing,
+                Some(_) | None => Map::new(),
+            };
+            merged.extend(added.clone());
+            self.args.agents = Some(Value::Object(merged).to_string());
+        }
+        if let Some(prompt) = request.get("systemPrompt").and_then(Value::as_str) {
+            self.args.system_prompt = Some(prompt.to_owned());
+        }
+        if let Some(append) = request.get("appendSystemPrompt").and_then(Value::as_str) {
+            self.args.append_system_prompt = Some(append.to_owned());
+        }
+        self.start_session().await?;
+        let running = self.running.as_ref().ok_or("no session")?;
+        let commands: Vec<Value> = running
+            .commands
+            .iter()
+            .map(|entry| {
+                json!({
+                    "name": entry.name,
+                    "description": entry.description,
+                    "argumentHint": entry.argument_hint.clone().unwrap_or_default(),
+                })
+            })
+            .collect();
+        let agents: Vec<Value> = running
+            .agents
+            .iter()
+            .map(|(name, description)| json!({"name": name, "description": description}))
+            .collect();
+        let models: Vec<Value> = models::ALIASES
+            .iter()
+            .map(|(alias, id)| {
+                json!({
+                    "value": alias,
+                    "displayName": models::display_name(id),
+                    "description": id,
+                })
+            })
+            .collect();
+        Ok(json!({
+            "commands": commands,
+            "agents": agents,
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "models": models,
+            "account": {},
+            "pid": std::process::id(),
+        }))
+    }
+}
