@@ -277,8 +277,20 @@ impl StandardPipeline {
         if summary.is_empty() {
             return Err("the model's summary was empty".into());
         }
-        let rebuilt = autocompact::rebuild(conversation, &summary, trigger, limits);
+        let rebuilt = autocompact::rebuild_within(
+            conversation,
+            &summary,
+            trigger,
+            limits,
+            messages_tokens(view),
+        );
         let after = calibration.estimate(&rebuilt);
+        if after >= before {
+            return Err(format!(
+                "there was nothing to gain: the summary with what it carries over comes to about \
+                 {after} tokens, and the conversation is about {before}"
+            ));
+        }
         *conversation = rebuilt.clone();
         Ok(Compaction {
             step: "autocompact".into(),
