@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use crate::theme::Theme;
 use crate::wrap::{Prefix, sanitize, wrap_words};
 
-/// Who asked for a compaction, when it is known.
+/// Who asked for a compaction, when it is known: the boundary says manual or automatic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Asked {
     /// The user, with `/compact`.
@@ -62,8 +62,8 @@ impl Boundary {
     /// One line, the figures when known; with `full`, the opening's texts after it.
     pub(super) fn render(&self, full: bool, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         let who = match self.asked {
-            Asked::Manual => " by /compact",
-            Asked::Automatic => " automatically",
+            Asked::Manual => " (manual)",
+            Asked::Automatic => " (automatic)",
             Asked::Unknown => "",
         };
         let figures = self
@@ -173,15 +173,15 @@ mod tests {
         assert_eq!(
             finished(&transcript),
             [
-                "✻ Conversation compacted by /compact: about 2100 tokens, was 9252 · Ctrl+O to",
-                "  read the summary",
+                "✻ Conversation compacted (manual): about 2100 tokens, was 9252 · Ctrl+O to read",
+                "  the summary",
                 ""
             ]
         );
         let mut transcript = Transcript::new();
         transcript.apply(&compacted(false));
         assert!(
-            finished(&transcript)[0].starts_with("✻ Conversation compacted automatically:"),
+            finished(&transcript)[0].starts_with("✻ Conversation compacted (automatic):"),
             "{:?}",
             finished(&transcript)
         );
