@@ -240,7 +240,9 @@ fn compact_as_a_prompt_summarizes_tells_the_hooks_and_writes_a_boundary_line() {
         "PreCompact": [{"matcher": "manual", "hooks": [{"type": "command", "command": record}]}],
         "PostCompact": [{"hooks": [{"type": "command", "command": record}]}],
     }}));
-    h.server.push(Reply::text("First answer."));
+    // An answer long enough that its summary is the smaller.
+    h.server
+        .push(Reply::text("First answer, with the figures. ".repeat(40)));
     let output = run(&h, &["-p", FIRST_PROMPT]);
     assert!(output.status.success(), "{output:?}");
     h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
@@ -301,4 +303,85 @@ fn compact_as_a_prompt_summarizes_tells_the_hooks_and_writes_a_boundary_line() {
     assert!(output.status.success(), "{output:?}");
     let last = h.server.requests().last().cloned().unwrap();
     assert!(sent_text(&last).contains("SUMMARY-OF-THE-SESSION"));
+}
+
+/// The characters of what a request sends in its messages.
+fn messages_size(request: &RecordedRequest) -> usize {
+    request.body["messages"].to_string().len()
+}
+
+#[test]
+fn compact_of_a_small_session_with_one_edit_never_returns_a_larger_context() {
+    let h = Harness::new();
+    let notes: String = (0..60)
+        .map(|n| format!("line {n}: status alpha, figures pending\n"))
+        .collect();
+    std::fs::write(h.path("notes.md"), &notes).unwrap();
+    h.server.push(Reply::tool_use(
+        "read",
+        "Read",
+        json!({"file_path": h.path("notes.md")}),
+    ));
+    h.server.push(Reply::tool_use(
+        "edit",
+        "Edit",
+        json!({"file_path": h.path("notes.md"), "old_string": "line 0: status alpha", "new_string": "line 0: status beta"}),
+    ));
+    h.server.push(Reply::text(
+        "Line 0 of notes.md now says beta; the rest is as it was.",
+    ));
+    let output = run(
+        &h,
+        &[
+            "-p",
+            "Set line 0 of notes.md to beta.",
+            "--permission-mode",
+            "acceptEdits",
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let before = messages_size(&h.server.wait_for_requests(3, WAIT)[2]);
+
+    h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
+    let output = run(&h, &["-p", "-c", "/compact", "--output-format", "json"]);
+    assert!(output.status.success(), "{output:?}");
+    h.server.push(Reply::text("Go on."));
+    let output = run(&h, &["-p", "-c", "and now?"]);
+    assert!(output.status.success(), "{output:?}");
+    let next = h.server.requests().last().cloned().unwrap();
+    assert!(!is_summary(&next));
+    assert!(sent_text(&next).contains("SUMMARY-OF-THE-SESSION"));
+    assert!(
+        messages_size(&next) < before,
+        "the request after /compact sends {} characters of messages, the one before {before}",
+        messages_size(&next)
+    );
+}
+
+#[test]
+fn compact_with_nothing_to_gain_says_so_and_keeps_the_conversation() {
+    let h = Harness::new();
+    h.server.push(Reply::text("Hi."));
+    let output = run(&h, &["-p", "hello"]);
+    assert!(output.status.success(), "{output:?}");
+    // A summary longer than the whole conversation.
+    h.server
+        .reply_to_side_requests(vec![Reply::text(SUMMARY.repeat(4))]);
+    let output = run(&h, &["-p", "-c", "/compact", "--output-format", "json"]);
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let text = result["result"].as_str().unwrap();
+    assert!(
+        text.contains("there was nothing to gain")
+            && text.contains("The conversation is unchanged."),
+        "{text}"
+    );
+    h.server.push(Reply::text("Hello again."));
+    let output = run(&h, &["-p", "-c", "and now?"]);
+    assert!(output.status.success(), "{output:?}");
+    let next = h.server.requests().last().cloned().unwrap();
+    // The conversation as it was: the prompt and its answer, no summary.
+    let sent = sent_text(&next);
+    assert!(sent.contains("hello") && sent.contains("Hi."), "{sent}");
+    assert!(!sent.contains("SUMMARY-OF-THE-SESSION"), "{sent}");
+    assert!(!sent.contains("being continued"), "{sent}");
 }

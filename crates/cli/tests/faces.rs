@@ -350,17 +350,29 @@ fn a_custom_command_sends_its_name_its_expansion_and_the_session_context(face: &
 fn compact_summarizes_and_the_next_request_carries_the_summary(face: &dyn Face) -> Sent {
     let h = Harness::new();
     h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
-    h.server.push(Reply::text("Noted: 42."));
-    h.server.push(Reply::text("Noted: blue."));
+    // Answers long enough that a summary of them is the smaller (else there is nothing to
+    // gain, and the conversation is kept).
+    let more = " I will keep it in mind for the rest of this session.".repeat(12);
+    let (number, colour) = (format!("Noted: 42.{more}"), format!("Noted: blue.{more}"));
+    h.server.push(Reply::text(&number));
+    h.server.push(Reply::text(&colour));
     h.server.push(Reply::text("It was 42."));
 
     let mut session = face.open(&h, Start::New);
-    session.say(&Step::new("Remember the number 42.", "Noted: 42."));
-    session.say(&Step::new("And the colour blue.", "Noted: blue."));
+    session.say(&Step::shows_each(
+        "Remember the number 42.",
+        &number,
+        "Noted: 42.",
+    ));
+    session.say(&Step::shows_each(
+        "And the colour blue.",
+        &colour,
+        "Noted: blue.",
+    ));
     session.say(&Step::shows_each(
         "/compact",
         "The conversation was compacted.",
-        "made the conversation about",
+        "Conversation compacted (manual)",
     ));
     session.say(&Step::new("What was the number?", "It was 42."));
     session.close();

@@ -98,3 +98,30 @@ fn resume_with_no_sessions_says_so_and_fails() {
     assert!(screen.contains("No sessions to resume in"), "{screen}");
     assert_eq!(session_files(&h), 0);
 }
+
+#[test]
+fn a_compacted_session_continued_shows_its_boundary_not_a_prompt() {
+    let h = Harness::new();
+    make_session(
+        &h,
+        "Summarize the quarter",
+        &"The quarter went well, with the figures up. ".repeat(30),
+    );
+    h.server
+        .reply_to_side_requests(vec![Reply::text("SUMMARY-OF-THE-QUARTER: figures up.")]);
+    let output = h.command().args(["-p", "-c", "/compact"]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "/compact failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let term = Terminal::launch(&h).args(&["-c"]).spawn();
+    let screen = term.wait_for("✻ Conversation compacted · Ctrl+O to read the summary");
+    assert!(!screen.contains("being continued"), "{screen}");
+    assert!(!screen.contains("SUMMARY-OF-THE-QUARTER"), "{screen}");
+    assert!(!screen.contains("No answer"), "{screen}");
+    // The transcript view reads it out.
+    term.press("C-o");
+    term.wait_for("SUMMARY-OF-THE-QUARTER");
+}

@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use cairn_context::{Summarizer, Trigger};
-use cairn_llm::{ModelClient, ModelRequest};
+use cairn_llm::{ModelClient, ModelEvent, ModelRequest};
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{
     BoxFuture, ContentBlock, EventSender, Message, Role, SystemPrompt, ToolSpec, Usage,
@@ -88,27 +88,30 @@ impl Summarizer for ConversationSummarizer<'_> {
                 max_tokens: SUMMARY_MAX_TOKENS,
                 text_only: true,
             };
-            let response = self
+            // A summary interrupted part-way is billed too: what it had reported counts.
+            let mut interrupted = None;
+            let streamed = self
                 .client
-                .stream(&request, &mut |_| {}, self.cancel)
-                .await
-                .map_err(|err| err.to_string())?;
-            {
-                let mut cost = self
-                    .cost
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                cost.requests += 1;
-                cost.usage += response.usage;
-                match self
-                    .client
-                    .model_info(&response.model)
-                    .cost_usd(&response.usage)
-                {
-                    Some(usd) => cost.cost_usd += usd,
-                    None => cost.cost_unknown = true,
+                .stream(
+                    &request,
+                    &mut |event| {
+                        if let ModelEvent::Interrupted(partial) = event {
+                            interrupted = Some(partial);
+                        }
+                    },
+                    self.cancel,
+                )
+                .await;
+            let response = match streamed {
+                Ok(response) => response,
+                Err(err) => {
+                    if let Some(partial) = interrupted {
+                        self.add_cost(&partial.model, partial.usage);
+                    }
+                    return Err(err.to_string());
                 }
-            }
+            };
+            self.add_cost(&response.model, response.usage);
             let text = Message {
                 role: Role::Assistant,
                 content: response.content,
@@ -119,6 +122,23 @@ impl Summarizer for ConversationSummarizer<'_> {
             }
             Ok(text)
         })
+    }
+}
+
+impl ConversationSummarizer<'_> {
+    /// Adds one summary request's counts and cost.
+    fn add_cost(&self, model: &str, usage: Usage) {
+        let mut cost = self
+            .cost
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        cost.requests += 1;
+        cost.usage += usage;
+        let model = if model.is_empty() { &self.model } else { model };
+        match self.client.model_info(model).cost_usd(&usage) {
+            Some(usd) => cost.cost_usd += usd,
+            None => cost.cost_unknown = true,
+        }
     }
 }
 

@@ -179,7 +179,8 @@ async fn after_a_compaction_session_start_runs_with_compact_and_its_context_goes
  {
     let workspace = tempfile::tempdir().unwrap();
     let client = ScriptedClient::new(vec![
-        text("first answer"),
+        // Long enough that its summary is the smaller: else there is nothing to gain.
+        text(&"The first answer, at some length. ".repeat(30)),
         text("The summary of what was said."),
         text("after"),
     ]);

@@ -166,6 +166,23 @@ pub enum ModelEvent {
     /// Something the client did that `--verbose` should say, never part of the answer: a
     /// tool call read from the model's text ([`text_calls`]).
     Note(String),
+    /// The request was cancelled while its answer streamed: what the provider had said of it
+    /// by then. Sent once, last, just before the request returns [`ModelError::Cancelled`],
+    /// so that what the provider bills for it is still counted.
+    Interrupted(PartialAnswer),
+}
+
+/// What an answer cancelled while it streamed had reported: Anthropic's `message_start`
+/// gives the id and the input counts, a later `message_delta` the output so far; an
+/// OpenAI-compatible server gives the id at once and its counts only at the end.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartialAnswer {
+    /// The provider's id for the message; empty when the server sent none.
+    pub id: String,
+    /// The model that was answering, as the provider names it.
+    pub model: String,
+    /// The counts reported so far (zero where nothing was reported yet).
+    pub usage: Usage,
 }
 
 /// A tool call whose input the model wrote as something other than a JSON object.

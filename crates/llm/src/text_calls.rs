@@ -227,7 +227,8 @@ impl Holdback {
             ModelEvent::ThinkingDelta(_)
             | ModelEvent::ToolUseComplete { .. }
             | ModelEvent::Retrying(_)
-            | ModelEvent::Note(_) => forward(event),
+            | ModelEvent::Note(_)
+            | ModelEvent::Interrupted(_) => forward(event),
         }
     }
 

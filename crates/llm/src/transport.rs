@@ -23,7 +23,10 @@ use crate::error::{body_excerpt, error_chain};
 use crate::http::{HttpClient, is_event_stream, stream_broke};
 use crate::retry::{Setback, is_connection_refused, retry_after_from_headers};
 use crate::text_calls::{self, Holdback};
-use crate::{ModelError, ModelEvent, ModelRequest, ModelResponse, ProviderVariables, RetryPolicy};
+use crate::{
+    ModelError, ModelEvent, ModelRequest, ModelResponse, PartialAnswer, ProviderVariables,
+    RetryPolicy,
+};
 
 /// After the answer is complete, how long to wait for the body's end before dropping the
 /// connection.
@@ -49,6 +52,12 @@ pub(crate) trait StreamDecode: Send {
         self: Box<Self>,
         on_event: &mut dyn FnMut(ModelEvent),
     ) -> Result<ModelResponse, ModelError>;
+
+    /// What the answer has reported so far (its id, its counts), for a request cancelled
+    /// before it ended; `None` before anything was.
+    fn so_far(&self) -> Option<PartialAnswer> {
+        None
+    }
 }
 
 /// What one API's wire format decides: everything the transport does not.
@@ -316,7 +325,13 @@ impl Transport {
             let deadline = drain_until.unwrap_or_else(|| tokio::time::Instant::now() + idle);
             let next = tokio::select! {
                 biased;
-                () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                () = cancel.cancelled() => {
+                    // The provider bills what it has done: say what it reported of it.
+                    if !decoder.is_complete() && let Some(partial) = decoder.so_far() {
+                        forward(ModelEvent::Interrupted(partial));
+                    }
+                    return Err(ModelError::Cancelled);
+                }
                 next = tokio::time::timeout_at(deadline, body.next()) => next,
             };
             let complete = drain_until.is_some();

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use cairn_llm::{
     AnthropicClient, AnthropicConfig, Credential, ModelClient, ModelError, ModelEvent,
-    ModelRequest, ModelResponse, RetryPolicy,
+    ModelRequest, ModelResponse, PartialAnswer, RetryPolicy,
 };
 use cairn_protocol::{ContentBlock, Message, RetryNotice, Role, StopReason, ToolSpec, Usage};
 use cairn_test_support::{Reply, ScriptedBlock, ScriptedServer};
@@ -463,7 +463,22 @@ async fn cancelling_a_stalled_stream_returns_promptly() {
         "took {:?} to stop",
         returned.duration_since(cancelled)
     );
-    assert_eq!(events.len(), 1, "{events:?}");
+    // The text that came, then what `message_start` reported: the real id and the input
+    // counts, which the API bills though the answer never ended.
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(matches!(events[0], ModelEvent::TextDelta(_)), "{events:?}");
+    assert_eq!(
+        events[1],
+        ModelEvent::Interrupted(PartialAnswer {
+            id: "msg_scripted_1".into(),
+            model: MODEL.into(),
+            usage: Usage {
+                input_tokens: 10,
+                output_tokens: 1,
+                ..Usage::default()
+            },
+        })
+    );
 }
 
 #[tokio::test]

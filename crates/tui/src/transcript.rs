@@ -10,6 +10,7 @@
 //! has started, and the answer's text a top-level Markdown block at a time, once the next one
 //! has started. A tool call still waiting for its result holds back what follows it.
 
+mod boundary;
 mod cell;
 mod render;
 pub(crate) mod user_prompt;
@@ -23,6 +24,8 @@ use crate::markdown::{GrowingMarkdown, MarkdownPieces};
 use crate::theme::Theme;
 use crate::tool_cell::{Detail, ToolCall, ToolOutcome, render_tool_call_with};
 use crate::wrap::{Prefix, sanitize, wrap_words};
+use boundary::Boundary;
+pub(crate) use boundary::is_opening;
 use cell::{Cell, Stream, cells_of};
 use render::{
     Piece, answer_width, bullet, hang, notice, render_answer, render_answer_from, render_thinking,
@@ -131,6 +134,13 @@ impl Transcript {
             {
                 self.finish_everything(None);
             }
+            // A resumed session's opening after a compaction: not something the user typed.
+            AgentEvent::UserMessage { message } if is_opening(message) => {
+                self.finish_everything(None);
+                if let Some(boundary) = Boundary::resumed(message) {
+                    self.finished.push(Cell::Boundary(boundary));
+                }
+            }
             AgentEvent::UserMessage { message } => {
                 self.finish_everything(None);
                 let prompt = UserPrompt::of(message);
@@ -232,10 +242,13 @@ impl Transcript {
             }
             AgentEvent::Warning { message } => self.push_warning(message.clone()),
             AgentEvent::Debug { .. } => {}
-            AgentEvent::Compacted(compaction) => self.push_info(format!(
-                "Context: {} made the conversation about {} tokens (was {}).",
-                compaction.step, compaction.tokens_after, compaction.tokens_before
-            )),
+            AgentEvent::Compacted(compaction) => match Boundary::of(compaction) {
+                Some(boundary) => self.push_cell(Cell::Boundary(boundary)),
+                None => self.push_info(format!(
+                    "Context: {} made the conversation about {} tokens (was {}).",
+                    compaction.step, compaction.tokens_after, compaction.tokens_before
+                )),
+            },
             AgentEvent::TurnFinished(summary) => self.finish_everything(Some(&summary.end)),
         }
         self.advance();
@@ -697,6 +710,9 @@ impl Transcript {
             Cell::Error(message) => notice("✗ ", message, theme.error, columns),
             Cell::Warning(message) => notice("⚠ ", message, theme.warning, columns),
             Cell::Info(message) => notice("· ", message, theme.dim, columns),
+            Cell::Boundary(boundary) => {
+                boundary.render(matches!(detail, Detail::Full), columns, theme)
+            }
         }
     }
 }

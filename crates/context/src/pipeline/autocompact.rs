@@ -6,7 +6,9 @@
 //! the session loaded ([`super::carried_skills`]), and the user's own messages verbatim, the
 //! most recent always. After it come the messages of the
 //! turn in progress when they fit, starting with the model's, so tool calls keep their results.
-//! The whole stays under a third of the window, so the session has room to go on.
+//! The whole stays under a third of the window, so the session has room to go on, and under
+//! what went in: a file the kept messages already show whole is not attached again, and a
+//! compaction that would not make the conversation smaller is not made.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -156,7 +158,21 @@ pub fn rebuild(
     trigger: &Trigger,
     limits: Limits,
 ) -> Vec<Message> {
-    let third = limits.window / 3;
+    rebuild_within(conversation, summary, trigger, limits, u64::MAX)
+}
+
+/// [`rebuild`], the whole also kept under `ceiling` estimated tokens (what the request before
+/// sent, so a compaction never grows the context): the files, the kept messages and the older
+/// prompts get only what is left of it. The summary and the latest prompt always go in, so the
+/// result may still reach `ceiling` when they alone do; the caller then keeps the conversation.
+pub fn rebuild_within(
+    conversation: &[Message],
+    summary: &str,
+    trigger: &Trigger,
+    limits: Limits,
+    ceiling: u64,
+) -> Vec<Message> {
+    let third = (limits.window / 3).min(ceiling.saturating_sub(1));
     let summary_block = format!("{SUMMARY_PREAMBLE}{summary}");
     let prompts = session_prompts(conversation);
     let todo = todo_block(conversation);
@@ -168,12 +184,18 @@ pub fn rebuild(
     let remaining = |used: u64| third.saturating_sub(used);
 
     let file_budget = MAX_FILE_TOKENS.min(remaining(used) * 3 / 5);
-    let files = file_blocks(conversation, file_budget);
-    used += files.iter().map(|block| estimate(block)).sum::<u64>();
-
-    let tail_budget = MAX_TAIL_TOKENS.min(remaining(used) / 2);
-    let tail = current_turn_tail(conversation, tail_budget);
-    used += messages_tokens(tail);
+    let mut files = file_blocks(conversation, file_budget);
+    let files_tokens = |files: &[FileBlock]| files.iter().map(|file| file.tokens).sum::<u64>();
+    let tail_budget = |used: u64| MAX_TAIL_TOKENS.min(remaining(used) / 2);
+    let mut tail = current_turn_tail(conversation, tail_budget(used + files_tokens(&files)));
+    // A file the kept messages show whole is there already. Leaving it out frees room, so the
+    // tail may start earlier; what the shorter one held the longer one holds too.
+    let held = files_held(tail);
+    if files.iter().any(|file| held.contains(&file.path)) {
+        files.retain(|file| !held.contains(&file.path));
+        tail = current_turn_tail(conversation, tail_budget(used + files_tokens(&files)));
+    }
+    used += files_tokens(&files) + messages_tokens(tail);
 
     let skills = carried_skills::skill_blocks(
         conversation,
@@ -196,7 +218,7 @@ pub fn rebuild(
     older.reverse();
 
     let mut content = vec![ContentBlock::text(summary_block)];
-    content.extend(files.into_iter().map(ContentBlock::text));
+    content.extend(files.into_iter().map(|file| ContentBlock::text(file.text)));
     content.extend(todo.into_iter().map(ContentBlock::text));
     content.extend(skills.into_iter().map(ContentBlock::text));
     content.extend(older.into_iter().map(ContentBlock::text));
@@ -349,9 +371,45 @@ fn files_touched(conversation: &[Message]) -> Vec<(String, bool)> {
         .collect()
 }
 
-/// The re-read files as text blocks: at most [`MAX_FILES`], together within `budget` tokens;
-/// a file that is gone or too large for what is left is passed over.
-fn file_blocks(conversation: &[Message], budget: u64) -> Vec<String> {
+/// A file read again for the opening.
+struct FileBlock {
+    path: String,
+    /// Its header and its text as it is on disk now.
+    text: String,
+    tokens: u64,
+}
+
+/// The files `kept` shows whole as they are after it: read without `offset` or `limit` (the
+/// result there, not an error) or written whole. Edits after either are in `kept` too.
+fn files_held(kept: &[Message]) -> BTreeSet<String> {
+    let failed: BTreeSet<&str> = kept
+        .iter()
+        .flat_map(|message| &message.content)
+        .filter_map(|block| match block {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                is_error: true,
+                ..
+            } => Some(tool_use_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    calls(kept)
+        .into_iter()
+        .filter(|call| call.result.is_some() && !failed.contains(call.id))
+        .filter(|call| match call.name {
+            "Read" => call.input.get("offset").is_none() && call.input.get("limit").is_none(),
+            "Write" => true,
+            _ => false,
+        })
+        .filter_map(|call| call.input.get("file_path").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The re-read files: at most [`MAX_FILES`], together within `budget` tokens; a file that is
+/// gone or too large for what is left is passed over.
+fn file_blocks(conversation: &[Message], budget: u64) -> Vec<FileBlock> {
     let mut left = budget;
     let mut blocks = Vec::new();
     for (path, edited) in files_touched(conversation) {
@@ -366,13 +424,13 @@ fn file_blocks(conversation: &[Message], budget: u64) -> Vec<String> {
         } else {
             FILE_READ_SUFFIX
         };
-        let block = format!("{FILE_HEADER_PREFIX}{path}{suffix}\n{content}");
-        let tokens = estimate(&block);
+        let text = format!("{FILE_HEADER_PREFIX}{path}{suffix}\n{content}");
+        let tokens = estimate(&text);
         if tokens > left {
             continue;
         }
         left -= tokens;
-        blocks.push(block);
+        blocks.push(FileBlock { path, text, tokens });
     }
     blocks
 }
@@ -392,3 +450,7 @@ fn current_turn_tail(conversation: &[Message], budget: u64) -> &[Message] {
     }
     &[]
 }
+
+#[cfg(test)]
+#[path = "autocompact_tests.rs"]
+mod tests;

@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 use cairn_llm::registry::PromptCache;
 use cairn_protocol::{BoxFuture, Compaction, ContentBlock, Message};
 
-use accounting::Calibration;
+use accounting::{Calibration, messages_tokens};
 use collapse::Collapsed;
 use cost::{CacheState, Quote, Verdict};
 pub use settings::{Limits, PipelineSettings};
@@ -242,8 +242,20 @@ impl StandardPipeline {
         if summary.is_empty() {
             return Err("the model's summary was empty".into());
         }
-        let rebuilt = autocompact::rebuild(conversation, &summary, trigger, limits);
+        let rebuilt = autocompact::rebuild_within(
+            conversation,
+            &summary,
+            trigger,
+            limits,
+            messages_tokens(view),
+        );
         let after = calibration.estimate(&rebuilt);
+        if after >= before {
+            return Err(format!(
+                "there was nothing to gain: the summary with what it carries over comes to about \
+                 {after} tokens, and the conversation is about {before}"
+            ));
+        }
         *conversation = rebuilt.clone();
         Ok(Compaction {
             step: "autocompact".into(),

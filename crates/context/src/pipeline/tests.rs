@@ -667,7 +667,8 @@ fn manual_compaction_runs_at_any_size_with_the_users_instructions() {
     let clock = FakeClock::new();
     let pipeline = pipeline(small_window(), clock);
     let summarizer = FakeSummarizer::default();
-    let mut conversation = vec![Message::user_text("hello"), answer("hi")];
+    let long_answer = "A long answer about the parser. ".repeat(40);
+    let mut conversation = vec![Message::user_text("hello"), answer(&long_answer)];
     let projection = block_on(pipeline.project(
         &mut conversation,
         accounting(),
@@ -681,7 +682,10 @@ fn manual_compaction_runs_at_any_size_with_the_users_instructions() {
     assert!(projection.compactions[0].manual);
     let asked = summarizer.asked.lock().unwrap();
     let (sent, instructions) = &asked[0];
-    assert_eq!(sent, &vec![Message::user_text("hello"), answer("hi")]);
+    assert_eq!(
+        sent,
+        &vec![Message::user_text("hello"), answer(&long_answer)]
+    );
     assert!(
         instructions.contains("9. Optional Next Step"),
         "{instructions}"
@@ -804,6 +808,30 @@ fn a_summary_request_over_the_window_without_a_later_prompt_starts_at_a_model_me
 }
 
 #[test]
+fn a_manual_compaction_that_would_not_shrink_the_conversation_keeps_it() {
+    let pipeline = pipeline(small_window(), FakeClock::new());
+    let summarizer = FakeSummarizer::default();
+    let before = vec![Message::user_text("hello"), answer("hi")];
+    let mut conversation = before.clone();
+    let outcome = block_on(pipeline.project(
+        &mut conversation,
+        accounting(),
+        Trigger::Manual { instructions: None },
+        &summarizer,
+    ));
+    assert_eq!(
+        outcome,
+        Err(PipelineError::CompactionFailed(
+            "Compaction failed: there was nothing to gain: the summary with what it carries over \
+             comes to about 58 tokens, and the conversation is about 3. The conversation is \
+             unchanged."
+                .into()
+        ))
+    );
+    assert_eq!(conversation, before);
+}
+
+#[test]
 fn files_gone_from_disk_are_not_reinjected_and_at_most_five_are() {
     let dir = tempfile::tempdir().unwrap();
     let mut conversation = vec![Message::user_text("start")];
@@ -821,6 +849,9 @@ fn files_gone_from_disk_are_not_reinjected_and_at_most_five_are() {
         conversation.push(result(&id, "content"));
     }
     conversation.push(answer("read them"));
+    // Read before the latest prompt: no kept message shows them.
+    conversation.push(Message::user_text("now what?"));
+    conversation.push(answer("waiting"));
     let rebuilt = autocompact::rebuild(
         &conversation,
         "summary",

@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use cairn_context::Trigger;
-use cairn_llm::{ModelError, ModelEvent, ModelRequest, ModelResponse};
+use cairn_context::estimate_tokens;
+use cairn_llm::{ModelError, ModelEvent, ModelRequest, ModelResponse, PartialAnswer};
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{
     AgentEvent, ContentBlock, EventSender, Message, Role, StopReason, TurnEnd, TurnSummary, Usage,
@@ -196,25 +197,67 @@ impl Engine {
         true
     }
 
-    /// An answer interrupted while it streamed: the text so far stays in the conversation
-    /// (and the session), followed by a note that the user interrupted it, so the model
-    /// sees what it had written and a resume shows it.
-    pub(super) fn keep_interrupted_answer(&mut self, partial: String, events: &EventSender) {
-        if partial.trim().is_empty() {
-            return;
-        }
+    /// A request interrupted while its answer streamed. What the provider reported of it
+    /// counts in the turn, as it does on the bill: the input counts of `message_start`, and
+    /// as output at least what streamed. The text so far stays in the conversation (and the
+    /// session), under the message's real id, followed by a note that the user interrupted
+    /// it, so the model sees what it had written and a resume shows it.
+    fn keep_interrupted_answer(
+        &mut self,
+        streamed: Streamed,
+        sent: usize,
+        events: &EventSender,
+        tally: &mut TurnTally,
+    ) {
+        let (id, model, usage, cost_usd) = match &streamed.reported {
+            Some(reported) => {
+                let mut usage = reported.usage;
+                usage.output_tokens = usage.output_tokens.max(streamed.output_estimate());
+                let model = if reported.model.is_empty() {
+                    self.config.model.clone()
+                } else {
+                    reported.model.clone()
+                };
+                tally.requests += 1;
+                tally.usage += usage;
+                let cost = self.client.model_info(&model).cost_usd(&usage);
+                tally.add_cost(cost);
+                if usage.input_total() > 0 {
+                    self.last_reported = Some((usage.input_total(), sent));
+                }
+                (reported.id.clone(), model, usage, cost.unwrap_or(0.0))
+            }
+            None => (
+                String::new(),
+                self.config.model.clone(),
+                Usage::default(),
+                0.0,
+            ),
+        };
+        let kept = !streamed.text.trim().is_empty();
         let answer = Message {
             role: Role::Assistant,
-            content: vec![ContentBlock::text(partial)],
+            content: if kept {
+                vec![ContentBlock::text(streamed.text)]
+            } else {
+                Vec::new()
+            },
         };
-        events.emit(AgentEvent::AssistantMessage {
-            message: answer.clone(),
-            id: String::new(),
-            model: self.config.model.clone(),
-            stop_reason: None,
-            usage: Usage::default(),
-            cost_usd: 0.0,
-        });
+        // An empty message still carries the request's usage to the faces; the session and
+        // the conversation keep only an answer with text.
+        if kept || streamed.reported.is_some() {
+            events.emit(AgentEvent::AssistantMessage {
+                message: answer.clone(),
+                id,
+                model,
+                stop_reason: None,
+                usage,
+                cost_usd,
+            });
+        }
+        if !kept {
+            return;
+        }
         self.messages.push(answer);
         let note = Message::user_text(INTERRUPTED_NOTE);
         events.emit(AgentEvent::UserMessage {
@@ -252,14 +295,14 @@ impl Engine {
                 text_only: false,
             };
             let started = Instant::now();
-            let mut partial = String::new();
+            let mut streamed = Streamed::default();
             let mut ids = ToolUseIds::default();
             let outcome = self
                 .client
                 .stream(
                     &request,
                     &mut |event| {
-                        keep_partial(&mut partial, &event);
+                        streamed.take(&event);
                         forward(events, event, &mut ids)
                     },
                     cancel,
@@ -269,7 +312,7 @@ impl Engine {
             let mut response = match outcome {
                 Ok(response) => response,
                 Err(ModelError::Cancelled) => {
-                    self.keep_interrupted_answer(partial, events);
+                    self.keep_interrupted_answer(streamed, sent, events, tally);
                     return TurnEnd::Interrupted;
                 }
                 // Over the window after all: compact, then send it once more.
@@ -439,20 +482,44 @@ fn plan_mode_reminder(
     }
 }
 
-/// Collects the text an answer has streamed so far; a retry that streams the answer again
-/// starts it over.
-fn keep_partial(partial: &mut String, event: &ModelEvent) {
-    match event {
-        ModelEvent::TextDelta(text) => partial.push_str(text),
-        ModelEvent::Retrying(notice) if notice.discard_partial => partial.clear(),
-        _ => {}
+/// What an answer has streamed so far, for a request that is interrupted: its text, how much
+/// thinking came with it, and what the provider reported of it. A retry that streams the
+/// answer again starts it over.
+#[derive(Debug, Default)]
+struct Streamed {
+    text: String,
+    thinking: String,
+    reported: Option<PartialAnswer>,
+}
+
+impl Streamed {
+    fn take(&mut self, event: &ModelEvent) {
+        match event {
+            ModelEvent::TextDelta(text) => self.text.push_str(text),
+            ModelEvent::ThinkingDelta(text) => self.thinking.push_str(text),
+            ModelEvent::Retrying(notice) if notice.discard_partial => {
+                self.text.clear();
+                self.thinking.clear();
+            }
+            ModelEvent::Interrupted(partial) => self.reported = Some(partial.clone()),
+            ModelEvent::Retrying(_)
+            | ModelEvent::ToolUseStarted { .. }
+            | ModelEvent::ToolUseComplete { .. }
+            | ModelEvent::Note(_) => {}
+        }
+    }
+
+    /// The output tokens of what streamed, estimated: the provider counts output only at the
+    /// end, and bills what it generated before the interruption all the same.
+    fn output_estimate(&self) -> u64 {
+        (estimate_tokens(&self.text) + estimate_tokens(&self.thinking)) as u64
     }
 }
 
 /// Tells the face what the model streams, each tool call under the id cairn keeps for it
 /// (`ids`: a repeated id is renamed as the finished message will be).
 fn forward(events: &EventSender, event: ModelEvent, ids: &mut ToolUseIds) {
-    events.emit(match event {
+    let event = match event {
         ModelEvent::TextDelta(text) => AgentEvent::TextDelta { text },
         ModelEvent::ThinkingDelta(text) => AgentEvent::ThinkingDelta { text },
         ModelEvent::ToolUseStarted { id, name } => AgentEvent::ToolCallStarted {
@@ -472,5 +539,8 @@ fn forward(events: &EventSender, event: ModelEvent, ids: &mut ToolUseIds) {
             AgentEvent::Retrying(notice)
         }
         ModelEvent::Note(message) => AgentEvent::Debug { message },
-    });
+        // Counted with the interrupted answer, when the turn ends.
+        ModelEvent::Interrupted(_) => return,
+    };
+    events.emit(event);
 }

@@ -73,9 +73,10 @@ impl Engine {
                 accounting,
                 trigger.clone(),
                 &summarizer,
-            ) => projected,
-            _ = cancel.cancelled() => return Err(TurnEnd::Interrupted),
+            ) => Some(projected),
+            _ = cancel.cancelled() => None,
         };
+        // What the summary requests cost counts even when the turn was interrupted after.
         let cost = summarizer
             .cost
             .into_inner()
@@ -84,6 +85,9 @@ impl Engine {
         tally.usage += cost.usage;
         tally.cost_usd += cost.cost_usd;
         tally.cost_unknown |= cost.cost_unknown;
+        let Some(projected) = projected else {
+            return Err(TurnEnd::Interrupted);
+        };
         let projection = projected.map_err(|err| TurnEnd::Failed {
             message: err.to_string(),
         })?;

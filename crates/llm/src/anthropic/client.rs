@@ -195,6 +195,10 @@ impl StreamDecode for StreamDecoder {
     ) -> Result<ModelResponse, ModelError> {
         StreamDecoder::finish(*self, on_event)
     }
+
+    fn so_far(&self) -> Option<crate::PartialAnswer> {
+        self.assembler().so_far()
+    }
 }
 
 impl fmt::Debug for AnthropicClient {

@@ -277,6 +277,11 @@ impl StreamDecoder {
         StreamDecoder::default()
     }
 
+    /// The assembler, for what the answer has reported so far.
+    pub(crate) fn assembler(&self) -> &StreamAssembler {
+        &self.assembler
+    }
+
     /// Whether `message_stop` has arrived; nothing after it is read.
     pub(crate) fn is_complete(&self) -> bool {
         self.assembler.is_complete()

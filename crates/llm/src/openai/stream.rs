@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::error::truncate_chars;
 use crate::sse::SseFramer;
 use crate::transport::StreamDecode;
-use crate::{MalformedToolInput, ModelError, ModelEvent, ModelResponse};
+use crate::{MalformedToolInput, ModelError, ModelEvent, ModelResponse, PartialAnswer};
 
 /// The longest stretch of an unreadable chunk quoted in an error.
 const MAX_QUOTED_DATA: usize = 200;
@@ -288,6 +288,16 @@ impl StreamDecode for ChatDecoder {
         self.done
     }
 
+    /// The id of the first chunk; the counts only if the usage chunk came already (servers
+    /// send it last).
+    fn so_far(&self) -> Option<PartialAnswer> {
+        (!self.id.is_empty() || self.usage != Usage::default()).then(|| PartialAnswer {
+            id: self.id.clone(),
+            model: self.model.clone(),
+            usage: self.usage,
+        })
+    }
+
     fn finish(
         mut self: Box<Self>,
         on_event: &mut dyn FnMut(ModelEvent),
@@ -390,6 +400,35 @@ mod tests {
 
     fn data(value: Value) -> String {
         format!("data: {value}\n\n")
+    }
+
+    /// An answer cut short says what it had: the id of its first chunk at once, the counts
+    /// only once the usage chunk came.
+    #[test]
+    fn what_an_unfinished_stream_reported_is_known() {
+        let mut decoder = ChatDecoder::new("asked-model");
+        assert_eq!(decoder.so_far(), None);
+        let first = data(
+            json!({"id": "chatcmpl-7", "model": "gpt-5", "choices": [{"index": 0, "delta": {"content": "Hel"}}]}),
+        );
+        decoder.push(first.as_bytes(), &mut |_| {}).unwrap();
+        let mut expected = PartialAnswer {
+            id: "chatcmpl-7".into(),
+            model: "gpt-5".into(),
+            usage: Usage::default(),
+        };
+        assert_eq!(decoder.so_far(), Some(expected.clone()));
+        let usage = data(
+            json!({"id": "chatcmpl-7", "choices": [], "usage": {"prompt_tokens": 120, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 100}}}),
+        );
+        decoder.push(usage.as_bytes(), &mut |_| {}).unwrap();
+        expected.usage = Usage {
+            input_tokens: 20,
+            output_tokens: 3,
+            cache_read_input_tokens: 100,
+            ..Usage::default()
+        };
+        assert_eq!(decoder.so_far(), Some(expected));
     }
 
     /// Two calls interleaved by index, reasoning, text, a usage chunk with cached tokens: cut

@@ -52,6 +52,13 @@ pub fn replay_all(transcript: &mut Transcript, messages: &[Message]) {
                 transcript.push_warning("Interrupted by user");
                 unanswered = false;
             }
+            // A compaction's opening is shown as its boundary; nothing answers it.
+            Role::User if crate::transcript::is_opening(message) => {
+                transcript.apply(&AgentEvent::UserMessage {
+                    message: message.clone(),
+                });
+                unanswered = false;
+            }
             Role::User if is_typed(message) => {
                 if unanswered {
                     transcript.push_warning(NO_ANSWER);
@@ -188,6 +195,32 @@ mod tests {
         let mut transcript = Transcript::new();
         replay(&mut transcript, &messages);
         assert_eq!(rendered(&transcript).matches(NO_ANSWER).count(), 1);
+    }
+
+    #[test]
+    fn a_compacted_conversation_opens_with_its_boundary() {
+        let mut messages: Vec<Message> = serde_json::from_value(json!([
+            {"role": "user", "content": [
+                {"type": "text", "text": format!(
+                    "{}Renamed the parser.",
+                    cairn_context::pipeline::autocompact::SUMMARY_PREAMBLE
+                )},
+                {"type": "text", "text": "[The user's message, verbatim from before compaction]\nrename it"}
+            ]}
+        ]))
+        .unwrap();
+        messages.extend(conversation());
+        let mut transcript = Transcript::new();
+        replay(&mut transcript, &messages);
+        let text = rendered(&transcript);
+        assert!(
+            text.starts_with(
+                "✻ Conversation compacted · Ctrl+O to read the summary\n\n> What is in notes.txt?"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("being continued"), "{text}");
+        assert!(!text.contains(NO_ANSWER), "{text}");
     }
 
     #[test]

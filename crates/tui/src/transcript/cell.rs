@@ -2,6 +2,7 @@
 
 use cairn_protocol::{ContentBlock, Message};
 
+use super::boundary::Boundary;
 use super::user_prompt::UserPrompt;
 use crate::tool_cell::ToolCall;
 
@@ -22,6 +23,8 @@ pub(super) enum Cell {
     Error(String),
     Warning(String),
     Info(String),
+    /// Where a compaction replaced the conversation with its summary.
+    Boundary(Boundary),
 }
 
 impl Cell {
@@ -34,7 +37,12 @@ impl Cell {
             (Cell::Assistant(_), Stream::Thinking)
             | (Cell::Thinking(_), Stream::Text)
             | (
-                Cell::User(_) | Cell::Tool(_) | Cell::Error(_) | Cell::Warning(_) | Cell::Info(_),
+                Cell::User(_)
+                | Cell::Tool(_)
+                | Cell::Error(_)
+                | Cell::Warning(_)
+                | Cell::Info(_)
+                | Cell::Boundary(_),
                 Stream::Text | Stream::Thinking,
             ) => None,
         }
@@ -48,7 +56,8 @@ impl Cell {
             | Cell::Thinking(_)
             | Cell::Error(_)
             | Cell::Warning(_)
-            | Cell::Info(_) => None,
+            | Cell::Info(_)
+            | Cell::Boundary(_) => None,
         }
     }
 
@@ -61,7 +70,8 @@ impl Cell {
             | Cell::Thinking(_)
             | Cell::Error(_)
             | Cell::Warning(_)
-            | Cell::Info(_) => true,
+            | Cell::Info(_)
+            | Cell::Boundary(_) => true,
         }
     }
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{BlockDelta, BlockStart, StreamEvent};
 use crate::error::truncate_chars;
-use crate::{MalformedToolInput, ModelError, ModelEvent, ModelResponse};
+use crate::{MalformedToolInput, ModelError, ModelEvent, ModelResponse, PartialAnswer};
 
 /// The longest stretch of a malformed tool input quoted back to the model.
 const MAX_QUOTED_INPUT: usize = 200;
@@ -133,6 +133,16 @@ impl StreamAssembler {
             StreamEvent::Ping | StreamEvent::Unknown => {}
         }
         Ok(())
+    }
+
+    /// What `message_start` and any `message_delta` since reported: the id, the model and
+    /// the counts; `None` before `message_start`.
+    pub fn so_far(&self) -> Option<PartialAnswer> {
+        (!self.id.is_empty()).then(|| PartialAnswer {
+            id: self.id.clone(),
+            model: self.model.clone(),
+            usage: self.usage,
+        })
     }
 
     /// The stream has ended: if `message_stop` never came but a `message_delta` gave the stop
