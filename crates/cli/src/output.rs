@@ -76,6 +76,11 @@ pub struct Printer {
     usage_by_model: BTreeMap<String, Usage>,
     /// The main agent's last stop reason.
     stop_reason: Option<StopReason>,
+    /// What the sub-agents' requests cost, in USD, at the registry's prices; the main turn's
+    /// summary does not count them.
+    sub_agents_cost: f64,
+    /// A sub-agent's request went to a model of unknown prices.
+    sub_agents_cost_unknown: bool,
 }
 
 /// A refused call in a few words: the tool and what it was given that matters most (the
@@ -114,7 +119,16 @@ impl Printer {
             denials: Vec::new(),
             usage_by_model: BTreeMap::new(),
             stop_reason: None,
+            sub_agents_cost: 0.0,
+            sub_agents_cost_unknown: false,
         }
+    }
+
+    /// The session's cost: the main turn's (side requests included) and its sub-agents'.
+    /// `None` when part of it is unknown.
+    fn total_cost(&self, summary: &TurnSummary) -> Option<f64> {
+        let main = summary.cost()?;
+        (!self.sub_agents_cost_unknown).then_some(main + self.sub_agents_cost)
     }
 
     pub fn start(&mut self) {
@@ -151,6 +165,12 @@ impl Printer {
             } => {
                 // Every agent's requests count in the run's usage by model.
                 *self.usage_by_model.entry(model.clone()).or_default() += *usage;
+                if !envelope.from.is_main() {
+                    match cairn_llm::registry::lookup(model).cost_usd(usage) {
+                        Some(cost) => self.sub_agents_cost += cost,
+                        None => self.sub_agents_cost_unknown = true,
+                    }
+                }
                 if envelope.from.is_main() {
                     self.stop_reason = *stop_reason;
                 }
@@ -284,7 +304,7 @@ impl Printer {
             num_turns: summary.requests,
             duration_ms: millis(elapsed),
             duration_api_ms: summary.duration_api_ms,
-            total_cost_usd: summary.cost(),
+            total_cost_usd: self.total_cost(summary),
             usage: summary.usage,
             model_usage: self
                 .usage_by_model
@@ -305,8 +325,8 @@ impl Printer {
         let line = self.result_line(summary, elapsed);
         if self.verbose {
             // A model without known prices has an unknown cost, never $0.
-            let cost = summary
-                .cost()
+            let cost = self
+                .total_cost(summary)
                 .map_or_else(|| "unknown".to_string(), |usd| format!("${usd:.4}"));
             eprintln!(
                 "usage: {} input, {} output tokens; cost {cost}",

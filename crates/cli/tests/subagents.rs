@@ -371,3 +371,44 @@ fn bad_agents_json_and_a_bad_subagent_cap_are_errors_naming_them() {
     );
     assert!(harness.server.requests().is_empty());
 }
+
+/// A sub-agent's requests are paid for too: `total_cost_usd` is the parent's cost plus its
+/// sub-agents', each at its own model's prices, and agrees with `modelUsage`.
+#[test]
+fn total_cost_counts_the_sub_agents_requests_at_their_models_prices() {
+    let harness = Harness::new();
+    harness.server.push(
+        Reply::blocks(vec![agent_call("toolu_agent", "Agent", "Explore", "Look.")])
+            .with_usage(100_000, 0),
+    );
+    harness
+        .server
+        .push(Reply::text("Found it.").with_usage(100_000, 0));
+    harness
+        .server
+        .push(Reply::text("Done.").with_usage(100_000, 0));
+    let output = harness
+        .command()
+        .env("ANTHROPIC_SMALL_FAST_MODEL", "claude-3-5-haiku-20241022")
+        .args(["-p", "look", "--output-format", "json"])
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let by_model: f64 = result["modelUsage"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|usage| usage["costUSD"].as_f64().unwrap())
+        .sum();
+    let total = result["total_cost_usd"].as_f64().unwrap();
+    let haiku = result["modelUsage"]["claude-3-5-haiku-20241022"]["costUSD"]
+        .as_f64()
+        .unwrap();
+    assert!(haiku > 0.0, "{result}");
+    assert!(
+        (total - by_model).abs() < 1e-9,
+        "{total} vs {by_model}: {result}"
+    );
+}
