@@ -21,7 +21,7 @@
 //! # async fn run() -> Result<(), cairn_mcp::config::ConfigError> {
 //! use std::path::Path;
 //! use cairn_mcp::config::{self, ConfigSources, ProjectApproval};
-//! use cairn_mcp::{Limits, McpTools, StartOptions};
+//! use cairn_mcp::{Limits, McpTools, Roots, StartOptions};
 //!
 //! let configured = config::load(&ConfigSources {
 //!     home: Path::new("/home/me"),
@@ -36,6 +36,7 @@
 //!     project: "/home/me/app".into(),
 //!     inherited_env: Vec::new(),
 //!     limits: Limits::from_env(|name| std::env::var(name).ok()),
+//!     roots: Roots::fixed(vec!["/home/me/app".into()]),
 //! });
 //! tools.settle(std::time::Duration::from_millis(500)).await;
 //! # Ok(()) }
@@ -49,11 +50,15 @@ pub mod edit;
 mod executor;
 mod expand;
 pub mod names;
+mod prompts;
+mod resources;
 mod result;
 mod server;
 mod tool;
 
 pub use executor::{McpTools, ServerReport, StartOptions};
 pub use expand::VariableError;
+pub use prompts::{PromptError, PromptInfo};
+pub use resources::{LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL};
 pub use result::DEFAULT_MAX_OUTPUT_TOKENS;
-pub use server::{Limits, Status};
+pub use server::{Limits, Roots, Status};

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_mcp::config::{ConfiguredServer, Scope, ServerConfig, StdioConfig};
-use cairn_mcp::{Limits, McpTools, StartOptions, Status};
+use cairn_mcp::{Limits, McpTools, Roots, StartOptions, Status};
 use cairn_protocol::{ToolResultBlock, ToolResultContent};
 use cairn_tools::{CallContext, PrepareError, ToolCall, ToolExecutor, ToolOutput};
 use serde_json::{Value, json};
@@ -49,6 +49,7 @@ async fn everything(home: &std::path::Path) -> Arc<McpTools> {
                 call: Duration::from_secs(60),
                 max_output_tokens: 25_000,
             },
+            roots: Roots::fixed(vec![home.to_path_buf()]),
         },
     );
     tools.wait_all().await;

@@ -124,6 +124,13 @@ pub(super) fn entries() -> Vec<CommandEntry> {
             R(Report::Agents),
         ),
         (
+            "mcp",
+            &[],
+            None,
+            "the MCP servers: state, tool count, and why one failed",
+            R(Report::Mcp),
+        ),
+        (
             "compact",
             &[],
             Some("[instructions]"),
