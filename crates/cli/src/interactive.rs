@@ -90,6 +90,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         home,
         memory_dir,
         status_command,
+        mcp,
         ..
     } = match prepare(args, Face::Interactive, broker) {
         Ok(prepared) => prepared,
@@ -147,6 +148,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         status_command,
         // The directory the engine's memory uses, for `#` and `/memory`.
         memory_dir,
+        mcp: mcp.map(crate::mcp::report_source),
     };
     // The UI interrupts any running turn on its way out.
     let result = run_app(config, running.input(), ui_events).await;

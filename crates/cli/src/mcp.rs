@@ -10,12 +10,17 @@ use std::time::Duration;
 
 use anyhow::Context;
 use cairn_config::LoadedSettings;
+use cairn_core::assembly::Turn;
+use cairn_core::commands::{
+    CommandEntry, CommandTable, McpPrompt, McpPromptArgument, McpPromptCall, McpReport,
+};
 use cairn_mcp::config::{
     self, ConfigSources, Configured, ConfiguredServer, ProjectApproval, Scope,
 };
 use cairn_mcp::edit::Target;
-use cairn_mcp::{Limits, McpTools, StartOptions, Status};
-use cairn_protocol::Message;
+use cairn_mcp::{Limits, McpTools, Roots, StartOptions, Status};
+use cairn_protocol::{ContentBlock, Message};
+use cairn_tools::CallContext;
 use cairn_tools::tool_search::{Deferral, DeferralBudget, DeferredTools, loaded_in_history};
 use cairn_tools::{ToolExecutor, ToolRegistry};
 use serde_json::json;
@@ -93,11 +98,14 @@ pub fn configured(
 
 /// Starts the run's servers in the background; `None` when there are none, so a project
 /// without MCP servers pays nothing. Returns the warnings for the user beside them.
+/// `roots` are what servers are told they may work in: the workspace and its added
+/// directories.
 pub fn start(
     args: &Args,
     settings: &LoadedSettings,
     cwd: &Path,
     home: &Path,
+    roots: Roots,
 ) -> anyhow::Result<(Option<Arc<McpTools>>, Vec<String>)> {
     let configured = configured(args, settings, cwd, home)?;
     let warnings = configured.warnings;
@@ -120,6 +128,7 @@ pub fn start(
             project: cwd.to_path_buf(),
             inherited_env,
             limits: Limits::from_env(lookup),
+            roots,
         },
     );
     Ok((Some(tools), warnings))
@@ -162,6 +171,121 @@ pub async fn settle(mcp: Option<&Arc<McpTools>>, session: &mut SessionInfo, verb
         if !session.tools.contains(&spec.name) {
             session.tools.push(spec.name);
         }
+    }
+    // The servers' prompts are commands too, as Claude Code's init line lists them.
+    for prompt in mcp.prompts() {
+        if !session.slash_commands.contains(&prompt.command) {
+            session.slash_commands.push(prompt.command);
+        }
+    }
+}
+
+/// The command table of a line typed in `cwd`: the built-ins, the custom commands and the
+/// connected servers' prompts. A line that names an MCP prompt (`/mcp__…`) waits for the
+/// servers to start first (each within its start-up timeout), since its prompt may be on
+/// one still starting.
+pub async fn command_table(
+    line: &str,
+    cwd: &Path,
+    home: &Path,
+    mcp: Option<&Arc<McpTools>>,
+) -> CommandTable {
+    let table = CommandTable::load(cwd, home);
+    let Some(mcp) = mcp else {
+        return table;
+    };
+    let names_a_prompt = cairn_core::commands::command_line(line).is_some_and(|command| {
+        command.name.starts_with("mcp__") && table.find(command.name).is_none()
+    });
+    if names_a_prompt {
+        mcp.wait_all().await;
+    }
+    table.with_mcp_prompts(prompt_entries(mcp))
+}
+
+/// The connected servers' prompts as entries of the command table.
+pub fn prompt_entries(mcp: &McpTools) -> Vec<CommandEntry> {
+    mcp.prompts()
+        .into_iter()
+        .map(|prompt| {
+            CommandEntry::mcp_prompt(
+                prompt.command,
+                prompt.description,
+                McpPrompt {
+                    server: prompt.server,
+                    prompt: prompt.name,
+                    arguments: prompt
+                        .arguments
+                        .into_iter()
+                        .map(|(name, required)| McpPromptArgument { name, required })
+                        .collect(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The turn an MCP prompt line becomes: the line in Claude Code's command tags, then what
+/// the server returned for the prompt.
+pub async fn prompt_turn(
+    mcp: &McpTools,
+    call: &McpPromptCall,
+    cancel: tokio_util::sync::CancellationToken,
+) -> Result<Turn, cairn_mcp::PromptError> {
+    let cx = CallContext::detached(cancel);
+    let blocks = mcp
+        .get_prompt(&call.server, &call.prompt, &call.arguments, &cx)
+        .await?;
+    let name = call
+        .shown
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let arguments = call.shown[name.len()..].trim();
+    let mut content = vec![ContentBlock::text(format!(
+        "<command-name>{name}</command-name>\n<command-args>{arguments}</command-args>"
+    ))];
+    content.extend(blocks);
+    Ok(Turn::message(content))
+}
+
+/// Adds to `turn` the resources its text mentions as `@server:uri`; returns the warnings for
+/// the mentions that could not be read.
+pub async fn attach_mentions(mcp: Option<&Arc<McpTools>>, turn: &mut Turn) -> Vec<String> {
+    let Some(mcp) = mcp else {
+        return Vec::new();
+    };
+    let text: String = turn
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    if mcp.mentions(&text).is_empty() {
+        return Vec::new();
+    }
+    // A mention may name a server still starting: reading it waits for that one.
+    let cx = CallContext::detached(tokio_util::sync::CancellationToken::new());
+    let (blocks, warnings) = mcp.attach_mentions(&text, &cx).await;
+    turn.content.extend(blocks);
+    warnings
+}
+
+/// The `/mcp` report of a run's servers, for a face.
+pub fn report_source(mcp: Arc<McpTools>) -> Arc<dyn McpReport> {
+    Arc::new(ServersReport(mcp))
+}
+
+#[derive(Debug)]
+struct ServersReport(Arc<McpTools>);
+
+impl McpReport for ServersReport {
+    fn report(&self) -> String {
+        self.0.report_text()
     }
 }
 
@@ -237,6 +361,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
                         project: cwd.clone(),
                         inherited_env: server_environment(),
                         limits: Limits::from_env(lookup),
+                        roots: Roots::fixed(vec![cwd.clone()]),
                     },
                 );
                 tools.wait_all().await;

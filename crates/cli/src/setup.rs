@@ -181,7 +181,10 @@ pub fn prepare(
     let gate = governance.governance.gate().clone();
     tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
-    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
+    // MCP servers are told the workspace and its added directories as their roots.
+    let roots_gate = governance.governance.gate().clone();
+    let roots = cairn_mcp::Roots::live(move || roots_gate.workspace_roots());
+    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home, roots)?;
     let builtins = ToolRegistry::with_builtins(tool_context);
     let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
         builtins,

@@ -49,6 +49,7 @@ impl Fixture {
             resumable_sessions: |_| Vec::new(),
             status_command: None,
             memory_dir: None,
+            mcp: None,
         };
         let (sender, ops) = unbounded_channel();
         Fixture {

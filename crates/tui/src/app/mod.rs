@@ -121,6 +121,8 @@ pub struct AppConfig {
     /// The run's memory directory, where `# <text>` saves and which `/memory` lists; `None`
     /// when memory is off (`autoMemoryEnabled: false`).
     pub memory_dir: Option<PathBuf>,
+    /// The session's MCP servers, for `/mcp`; `None` when it has none.
+    pub mcp: Option<Arc<dyn cairn_core::commands::McpReport>>,
 }
 
 /// The settings as they are on disk when asked (they change: `/permissions` writes them, so
