@@ -28,7 +28,7 @@ fn config(servers: &[(&str, Value)]) -> String {
 }
 
 fn test_server() -> Value {
-    json!({"command": server_binary(), "args": []})
+    json!({"command": server_binary(), "args": ["--resources", "--client-requests"]})
 }
 
 /// `cairn -p PROMPT --mcp-config …` with `extra` arguments, run to the end.

@@ -33,7 +33,7 @@ fn server(name: &str) -> ConfiguredServer {
         origin: "test".into(),
         config: ServerConfig::Stdio(StdioConfig {
             command: server_binary().display().to_string(),
-            args: Vec::new(),
+            args: vec!["--resources".into(), "--client-requests".into()],
             env: BTreeMap::new(),
             timeout: None,
             startup_timeout: None,

@@ -32,6 +32,10 @@ pub struct McpServerOptions {
     pub http: bool,
     /// List a `grow` tool, which adds a `grown` tool and says the tool list changed.
     pub list_changes: bool,
+    /// Offer two resources and two prompts (`--resources`).
+    pub resources: bool,
+    /// List the `roots`, `sample` and `elicit` tools, which ask the client (`--client-requests`).
+    pub client_requests: bool,
 }
 
 impl McpServerOptions {
@@ -50,6 +54,8 @@ impl McpServerOptions {
                 }
                 "--http" => options.http = true,
                 "--list-changes" => options.list_changes = true,
+                "--resources" => options.resources = true,
+                "--client-requests" => options.client_requests = true,
                 "--tools" => {
                     options.extra_tools = usize::try_from(number("--tools")?)
                         .map_err(|_| "--tools is too large".to_string())?;
@@ -157,9 +163,6 @@ impl TestMcpServer {
             json!({"name": "image", "description": "Returns a one-pixel image.", "inputSchema": {"type": "object"}}),
             json!({"name": "crash", "description": "Exits the server mid-call.", "inputSchema": {"type": "object"}}),
             json!({"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}}),
-            json!({"name": "roots", "description": "Says the client's roots, one URI a line.", "inputSchema": {"type": "object"}}),
-            json!({"name": "sample", "description": "Asks the client to sample a message.", "inputSchema": {"type": "object"}}),
-            json!({"name": "elicit", "description": "Asks the client for an answer.", "inputSchema": {"type": "object"}}),
             json!({
                 "name": "env",
                 "description": "Says the value of the environment variable named by text.",
@@ -167,6 +170,11 @@ impl TestMcpServer {
                 "annotations": {"readOnlyHint": true}
             }),
         ];
+        if self.options.client_requests {
+            tools.push(json!({"name": "roots", "description": "Says the client's roots, one URI a line.", "inputSchema": {"type": "object"}}));
+            tools.push(json!({"name": "sample", "description": "Asks the client to sample a message.", "inputSchema": {"type": "object"}}));
+            tools.push(json!({"name": "elicit", "description": "Asks the client for an answer.", "inputSchema": {"type": "object"}}));
+        }
         if self.options.list_changes {
             tools.push(json!({"name": "grow", "description": "Adds the grown tool.", "inputSchema": {"type": "object"}}));
         }
@@ -218,10 +226,12 @@ fn result(value: Value) -> Result<CallToolResponse, ErrorData> {
 
 impl ServerHandler for TestMcpServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities: ServerCapabilities = serde_json::from_value(
-            json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}}),
-        )
-        .unwrap_or_default();
+        let capabilities = match self.options.resources {
+            true => json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}}),
+            false => json!({"tools": {"listChanged": true}}),
+        };
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(capabilities).unwrap_or_default();
         InitializeResult::new(capabilities)
     }
 
