@@ -291,7 +291,11 @@ impl McpReport for ServersReport {
 
 /// `cairn mcp list` and `cairn mcp get NAME`.
 pub fn run_mcp_command(args: &Args, what: &McpCommand) -> ExitCode {
-    match run(args, what) {
+    let result = match what {
+        McpCommand::Serve => serve(args),
+        _ => run(args, what),
+    };
+    match result {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
@@ -311,6 +315,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
     let wanted = |server: &ConfiguredServer| match what {
         McpCommand::Get { name } => &server.name == name,
         McpCommand::List
+        | McpCommand::Serve
         | McpCommand::Add { .. }
         | McpCommand::AddJson { .. }
         | McpCommand::Remove { .. } => true,
@@ -449,7 +454,7 @@ fn edit(what: &McpCommand, cwd: &Path) -> anyhow::Result<Option<ExitCode>> {
         project: cwd,
     };
     let (verb, name, file) = match what {
-        McpCommand::List | McpCommand::Get { .. } => return Ok(None),
+        McpCommand::List | McpCommand::Get { .. } | McpCommand::Serve => return Ok(None),
         McpCommand::Add {
             scope,
             transport,
@@ -519,6 +524,86 @@ fn edit(what: &McpCommand, cwd: &Path) -> anyhow::Result<Option<ExitCode>> {
     };
     println!("{verb} MCP server \"{name}\" ({})", file.display());
     Ok(Some(ExitCode::SUCCESS))
+}
+
+/// `cairn mcp serve`: the built-in tools over stdio, each call judged by the permission rules
+/// and hooks of this folder's settings with nobody to ask, so what would ask is refused with
+/// the gate's reason and what the rules allow runs.
+fn serve(args: &Args) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
+    let mut settings = crate::settings::load_settings(args, &cwd)?;
+    crate::settings::apply_project_rule(
+        args,
+        &mut settings,
+        &cwd,
+        cairn_config::project_level::Face::Headless,
+    )?;
+    let mode = if args.dangerously_skip_permissions {
+        cairn_config::PermissionMode::BypassPermissions
+    } else {
+        args.permission_mode
+            .or(settings.settings().permissions.default_mode)
+            .unwrap_or(cairn_config::PermissionMode::Default)
+    };
+    let cairn_home = crate::session::cairn_home()?;
+    let session_id = format!("mcp-serve-{}", std::process::id());
+    let transcript_path = cairn_home.join("mcp-serve.jsonl");
+    let governance = crate::governance::build_governance(&crate::governance::GovernanceInputs {
+        args,
+        settings: &settings,
+        cwd: &cwd,
+        home: &home,
+        mode,
+        session_id: &session_id,
+        transcript_path: &transcript_path,
+    })?;
+    let mut context = cairn_tools::ToolContext::new(cwd.clone());
+    // Commands never see a credential, not even one the settings' `env` holds.
+    context.env = settings
+        .env()
+        .clone()
+        .into_iter()
+        .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
+        .collect();
+    context.sandbox = governance.sandbox;
+    context.private_dirs = vec![cairn_home];
+    let gate = governance.governance.gate().clone();
+    context.workspace_roots = cairn_tools::WorkspaceRoots::live(move || gate.workspace_roots());
+    let tools: Arc<dyn ToolExecutor> = Arc::new(ToolRegistry::with_builtins(context));
+    let server =
+        cairn_mcp::serve::ToolServer::new(tools, Arc::new(GovernedCalls(governance.governance)));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let served = runtime.block_on(server.serve_stdio());
+    runtime.shutdown_background();
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The session's governance as `cairn mcp serve`'s gate: nobody can be asked.
+struct GovernedCalls(cairn_core::Governance);
+
+#[async_trait::async_trait]
+impl cairn_mcp::serve::CallGate for GovernedCalls {
+    async fn authorize(
+        &self,
+        tools: &Arc<dyn ToolExecutor>,
+        call: cairn_tools::PreparedCall,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<cairn_tools::PreparedCall, cairn_tools::ToolOutput> {
+        self.0
+            .authorize(
+                tools,
+                call,
+                &cairn_protocol::NobodyToAsk,
+                &cairn_protocol::EventSender::discard(),
+                cancel,
+            )
+            .await
+    }
 }
 
 /// What a server's process inherits of cairn's environment: every variable but cairn's

@@ -11,6 +11,9 @@
 //! their annotations are only the server's word, so the gate asks before they run unless a
 //! rule allows them.
 //!
+//! The other way round, [`serve::ToolServer`] serves cairn's own tools to other MCP clients
+//! (`cairn mcp serve`), each call behind a [`serve::CallGate`].
+//!
 //! It must not block the first request on a server, hand a server cairn's credentials (a stdio
 //! server's environment is exactly [`StartOptions::inherited_env`] and its own `env`, and a
 //! project's `.mcp.json` may not name a credential: [`VariableError`]), or let a server's
@@ -53,6 +56,7 @@ pub mod names;
 mod prompts;
 mod resources;
 mod result;
+pub mod serve;
 mod server;
 mod tool;
 
