@@ -116,3 +116,42 @@ async fn server_everything_lists_tools_echoes_returns_an_image_and_refuses_bad_i
         "{refused:?}"
     );
 }
+
+#[tokio::test]
+async fn server_everything_resources_are_listed_and_read_and_a_prompt_is_fetched() {
+    let home = tempfile::tempdir().unwrap();
+    let tools = everything(home.path()).await;
+    let listed = call(&tools, cairn_mcp::LIST_RESOURCES_TOOL, json!({}))
+        .await
+        .unwrap();
+    assert!(!listed.is_error, "{listed:?}");
+    let text = listed.content.text();
+    let json_end = text.rfind(']').map_or(text.len(), |end| end + 1);
+    let resources: Value = serde_json::from_str(&text[..json_end]).unwrap();
+    let uri = resources[0]["uri"].as_str().unwrap().to_string();
+    let read = call(
+        &tools,
+        cairn_mcp::READ_RESOURCE_TOOL,
+        json!({"server": "everything", "uri": uri}),
+    )
+    .await
+    .unwrap();
+    assert!(!read.is_error, "{read:?}");
+
+    // A prompt that needs no argument, fetched into the blocks of a turn.
+    let prompt = tools
+        .prompts()
+        .into_iter()
+        .find(|prompt| prompt.arguments.iter().all(|(_, required)| !required))
+        .unwrap_or_else(|| panic!("no prompt without arguments in {:?}", tools.prompts()));
+    let blocks = tools
+        .get_prompt(
+            "everything",
+            &prompt.name,
+            &[],
+            &CallContext::detached(CancellationToken::new()),
+        )
+        .await
+        .unwrap();
+    assert!(!blocks.is_empty());
+}
