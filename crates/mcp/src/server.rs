@@ -547,16 +547,21 @@ pub(crate) fn supports(
     peer.peer_info().is_some_and(|info| has(&info.capabilities))
 }
 
-/// cairn's side of the handshake: roots (the workspace), and elicitation, which it declines
-/// for want of anyone to ask; no sampling.
+/// cairn's side of the handshake: protocol revision 2025-11-25, roots (the workspace), and
+/// elicitation, which it declines for want of anyone to ask; no sampling.
 fn client_config() -> ClientConfig {
     let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
         "roots": {"listChanged": false},
         "elicitation": {"form": {}}
     }))
     .unwrap_or_default();
-    ClientConfig::new(
+    let mut config = ClientConfig::new(
         capabilities,
         Implementation::new("cairn", env!("CARGO_PKG_VERSION")),
-    )
+    );
+    // The revision servers and clients speak today (Claude Code's, the conformance suite's);
+    // rmcp's default, 2026-07-28, forbids the server-to-client requests (roots, elicitation)
+    // that servers of this revision still make.
+    config.protocol_version = rmcp::model::ProtocolVersion::V_2025_11_25;
+    config
 }
