@@ -379,6 +379,9 @@ pub enum McpCommand {
         name: String,
         json: String,
     },
+    /// Serve cairn's own tools to another MCP client over standard input and output; each
+    /// call goes through the permission rules and hooks, and one that would ask is refused.
+    Serve,
     /// Remove a server from a scope (without --scope: from the first that has it, local
     /// first).
     Remove {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use cairn_config::project_level::Face;
 use cairn_core::assembly::Turn;
-use cairn_core::commands::{self, CommandTable, CommandTurn, Report, Resolved};
+use cairn_core::commands::{CommandTable, CommandTurn, Report, Resolved};
 use cairn_core::reports::{self, ContextFacts, CostFacts, StatusFacts, doctor};
 use cairn_core::{BackgroundShells, EndReason, SessionHost, SessionInput, StartSource};
 use cairn_protocol::{
@@ -59,13 +59,30 @@ pub async fn run(args: Args) -> ExitCode {
     // A slash line is resolved by the table every face parses with: the engine's work (a
     // compaction, a custom command's turn), a report answered here, or an error; never a
     // prompt for the model.
-    let work = match commands::resolve(&prompt, &cwd, &home) {
-        Resolved::Message => Work::Turn(Turn::message(vec![ContentBlock::text(prompt)])),
+    let table = crate::mcp::command_table(&prompt, &cwd, &home, mcp.as_ref()).await;
+    let work = match table.resolve(&prompt, &cwd) {
+        Resolved::Message => Work::Message(Turn::message(vec![ContentBlock::text(prompt)])),
+        Resolved::McpPrompt(call) => match (call.error(), mcp.as_ref()) {
+            (None, Some(_)) => Work::McpPrompt(call),
+            (Some(error), _) => {
+                print_error_result(args.output_format, &error.to_string(), started.elapsed());
+                return ExitCode::FAILURE;
+            }
+            (None, None) => {
+                print_error_result(args.output_format, "no MCP servers", started.elapsed());
+                return ExitCode::FAILURE;
+            }
+        },
         Resolved::Turn(CommandTurn::Prompt { turn, .. }) => Work::Turn(turn),
         // `/compact [instructions]` compacts the session (continued with -c or --resume).
         Resolved::Turn(CommandTurn::Compact { instructions }) => Work::Compact(instructions),
         Resolved::Report { report, .. } => {
+            if let (Report::Mcp, Some(mcp)) = (report, mcp.as_ref()) {
+                // The report says how each server's start ended, as `cairn mcp list` does.
+                mcp.wait_all().await;
+            }
             let facts = RunFacts {
+                mcp: mcp.as_ref(),
                 host: &host,
                 info: &info,
                 cwd: &cwd,
@@ -91,6 +108,32 @@ pub async fn run(args: Args) -> ExitCode {
     };
     // MCP servers get a short moment to connect before the first request.
     crate::mcp::settle(mcp.as_ref(), &mut info, args.verbose).await;
+    let mut mcp_warnings = Vec::new();
+    let work = match work {
+        Work::Message(mut turn) => {
+            mcp_warnings = crate::mcp::attach_mentions(mcp.as_ref(), &mut turn).await;
+            Ready::Turn(turn)
+        }
+        Work::McpPrompt(call) => {
+            let fetched = match mcp.as_ref() {
+                Some(mcp) => {
+                    crate::mcp::prompt_turn(mcp, &call, tokio_util::sync::CancellationToken::new())
+                        .await
+                        .map_err(|err| format!("{}: {err}", call.shown))
+                }
+                None => Err(format!("{}: no MCP servers", call.shown)),
+            };
+            match fetched {
+                Ok(turn) => Ready::Turn(turn),
+                Err(message) => {
+                    print_error_result(args.output_format, &message, started.elapsed());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        Work::Turn(turn) => Ready::Turn(turn),
+        Work::Compact(instructions) => Ready::Compact(instructions),
+    };
     let source = if resumed {
         StartSource::Resume
     } else {
@@ -101,7 +144,7 @@ pub async fn run(args: Args) -> ExitCode {
     if let Some(note) = unsupported.filter(|_| args.verbose) {
         eprintln!("note: {note}");
     }
-    for message in instruction_warnings {
+    for message in instruction_warnings.into_iter().chain(mcp_warnings) {
         printer.event(&EventEnvelope {
             from: AgentAddress::default(),
             event: AgentEvent::Warning { message },
@@ -111,8 +154,8 @@ pub async fn run(args: Args) -> ExitCode {
     let input = session.input();
     let stopped_by = watch_stop_signals(input.clone(), session.background_shells());
     let sent = match work {
-        Work::Turn(turn) => input.submit(turn),
-        Work::Compact(instructions) => input.compact(instructions),
+        Ready::Turn(turn) => input.submit(turn),
+        Ready::Compact(instructions) => input.compact(instructions),
     };
     let mut code = None;
     if sent.is_err() {
@@ -151,12 +194,23 @@ pub async fn run(args: Args) -> ExitCode {
 /// What a `-p` run's line asks the engine for.
 enum Work {
     Turn(Turn),
+    /// A message, whose `@server:uri` mentions are attached once the servers had their moment.
+    Message(Turn),
+    /// An MCP prompt, fetched from its server once the servers had their moment.
+    McpPrompt(cairn_core::commands::McpPromptCall),
+    Compact(Option<String>),
+}
+
+/// What the engine is sent, once mentions are attached and an MCP prompt fetched.
+enum Ready {
+    Turn(Turn),
     Compact(Option<String>),
 }
 
 /// What a `-p` run knows when a report is asked for, before any request.
 struct RunFacts<'a> {
     host: &'a SessionHost,
+    mcp: Option<&'a Arc<cairn_mcp::McpTools>>,
     info: &'a SessionInfo,
     cwd: &'a Path,
     home: &'a Path,
@@ -203,6 +257,10 @@ fn report_text(report: Report, facts: &RunFacts<'_>) -> String {
             credential_variable: facts.info.api_key_source,
         })),
         Report::Skills => cairn_core::skill::skills_report(facts.cwd, facts.home),
+        Report::Mcp => facts.mcp.map_or_else(
+            || "No MCP servers are configured here.".to_string(),
+            |mcp| mcp.report_text(),
+        ),
     }
 }
 

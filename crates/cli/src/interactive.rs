@@ -92,6 +92,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         status_command,
         instruction_warnings,
         unsupported,
+        mcp,
         ..
     } = match prepare(args, Face::Interactive, broker) {
         Ok(prepared) => prepared,
@@ -151,6 +152,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         memory_dir,
         startup_warnings: instruction_warnings,
         startup_notes: unsupported.into_iter().collect(),
+        mcp: mcp.map(crate::mcp::report_source),
     };
     // The UI interrupts any running turn on its way out.
     let result = run_app(config, running.input(), ui_events).await;

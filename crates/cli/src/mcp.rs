@@ -10,14 +10,18 @@ use std::time::Duration;
 
 use anyhow::Context;
 use cairn_config::LoadedSettings;
+use cairn_core::assembly::Turn;
+use cairn_core::commands::{
+    CommandEntry, CommandTable, McpPrompt, McpPromptArgument, McpPromptCall, McpReport,
+};
 use cairn_mcp::config::{
     self, ConfigSources, Configured, ConfiguredServer, ProjectApproval, Scope,
 };
 use cairn_mcp::edit::Target;
-use cairn_mcp::{Limits, McpTools, StartOptions, Status};
-use cairn_protocol::Message;
-use cairn_tools::ToolExecutor;
+use cairn_mcp::{Limits, McpTools, Roots, StartOptions, Status};
+use cairn_protocol::{ContentBlock, Message};
 use cairn_tools::tool_search::{Deferral, DeferralBudget, DeferredTools, loaded_in_history};
+use cairn_tools::{CallContext, ToolExecutor, ToolRegistry};
 use serde_json::json;
 
 use crate::args::{Args, McpCommand, McpScope};
@@ -93,12 +97,15 @@ pub fn configured(
 
 /// Starts the run's servers in the background; `None` when there are none, so a project
 /// without MCP servers pays nothing. Returns the warnings for the user beside them.
+/// `roots` are what servers are told they may work in: the workspace and its added
+/// directories.
 /// Inside an Agent SDK host, its in-process servers are reached through `sdk`.
 pub fn start(
     args: &Args,
     settings: &LoadedSettings,
     cwd: &Path,
     home: &Path,
+    roots: Roots,
     sdk: Option<Arc<dyn cairn_mcp::SdkMcpChannel>>,
 ) -> anyhow::Result<(Option<Arc<McpTools>>, Vec<String>)> {
     let configured = configured(args, settings, cwd, home)?;
@@ -122,6 +129,7 @@ pub fn start(
             project: cwd.to_path_buf(),
             inherited_env,
             limits: Limits::from_env(lookup),
+            roots,
         },
         sdk,
     );
@@ -166,11 +174,130 @@ pub async fn settle(mcp: Option<&Arc<McpTools>>, session: &mut SessionInfo, verb
             session.tools.push(spec.name);
         }
     }
+    // The servers' prompts are commands too, as Claude Code's init line lists them.
+    for prompt in mcp.prompts() {
+        if !session.slash_commands.contains(&prompt.command) {
+            session.slash_commands.push(prompt.command);
+        }
+    }
+}
+
+/// The command table of a line typed in `cwd`: the built-ins, the custom commands and the
+/// connected servers' prompts. A line that names an MCP prompt (`/mcp__…`) waits for the
+/// servers to start first (each within its start-up timeout), since its prompt may be on
+/// one still starting.
+pub async fn command_table(
+    line: &str,
+    cwd: &Path,
+    home: &Path,
+    mcp: Option<&Arc<McpTools>>,
+) -> CommandTable {
+    let table = CommandTable::load(cwd, home);
+    let Some(mcp) = mcp else {
+        return table;
+    };
+    let names_a_prompt = cairn_core::commands::command_line(line).is_some_and(|command| {
+        command.name.starts_with("mcp__") && table.find(command.name).is_none()
+    });
+    if names_a_prompt {
+        mcp.wait_all().await;
+    }
+    table.with_mcp_prompts(prompt_entries(mcp))
+}
+
+/// The connected servers' prompts as entries of the command table.
+pub fn prompt_entries(mcp: &McpTools) -> Vec<CommandEntry> {
+    mcp.prompts()
+        .into_iter()
+        .map(|prompt| {
+            CommandEntry::mcp_prompt(
+                prompt.command,
+                prompt.description,
+                McpPrompt {
+                    server: prompt.server,
+                    prompt: prompt.name,
+                    arguments: prompt
+                        .arguments
+                        .into_iter()
+                        .map(|(name, required)| McpPromptArgument { name, required })
+                        .collect(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The turn an MCP prompt line becomes: the line in Claude Code's command tags, then what
+/// the server returned for the prompt.
+pub async fn prompt_turn(
+    mcp: &McpTools,
+    call: &McpPromptCall,
+    cancel: tokio_util::sync::CancellationToken,
+) -> Result<Turn, cairn_mcp::PromptError> {
+    let cx = CallContext::detached(cancel);
+    let blocks = mcp
+        .get_prompt(&call.server, &call.prompt, &call.arguments, &cx)
+        .await?;
+    let name = call
+        .shown
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let arguments = call.shown[name.len()..].trim();
+    let mut content = vec![ContentBlock::text(format!(
+        "<command-name>{name}</command-name>\n<command-args>{arguments}</command-args>"
+    ))];
+    content.extend(blocks);
+    Ok(Turn::message(content))
+}
+
+/// Adds to `turn` the resources its text mentions as `@server:uri`; returns the warnings for
+/// the mentions that could not be read.
+pub async fn attach_mentions(mcp: Option<&Arc<McpTools>>, turn: &mut Turn) -> Vec<String> {
+    let Some(mcp) = mcp else {
+        return Vec::new();
+    };
+    let text: String = turn
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    if mcp.mentions(&text).is_empty() {
+        return Vec::new();
+    }
+    // A mention may name a server still starting: reading it waits for that one.
+    let cx = CallContext::detached(tokio_util::sync::CancellationToken::new());
+    let (blocks, warnings) = mcp.attach_mentions(&text, &cx).await;
+    turn.content.extend(blocks);
+    warnings
+}
+
+/// The `/mcp` report of a run's servers, for a face.
+pub fn report_source(mcp: Arc<McpTools>) -> Arc<dyn McpReport> {
+    Arc::new(ServersReport(mcp))
+}
+
+#[derive(Debug)]
+struct ServersReport(Arc<McpTools>);
+
+impl McpReport for ServersReport {
+    fn report(&self) -> String {
+        self.0.report_text()
+    }
 }
 
 /// `cairn mcp list` and `cairn mcp get NAME`.
 pub fn run_mcp_command(args: &Args, what: &McpCommand) -> ExitCode {
-    match run(args, what) {
+    let result = match what {
+        McpCommand::Serve => serve(args),
+        _ => run(args, what),
+    };
+    match result {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
@@ -190,6 +317,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
     let wanted = |server: &ConfiguredServer| match what {
         McpCommand::Get { name } => &server.name == name,
         McpCommand::List
+        | McpCommand::Serve
         | McpCommand::Add { .. }
         | McpCommand::AddJson { .. }
         | McpCommand::Remove { .. } => true,
@@ -240,6 +368,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
                         project: cwd.clone(),
                         inherited_env: server_environment(),
                         limits: Limits::from_env(lookup),
+                        roots: Roots::fixed(vec![cwd.clone()]),
                     },
                 );
                 tools.wait_all().await;
@@ -327,7 +456,7 @@ fn edit(what: &McpCommand, cwd: &Path) -> anyhow::Result<Option<ExitCode>> {
         project: cwd,
     };
     let (verb, name, file) = match what {
-        McpCommand::List | McpCommand::Get { .. } => return Ok(None),
+        McpCommand::List | McpCommand::Get { .. } | McpCommand::Serve => return Ok(None),
         McpCommand::Add {
             scope,
             transport,
@@ -397,6 +526,86 @@ fn edit(what: &McpCommand, cwd: &Path) -> anyhow::Result<Option<ExitCode>> {
     };
     println!("{verb} MCP server \"{name}\" ({})", file.display());
     Ok(Some(ExitCode::SUCCESS))
+}
+
+/// `cairn mcp serve`: the built-in tools over stdio, each call judged by the permission rules
+/// and hooks of this folder's settings with nobody to ask, so what would ask is refused with
+/// the gate's reason and what the rules allow runs.
+fn serve(args: &Args) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let home = std::env::home_dir().context("cannot find the home directory: set HOME")?;
+    let mut settings = crate::settings::load_settings(args, &cwd)?;
+    crate::settings::apply_project_rule(
+        args,
+        &mut settings,
+        &cwd,
+        cairn_config::project_level::Face::Headless,
+    )?;
+    let mode = if args.dangerously_skip_permissions {
+        cairn_config::PermissionMode::BypassPermissions
+    } else {
+        args.permission_mode
+            .or(settings.settings().permissions.default_mode)
+            .unwrap_or(cairn_config::PermissionMode::Default)
+    };
+    let cairn_home = crate::session::cairn_home()?;
+    let session_id = format!("mcp-serve-{}", std::process::id());
+    let transcript_path = cairn_home.join("mcp-serve.jsonl");
+    let governance = crate::governance::build_governance(&crate::governance::GovernanceInputs {
+        args,
+        settings: &settings,
+        cwd: &cwd,
+        home: &home,
+        mode,
+        session_id: &session_id,
+        transcript_path: &transcript_path,
+    })?;
+    let mut context = cairn_tools::ToolContext::new(cwd.clone());
+    // Commands never see a credential, not even one the settings' `env` holds.
+    context.env = settings
+        .env()
+        .clone()
+        .into_iter()
+        .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
+        .collect();
+    context.sandbox = governance.sandbox;
+    context.private_dirs = vec![cairn_home];
+    let gate = governance.governance.gate().clone();
+    context.workspace_roots = cairn_tools::WorkspaceRoots::live(move || gate.workspace_roots());
+    let tools: Arc<dyn ToolExecutor> = Arc::new(ToolRegistry::with_builtins(context));
+    let server =
+        cairn_mcp::serve::ToolServer::new(tools, Arc::new(GovernedCalls(governance.governance)));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let served = runtime.block_on(server.serve_stdio());
+    runtime.shutdown_background();
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The session's governance as `cairn mcp serve`'s gate: nobody can be asked.
+struct GovernedCalls(cairn_core::Governance);
+
+#[async_trait::async_trait]
+impl cairn_mcp::serve::CallGate for GovernedCalls {
+    async fn authorize(
+        &self,
+        tools: &Arc<dyn ToolExecutor>,
+        call: cairn_tools::PreparedCall,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<cairn_tools::PreparedCall, cairn_tools::ToolOutput> {
+        self.0
+            .authorize(
+                tools,
+                call,
+                &cairn_protocol::NobodyToAsk,
+                &cairn_protocol::EventSender::discard(),
+                cancel,
+            )
+            .await
+    }
 }
 
 /// What a server's process inherits of cairn's environment: every variable but cairn's

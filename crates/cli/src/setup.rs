@@ -231,7 +231,10 @@ pub fn prepare_for_host(
     let gate = governance.governance.gate().clone();
     tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
-    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home, sdk_mcp)?;
+    // MCP servers are told the workspace and its added directories as their roots.
+    let roots_gate = governance.governance.gate().clone();
+    let roots = cairn_mcp::Roots::live(move || roots_gate.workspace_roots());
+    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home, roots, sdk_mcp)?;
     let mut registry = ToolRegistry::with_builtins(tool_context);
     // Skills: the model sees their names and descriptions in the Skill tool, and a project's
     // grants no more than the project's settings could (nothing when they are not read).

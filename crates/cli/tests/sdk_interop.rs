@@ -3,8 +3,9 @@
 //! `ClaudeSDKClient` session of two turns with an interrupt, a hook callback, and an
 //! in-process SDK MCP tool; and the TypeScript SDK (`@anthropic-ai/claude-agent-sdk`,
 //! `pathToClaudeCodeExecutable`): `query()` with `canUseTool`. Behind the `interop` feature:
-//! `.ci/run` installs the Python SDK into `target/interop/sdk-venv` and the TypeScript one into
-//! `target/interop/ts-sdk` (or set `CAIRN_SDK_PYTHON` and `CAIRN_TS_SDK_MODULES`).
+//! `.ci/run` installs the Python SDK into `target/interop/py-venv` (its python is
+//! `$CAIRN_INTEROP_PYTHON`) and the TypeScript one into `target/interop/ts-sdk` (or set
+//! `CAIRN_TS_SDK_MODULES`).
 
 #![cfg(feature = "interop")]
 #![allow(
@@ -23,10 +24,10 @@ mod support;
 use support::Harness;
 
 fn python() -> PathBuf {
-    std::env::var_os("CAIRN_SDK_PYTHON").map_or_else(
+    std::env::var_os("CAIRN_INTEROP_PYTHON").map_or_else(
         || {
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../../target/interop/sdk-venv/bin/python")
+                .join("../../target/interop/py-venv/bin/python")
         },
         PathBuf::from,
     )

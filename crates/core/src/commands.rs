@@ -13,8 +13,10 @@
 //!   to the model.
 //!
 //! The skills of `.claude/skills/` follow, each a turn that loads it ([`CommandEntry::skill`]).
-//! Later sources (MCP prompts) come in as entries of another [`CommandSource`] through
-//! [`CommandTable::add`]; the line is still parsed once, here.
+//! Later sources come in as entries of another [`CommandSource`] through
+//! [`CommandTable::add`]; the line is still parsed once, here. The MCP servers' prompts are
+//! one ([`CommandEntry::mcp_prompt`], [`CommandTable::with_mcp_prompts`]): their text is on
+//! the server, so such a line resolves to [`Resolved::McpPrompt`], which the face fetches.
 //!
 //! # Which lines are commands
 //!
@@ -48,8 +50,10 @@ use cairn_protocol::{ContentBlock, Op};
 use crate::assembly::Turn;
 
 mod built_in;
+mod mcp_prompts;
 
 pub use built_in::{INIT_PROMPT, INIT_TAG};
+pub use mcp_prompts::{McpPrompt, McpPromptArgument, McpPromptCall, McpReport};
 
 /// Where a command comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +64,8 @@ pub enum CommandSource {
     Project,
     /// A custom command of the user (`~/.claude/commands/`).
     User,
+    /// A prompt of an MCP server (`/mcp__<server>__<prompt>`).
+    Mcp,
 }
 
 impl From<CommandScope> for CommandSource {
@@ -88,6 +94,8 @@ pub enum Report {
     Doctor,
     /// The skills of `.claude/skills/` ([`crate::skill::skills_report`]).
     Skills,
+    /// The MCP servers: each one's state, tool count and, for a failed one, the reason.
+    Mcp,
 }
 
 /// A command only the interactive UI can carry out: it acts on the screen, the running
@@ -125,6 +133,8 @@ pub enum TurnCommand {
     Custom(Box<CustomCommand>),
     /// A skill used by its name: its text is the turn ([`Turn::skill`]).
     Skill(Box<Skill>),
+    /// An MCP server's prompt: what the server returns for it is the turn.
+    McpPrompt(McpPrompt),
 }
 
 /// What a command is, which decides what each face does with it.
@@ -270,6 +280,15 @@ impl CommandTable {
         table
     }
 
+    /// The table with the MCP prompts of `entries` added after everything else (a command
+    /// of the files keeps its name).
+    pub fn with_mcp_prompts(mut self, entries: impl IntoIterator<Item = CommandEntry>) -> Self {
+        for entry in entries {
+            self.add(entry);
+        }
+        self
+    }
+
     /// Adds `entry` unless its name or an alias is taken already (the earlier entry wins);
     /// says whether it was added. The way in for later sources (skills, MCP prompts).
     pub fn add(&mut self, entry: CommandEntry) -> bool {
@@ -341,6 +360,9 @@ impl CommandTable {
                 shown: shown_line(name, arguments),
                 source: entry.source,
             }),
+            CommandKind::Turn(TurnCommand::McpPrompt(prompt)) => Resolved::McpPrompt(
+                McpPromptCall::new(prompt, arguments, shown_line(name, arguments)),
+            ),
         }
     }
 }
@@ -377,6 +399,8 @@ pub enum Resolved {
         /// What followed the name, trimmed.
         arguments: String,
     },
+    /// An MCP server's prompt, for the face to fetch from its server and send as the turn.
+    McpPrompt(McpPromptCall),
     /// A name no command answers to.
     Unknown {
         /// The name as typed, without the slash.
@@ -396,6 +420,7 @@ impl Resolved {
                 Some(CommandError::InteractiveOnly { name: name.clone() })
             }
             Resolved::Unknown { name, .. } => Some(CommandError::Unknown { name: name.clone() }),
+            Resolved::McpPrompt(call) => call.error(),
             Resolved::Message | Resolved::Turn(_) | Resolved::Report { .. } => None,
         }
     }
@@ -415,6 +440,14 @@ pub enum CommandError {
     Unknown {
         /// The name as typed.
         name: String,
+    },
+    /// An MCP prompt's line left out arguments its server needs.
+    #[error("/{name} needs the argument {missing}: give the values in order after the name")]
+    MissingArguments {
+        /// The name as typed.
+        name: String,
+        /// The arguments left out, comma-separated.
+        missing: String,
     },
 }
 

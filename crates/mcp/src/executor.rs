@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use crate::cache::ManifestCache;
 use crate::config::{ConfiguredServer, Scope};
-use crate::server::{Limits, Server, State, Status, Version};
+use crate::resources::{self, RESOURCE_SAFETY, is_resource_tool};
+use crate::server::{Limits, Roots, Server, State, Status, Version};
 use crate::tool::McpTool;
 
 /// Where and how servers start.
@@ -30,6 +31,8 @@ pub struct StartOptions {
     pub inherited_env: Vec<(String, String)>,
     /// Timeouts and the result cap.
     pub limits: Limits,
+    /// The directories servers are told they may work in (`roots/list`).
+    pub roots: Roots,
 }
 
 /// One server as `cairn mcp list` and the `init` line show it.
@@ -54,7 +57,7 @@ pub struct ServerReport {
 /// offered; calling one waits for that server only. A server that fails, crashes or stops
 /// answering turns its calls into error results naming the reason and quoting its stderr.
 pub struct McpTools {
-    servers: Vec<Arc<Server>>,
+    pub(crate) servers: Vec<Arc<Server>>,
     version: Arc<Version>,
 }
 
@@ -95,6 +98,7 @@ impl McpTools {
                         options.project.clone(),
                         options.inherited_env.clone(),
                         version.clone(),
+                        options.roots.clone(),
                     )
                     .with_sdk_channel(sdk.clone()),
                 )
@@ -167,6 +171,10 @@ impl McpTools {
     /// others: its server's configuration says `alwaysLoad`, or the tool's own
     /// `_meta["anthropic/alwaysLoad"]` does.
     pub fn always_loads(&self, name: &str) -> bool {
+        // Two tools whose definitions cost little and which no search would find by name.
+        if is_resource_tool(name) {
+            return true;
+        }
         self.find(name).is_some_and(|(server, tool)| {
             server.configured.config.always_load() || tool.always_load
         })
@@ -181,13 +189,36 @@ impl McpTools {
         })
     }
 
-    async fn call(
+    /// The `/mcp` report: each server, its state, its tool count, and why one failed.
+    pub fn report_text(&self) -> String {
+        let mut text = String::from("MCP servers:");
+        for report in self.reports() {
+            let state = match &report.status {
+                Status::Connected => format!("connected, {} tools", report.tools),
+                Status::Pending if report.tools > 0 => format!(
+                    "starting ({} tools known from its last connection)",
+                    report.tools
+                ),
+                Status::Pending => "starting".to_string(),
+                Status::Failed(reason) => format!("failed: {reason}"),
+            };
+            text.push_str(&format!(
+                "\n  {} ({}, {}): {state}",
+                report.name,
+                report.scope.as_str(),
+                report.origin
+            ));
+        }
+        text
+    }
+
+    /// The peer of a server once it is connected: waits while it starts, and starts again one
+    /// that stopped; or why it is not available.
+    pub(crate) async fn connected(
         &self,
         server: &Arc<Server>,
-        tool: &McpTool,
-        input: &Value,
         cx: &CallContext,
-    ) -> ToolOutput {
+    ) -> Result<rmcp::Peer<rmcp::RoleClient>, String> {
         let name = server.name().to_string();
         let mut state = server.state();
         if let State::Failed(_) = state {
@@ -201,22 +232,32 @@ impl McpTools {
             state = tokio::select! {
                 state = server.started() => state,
                 _ = cx.cancel.cancelled() => {
-                    return ToolOutput::error(format!(
+                    return Err(format!(
                         "The user interrupted while the MCP server \"{name}\" was starting."
                     ));
                 }
             };
         }
-        let peer = match state {
-            State::Connected(peer) => peer,
-            State::Failed(reason) => {
-                return ToolOutput::error(format!(
-                    "The MCP server \"{name}\" is not available: {reason}"
-                ));
-            }
-            State::Starting => {
-                return ToolOutput::error(format!("The MCP server \"{name}\" is still starting."));
-            }
+        match state {
+            State::Connected(peer) => Ok(peer),
+            State::Failed(reason) => Err(format!(
+                "The MCP server \"{name}\" is not available: {reason}"
+            )),
+            State::Starting => Err(format!("The MCP server \"{name}\" is still starting.")),
+        }
+    }
+
+    async fn call(
+        &self,
+        server: &Arc<Server>,
+        tool: &McpTool,
+        input: &Value,
+        cx: &CallContext,
+    ) -> ToolOutput {
+        let name = server.name().to_string();
+        let peer = match self.connected(server, cx).await {
+            Ok(peer) => peer,
+            Err(reason) => return ToolOutput::error(reason),
         };
         let mut params = CallToolRequestParams::new(tool.remote.clone());
         if let Value::Object(arguments) = input {
@@ -266,6 +307,9 @@ impl ToolExecutor for McpTools {
     /// server's are left out, so the model stops seeing what cannot run.
     fn specs(&self) -> Vec<ToolSpec> {
         let mut specs: Vec<ToolSpec> = Vec::new();
+        if self.has_resources() {
+            specs.extend(resources::specs());
+        }
         for server in &self.servers {
             if matches!(server.state(), State::Failed(_)) {
                 continue;
@@ -282,7 +326,7 @@ impl ToolExecutor for McpTools {
     }
 
     fn serves(&self, name: &str) -> bool {
-        self.find(name).is_some()
+        (is_resource_tool(name) && self.has_resources()) || self.find(name).is_some()
     }
 
     fn tools_version(&self) -> u64 {
@@ -294,6 +338,21 @@ impl ToolExecutor for McpTools {
     }
 
     fn try_prepare(&self, call: &ToolCall) -> Result<PreparedCall, PrepareError> {
+        if is_resource_tool(&call.name) && self.has_resources() {
+            resources::check_input(&call.name, &call.input).map_err(|message| {
+                PrepareError::RejectedInput {
+                    tool: call.name.clone(),
+                    message,
+                }
+            })?;
+            return Ok(PreparedCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: call.input.clone(),
+                safety: RESOURCE_SAFETY,
+                paths: Vec::new(),
+            });
+        }
         let Some((_, tool)) = self.find(&call.name) else {
             return Err(PrepareError::UnknownTool {
                 name: call.name.clone(),
@@ -315,6 +374,9 @@ impl ToolExecutor for McpTools {
     }
 
     async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput {
+        if is_resource_tool(&call.name) {
+            return self.run_resource_tool(&call.name, &call.input, cx).await;
+        }
         match self.find(&call.name) {
             Some((server, tool)) => self.call(server, &tool, &call.input, cx).await,
             None => ToolOutput::error(format!("No tool named \"{}\".", call.name)),
@@ -326,8 +388,13 @@ impl ToolExecutor for McpTools {
             .map_or(Reach::OpenWorld, |(_, tool)| tool.reach)
     }
 
-    /// A server's annotations are its word only.
-    fn assurance(&self, _call: &PreparedCall) -> Assurance {
-        Assurance::Claimed
+    /// A server's annotations are its word only; the two resource tools are cairn's own,
+    /// and only list or read.
+    fn assurance(&self, call: &PreparedCall) -> Assurance {
+        if is_resource_tool(&call.name) {
+            Assurance::Checked
+        } else {
+            Assurance::Claimed
+        }
     }
 }

@@ -11,6 +11,9 @@
 //! their annotations are only the server's word, so the gate asks before they run unless a
 //! rule allows them.
 //!
+//! The other way round, [`serve::ToolServer`] serves cairn's own tools to other MCP clients
+//! (`cairn mcp serve`), each call behind a [`serve::CallGate`].
+//!
 //! It must not block the first request on a server, hand a server cairn's credentials (a stdio
 //! server's environment is exactly [`StartOptions::inherited_env`] and its own `env`, and a
 //! project's `.mcp.json` may not name a credential: [`VariableError`]), or let a server's
@@ -21,7 +24,7 @@
 //! # async fn run() -> Result<(), cairn_mcp::config::ConfigError> {
 //! use std::path::Path;
 //! use cairn_mcp::config::{self, ConfigSources, ProjectApproval};
-//! use cairn_mcp::{Limits, McpTools, StartOptions};
+//! use cairn_mcp::{Limits, McpTools, Roots, StartOptions};
 //!
 //! let configured = config::load(&ConfigSources {
 //!     home: Path::new("/home/me"),
@@ -36,6 +39,7 @@
 //!     project: "/home/me/app".into(),
 //!     inherited_env: Vec::new(),
 //!     limits: Limits::from_env(|name| std::env::var(name).ok()),
+//!     roots: Roots::fixed(vec!["/home/me/app".into()]),
 //! });
 //! tools.settle(std::time::Duration::from_millis(500)).await;
 //! # Ok(()) }
@@ -49,13 +53,18 @@ pub mod edit;
 mod executor;
 mod expand;
 pub mod names;
+mod prompts;
+mod resources;
 mod result;
 mod sdk_transport;
+pub mod serve;
 mod server;
 mod tool;
 
 pub use executor::{McpTools, ServerReport, StartOptions};
 pub use expand::VariableError;
+pub use prompts::{PromptError, PromptInfo};
+pub use resources::{LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL};
 pub use result::DEFAULT_MAX_OUTPUT_TOKENS;
 pub use sdk_transport::{ExchangeFuture, SdkMcpChannel, SdkTransport, SdkTransportError};
-pub use server::{Limits, Status};
+pub use server::{Limits, Roots, Status};

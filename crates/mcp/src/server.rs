@@ -28,18 +28,106 @@ const STDERR_LINES: usize = 20;
 /// How long a failure waits for the rest of a server's stderr.
 const STDERR_GRACE: Duration = Duration::from_millis(500);
 
-type Client = RunningService<RoleClient, ListWatcher>;
+type Client = RunningService<RoleClient, ClientSide>;
 
-/// The client side of a connection: cairn's name and capabilities, and a wake-up when the
-/// server says its tool list changed (`notifications/tools/list_changed`).
-pub(crate) struct ListWatcher {
-    config: ClientConfig,
-    changed: Arc<tokio::sync::Notify>,
+/// The directories a server may work in, asked afresh each time a server asks
+/// (`roots/list`): the workspace and the directories added to it.
+#[derive(Clone)]
+pub struct Roots(Arc<dyn Fn() -> Vec<PathBuf> + Send + Sync>);
+
+impl Roots {
+    /// The roots `list` gives each time a server asks.
+    pub fn live(list: impl Fn() -> Vec<PathBuf> + Send + Sync + 'static) -> Roots {
+        Roots(Arc::new(list))
+    }
+
+    /// Always the same directories.
+    pub fn fixed(roots: Vec<PathBuf>) -> Roots {
+        Roots::live(move || roots.clone())
+    }
+
+    fn list(&self) -> Vec<PathBuf> {
+        (self.0)()
+    }
 }
 
-impl rmcp::ClientHandler for ListWatcher {
+impl std::fmt::Debug for Roots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Roots").field(&self.list()).finish()
+    }
+}
+
+/// A directory as a `file://` URI, every byte outside the unreserved set and `/` escaped.
+pub(crate) fn file_uri(path: &std::path::Path) -> String {
+    let mut uri = String::from("file://");
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(char::from(byte));
+            }
+            other => uri.push_str(&format!("%{other:02X}")),
+        }
+    }
+    uri
+}
+
+/// The client side of a connection: cairn's name and capabilities, the roots it answers
+/// with, sampling and elicitation declined (nobody can answer them here), and a wake-up
+/// when the server says its tool list changed (`notifications/tools/list_changed`).
+pub(crate) struct ClientSide {
+    config: ClientConfig,
+    changed: Arc<tokio::sync::Notify>,
+    roots: Roots,
+}
+
+#[allow(
+    deprecated,
+    reason = "roots and sampling are deprecated in MCP's newest revision, but servers still ask"
+)]
+impl rmcp::ClientHandler for ClientSide {
     fn get_info(&self) -> ClientConfig {
         self.config.clone()
+    }
+
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        let roots: Vec<Value> = self
+            .roots
+            .list()
+            .iter()
+            .map(|root| {
+                let name = root
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned());
+                serde_json::json!({"uri": file_uri(root), "name": name})
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({ "roots": roots }))
+            .map_err(|err| rmcp::ErrorData::internal_error(err.to_string(), None))
+    }
+
+    async fn create_message(
+        &self,
+        _params: rmcp::model::CreateMessageRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        Err(rmcp::ErrorData::new(
+            rmcp::model::ErrorCode::INVALID_REQUEST,
+            "cairn declines sampling requests: it does not let MCP servers use its model",
+            None,
+        ))
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        // Nobody can fill in a form here: the answer is a decline, as Claude Code's -p gives.
+        serde_json::from_value(serde_json::json!({"action": "decline"}))
+            .map_err(|err| rmcp::ErrorData::internal_error(err.to_string(), None))
     }
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
@@ -155,6 +243,10 @@ pub(crate) struct Server {
     version: Arc<Version>,
     /// Woken when the server says its tool list changed.
     list_changed: Arc<tokio::sync::Notify>,
+    /// The roots it is told about.
+    roots: Roots,
+    /// Its prompts, listed when it connected.
+    pub(crate) prompts: RwLock<Vec<Value>>,
     /// Whether the cache had a tool list when the run started.
     pub(crate) had_manifest: bool,
     /// The host's channel for its in-process (`sdk`) servers; `None` outside an SDK host.
@@ -169,6 +261,7 @@ impl Server {
         project: PathBuf,
         inherited_env: Vec<(String, String)>,
         version: Arc<Version>,
+        roots: Roots,
     ) -> Self {
         let key = ManifestCache::key(&configured.name, &configured.config);
         let cached: Vec<Arc<McpTool>> = cache
@@ -205,6 +298,8 @@ impl Server {
             version,
             list_changed: Arc::default(),
             sdk: None,
+            roots,
+            prompts: RwLock::new(Vec::new()),
         }
     }
 
@@ -265,6 +360,17 @@ impl Server {
                     *live = tools;
                 }
                 let peer = client.peer().clone();
+                // A server whose prompts cannot be listed still serves its tools.
+                let prompts = match supports(&peer, |caps| caps.prompts.is_some()) {
+                    true => peer.list_all_prompts().await.unwrap_or_default(),
+                    false => Vec::new(),
+                };
+                if let Ok(mut live) = self.prompts.write() {
+                    *live = prompts
+                        .iter()
+                        .filter_map(|prompt| serde_json::to_value(prompt).ok())
+                        .collect();
+                }
                 *self.client.lock().await = Some(client);
                 tokio::spawn(self.clone().follow_list_changes(peer.clone()));
                 State::Connected(peer)
@@ -420,7 +526,7 @@ impl Server {
     }
 }
 
-async fn open_http(http: &HttpConfig, watcher: ListWatcher) -> Result<Client, String> {
+async fn open_http(http: &HttpConfig, watcher: ClientSide) -> Result<Client, String> {
     let mut headers = std::collections::HashMap::new();
     for (name, value) in &http.headers {
         let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
@@ -447,17 +553,38 @@ async fn open_http(http: &HttpConfig, watcher: ListWatcher) -> Result<Client, St
 }
 
 impl Server {
-    fn watcher(&self) -> ListWatcher {
-        ListWatcher {
+    fn watcher(&self) -> ClientSide {
+        ClientSide {
             config: client_config(),
             changed: self.list_changed.clone(),
+            roots: self.roots.clone(),
         }
     }
 }
 
+/// Whether the server said, in its handshake, that it has what `has` looks for.
+pub(crate) fn supports(
+    peer: &rmcp::Peer<RoleClient>,
+    has: impl Fn(&rmcp::model::ServerCapabilities) -> bool,
+) -> bool {
+    peer.peer_info().is_some_and(|info| has(&info.capabilities))
+}
+
+/// cairn's side of the handshake: protocol revision 2025-11-25, roots (the workspace), and
+/// elicitation, which it declines for want of anyone to ask; no sampling.
 fn client_config() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
+    let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
+        "roots": {"listChanged": false},
+        "elicitation": {"form": {}}
+    }))
+    .unwrap_or_default();
+    let mut config = ClientConfig::new(
+        capabilities,
         Implementation::new("cairn", env!("CARGO_PKG_VERSION")),
-    )
+    );
+    // The revision servers and clients speak today (Claude Code's, the conformance suite's);
+    // rmcp's default, 2026-07-28, forbids the server-to-client requests (roots, elicitation)
+    // that servers of this revision still make.
+    config.protocol_version = rmcp::model::ProtocolVersion::V_2025_11_25;
+    config
 }

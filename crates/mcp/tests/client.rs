@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use cairn_mcp::cache::ManifestCache;
 use cairn_mcp::config::{ConfiguredServer, Scope, ServerConfig, StdioConfig};
-use cairn_mcp::{Limits, McpTools, StartOptions, Status};
+use cairn_mcp::{Limits, McpTools, Roots, StartOptions, Status};
 use cairn_protocol::{ImageSource, ToolResultBlock, ToolResultContent};
 use cairn_test_support::mcp::{PIXEL_PNG_BASE64, server_binary};
 use cairn_tools::{
@@ -58,6 +58,7 @@ fn start(home: &Path, servers: Vec<ConfiguredServer>, call: Duration) -> Arc<Mcp
                 call,
                 max_output_tokens: 25_000,
             },
+            roots: Roots::fixed(vec![home.to_path_buf()]),
         },
     )
 }

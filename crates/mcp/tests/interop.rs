@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_mcp::config::{ConfiguredServer, Scope, ServerConfig, StdioConfig};
-use cairn_mcp::{Limits, McpTools, StartOptions, Status};
+use cairn_mcp::{Limits, McpTools, Roots, StartOptions, Status};
 use cairn_protocol::{ToolResultBlock, ToolResultContent};
 use cairn_tools::{CallContext, PrepareError, ToolCall, ToolExecutor, ToolOutput};
 use serde_json::{Value, json};
@@ -49,6 +49,7 @@ async fn everything(home: &std::path::Path) -> Arc<McpTools> {
                 call: Duration::from_secs(60),
                 max_output_tokens: 25_000,
             },
+            roots: Roots::fixed(vec![home.to_path_buf()]),
         },
     );
     tools.wait_all().await;
@@ -114,4 +115,43 @@ async fn server_everything_lists_tools_echoes_returns_an_image_and_refuses_bad_i
         matches!(refused, Err(PrepareError::RejectedInput { .. })),
         "{refused:?}"
     );
+}
+
+#[tokio::test]
+async fn server_everything_resources_are_listed_and_read_and_a_prompt_is_fetched() {
+    let home = tempfile::tempdir().unwrap();
+    let tools = everything(home.path()).await;
+    let listed = call(&tools, cairn_mcp::LIST_RESOURCES_TOOL, json!({}))
+        .await
+        .unwrap();
+    assert!(!listed.is_error, "{listed:?}");
+    let text = listed.content.text();
+    let json_end = text.rfind(']').map_or(text.len(), |end| end + 1);
+    let resources: Value = serde_json::from_str(&text[..json_end]).unwrap();
+    let uri = resources[0]["uri"].as_str().unwrap().to_string();
+    let read = call(
+        &tools,
+        cairn_mcp::READ_RESOURCE_TOOL,
+        json!({"server": "everything", "uri": uri}),
+    )
+    .await
+    .unwrap();
+    assert!(!read.is_error, "{read:?}");
+
+    // A prompt that needs no argument, fetched into the blocks of a turn.
+    let prompt = tools
+        .prompts()
+        .into_iter()
+        .find(|prompt| prompt.arguments.iter().all(|(_, required)| !required))
+        .unwrap_or_else(|| panic!("no prompt without arguments in {:?}", tools.prompts()));
+    let blocks = tools
+        .get_prompt(
+            "everything",
+            &prompt.name,
+            &[],
+            &CallContext::detached(CancellationToken::new()),
+        )
+        .await
+        .unwrap();
+    assert!(!blocks.is_empty());
 }

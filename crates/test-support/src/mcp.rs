@@ -1,13 +1,18 @@
 //! A test MCP server on rmcp's server side, served over stdio by the `cairn-test-mcp-server`
 //! binary, with faults on request: slow to answer `initialize`, many tools, a tool that fails,
-//! one that returns an image, one that crashes the server mid-call and one that never answers.
+//! one that returns an image, one that crashes the server mid-call and one that never answers;
+//! two resources and two prompts; tools that ask the client for its roots, for a sampled
+//! message and for an elicited answer, and say what the client answered.
 
 use std::io::Write;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -27,6 +32,10 @@ pub struct McpServerOptions {
     pub http: bool,
     /// List a `grow` tool, which adds a `grown` tool and says the tool list changed.
     pub list_changes: bool,
+    /// Offer two resources and two prompts (`--resources`).
+    pub resources: bool,
+    /// List the `roots`, `sample` and `elicit` tools, which ask the client (`--client-requests`).
+    pub client_requests: bool,
 }
 
 impl McpServerOptions {
@@ -45,6 +54,8 @@ impl McpServerOptions {
                 }
                 "--http" => options.http = true,
                 "--list-changes" => options.list_changes = true,
+                "--resources" => options.resources = true,
+                "--client-requests" => options.client_requests = true,
                 "--tools" => {
                     options.extra_tools = usize::try_from(number("--tools")?)
                         .map_err(|_| "--tools is too large".to_string())?;
@@ -159,6 +170,11 @@ impl TestMcpServer {
                 "annotations": {"readOnlyHint": true}
             }),
         ];
+        if self.options.client_requests {
+            tools.push(json!({"name": "roots", "description": "Says the client's roots, one URI a line.", "inputSchema": {"type": "object"}}));
+            tools.push(json!({"name": "sample", "description": "Asks the client to sample a message.", "inputSchema": {"type": "object"}}));
+            tools.push(json!({"name": "elicit", "description": "Asks the client for an answer.", "inputSchema": {"type": "object"}}));
+        }
         if self.options.list_changes {
             tools.push(json!({"name": "grow", "description": "Adds the grown tool.", "inputSchema": {"type": "object"}}));
         }
@@ -176,6 +192,32 @@ impl TestMcpServer {
     }
 }
 
+/// The text of the `notes` resource.
+pub const NOTES_TEXT: &str = "The notes of the test server.";
+
+/// The server's resources: a text one and a binary one.
+fn resources() -> Value {
+    json!([
+        {"uri": "test://notes", "name": "notes", "description": "Plain notes.", "mimeType": "text/plain"},
+        {"uri": "test://pixel", "name": "pixel", "description": "A one-pixel image.", "mimeType": "image/png"}
+    ])
+}
+
+/// The server's prompts: `greet` takes a name and a mood, `plain` nothing.
+fn prompts() -> Value {
+    json!([
+        {
+            "name": "greet",
+            "description": "Greets someone.",
+            "arguments": [
+                {"name": "name", "description": "Who to greet.", "required": true},
+                {"name": "mood", "description": "How.", "required": false}
+            ]
+        },
+        {"name": "plain", "description": "A prompt without arguments."}
+    ])
+}
+
 fn result(value: Value) -> Result<CallToolResponse, ErrorData> {
     serde_json::from_value::<CallToolResult>(value)
         .map(CallToolResponse::from)
@@ -184,8 +226,12 @@ fn result(value: Value) -> Result<CallToolResponse, ErrorData> {
 
 impl ServerHandler for TestMcpServer {
     fn get_info(&self) -> ServerConfig {
+        let capabilities = match self.options.resources {
+            true => json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}}),
+            false => json!({"tools": {"listChanged": true}}),
+        };
         let capabilities: ServerCapabilities =
-            serde_json::from_value(json!({"tools": {"listChanged": true}})).unwrap_or_default();
+            serde_json::from_value(capabilities).unwrap_or_default();
         InitializeResult::new(capabilities)
     }
 
@@ -208,6 +254,10 @@ impl ServerHandler for TestMcpServer {
             .map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }
 
+    #[allow(
+        deprecated,
+        reason = "roots and sampling, which MCP deprecates, are what two tools test"
+    )]
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -240,6 +290,45 @@ impl ServerHandler for TestMcpServer {
                 std::process::exit(3);
             }
             "hang" => std::future::pending().await,
+            "roots" => {
+                let roots = context.peer.list_roots().await;
+                let text = match roots {
+                    Ok(roots) => roots
+                        .roots
+                        .iter()
+                        .map(|root| root.uri.clone())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    Err(err) => format!("roots refused: {err}"),
+                };
+                result(json!({"content": [{"type": "text", "text": text}]}))
+            }
+            "sample" => {
+                let params = serde_json::from_value(json!({
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+                    "maxTokens": 10
+                }))
+                .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+                let sampled = context.peer.create_message(params).await;
+                let text = match sampled {
+                    Ok(message) => format!("sampled: {:?}", message.message),
+                    Err(err) => format!("sampling refused: {err}"),
+                };
+                result(json!({"content": [{"type": "text", "text": text}]}))
+            }
+            "elicit" => {
+                let params = serde_json::from_value(json!({
+                    "mode": "form",
+                    "message": "Your name?",
+                    "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
+                }))
+                .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+                let text = match context.peer.create_elicitation(params).await {
+                    Ok(answer) => format!("elicitation: {}", json!(answer.action)),
+                    Err(err) => format!("elicitation refused: {err}"),
+                };
+                result(json!({"content": [{"type": "text", "text": text}]}))
+            }
             "env" => result(json!({"content": [{
                 "type": "text",
                 "text": std::env::var(&text).unwrap_or_else(|_| format!("{text} is not set"))
@@ -258,6 +347,88 @@ impl ServerHandler for TestMcpServer {
                 None,
             )),
         }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        serde_json::from_value(json!({"resources": resources()}))
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let contents = match request.uri.as_str() {
+            "test://notes" => {
+                json!([{"uri": "test://notes", "mimeType": "text/plain", "text": NOTES_TEXT}])
+            }
+            "test://pixel" => {
+                json!([{"uri": "test://pixel", "mimeType": "image/png", "blob": PIXEL_PNG_BASE64}])
+            }
+            other => {
+                return Err(ErrorData::resource_not_found(
+                    format!("no resource {other}"),
+                    None,
+                ));
+            }
+        };
+        serde_json::from_value::<ReadResourceResult>(json!({"contents": contents}))
+            .map(ReadResourceResponse::Complete)
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        serde_json::from_value(json!({"prompts": prompts()}))
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let argument = |name: &str| {
+            request
+                .arguments
+                .as_ref()
+                .and_then(|arguments| arguments.get(name))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let text = match request.name.as_str() {
+            "greet" => {
+                let Some(name) = argument("name") else {
+                    return Err(ErrorData::invalid_params(
+                        "greet needs the argument `name`",
+                        None,
+                    ));
+                };
+                let mood = argument("mood").unwrap_or_else(|| "plainly".into());
+                format!("Greet {name}, {mood}.")
+            }
+            "plain" => "Say something plain.".to_string(),
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no prompt named {other}"),
+                    None,
+                ));
+            }
+        };
+        serde_json::from_value::<GetPromptResult>(json!({
+            "description": "from the test server",
+            "messages": [{"role": "user", "content": {"type": "text", "text": text}}]
+        }))
+        .map(GetPromptResponse::Complete)
+        .map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }
 }
 

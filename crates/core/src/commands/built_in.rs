@@ -131,6 +131,13 @@ pub(super) fn entries() -> Vec<CommandEntry> {
             R(Report::Skills),
         ),
         (
+            "mcp",
+            &[],
+            None,
+            "the MCP servers: state, tool count, and why one failed",
+            R(Report::Mcp),
+        ),
+        (
             "compact",
             &[],
             Some("[instructions]"),

@@ -51,6 +51,7 @@ impl Dirs {
             Resolved::Message
             | Resolved::Turn(CommandTurn::Compact { .. })
             | Resolved::Report { .. }
+            | Resolved::McpPrompt(_)
             | Resolved::Interactive { .. } => Lookup {
                 turn: None,
                 warnings: Vec::new(),

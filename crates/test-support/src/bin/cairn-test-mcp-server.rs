@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cairn-test-mcp-server [--sleep-before-initialize SECONDS] [--tools N] [--http]
+//!     [--list-changes] [--resources] [--client-requests]
 //! ```
 
 use std::io::Write;

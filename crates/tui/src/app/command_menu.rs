@@ -25,7 +25,9 @@ pub fn entries(table: &CommandTable) -> Vec<CommandEntry> {
             let hint = entry.argument_hint.clone();
             // A built-in's hint in `<>` is required; a custom command's hint is all it says.
             let needs_argument = match entry.source {
-                CommandSource::BuiltIn => hint.as_ref().is_some_and(|hint| hint.starts_with('<')),
+                CommandSource::BuiltIn | CommandSource::Mcp => {
+                    hint.as_ref().is_some_and(|hint| hint.starts_with('<'))
+                }
                 CommandSource::Project | CommandSource::User => hint.is_some(),
             };
             CommandEntry {

@@ -51,7 +51,7 @@ impl App {
                 // The transcript shows the line as typed, the model gets the expansion; what
                 // the input box holds for a message goes with a custom command's expansion.
                 match source {
-                    CommandSource::BuiltIn => {}
+                    CommandSource::BuiltIn | CommandSource::Mcp => {}
                     CommandSource::Project | CommandSource::User => {
                         turn.content = self.with_input_blocks(turn.content);
                     }
@@ -61,6 +61,11 @@ impl App {
             Resolved::Interactive {
                 command, arguments, ..
             } => self.interactive(command, &arguments),
+            // The UI's table holds no MCP prompts yet: they run through `cairn -p`.
+            Resolved::McpPrompt(call) => self.transcript.push_error(format!(
+                "{}: MCP prompts run through cairn -p for now",
+                call.shown
+            )),
             Resolved::Unknown { name, warnings } => {
                 // One of the files that could not be read may be the command asked for.
                 for warning in warnings {
@@ -82,6 +87,10 @@ impl App {
             Report::Context => self.context_report(),
             Report::Status => self.status_report(),
             // The agents of the files (the UI's own catalog is not in its config yet).
+            Report::Mcp => self.config.mcp.as_ref().map_or_else(
+                || "No MCP servers are configured here.".to_string(),
+                |mcp| mcp.report(),
+            ),
             Report::Agents => reports::agents_report(
                 cairn_core::agent::AgentCatalog::load(
                     &self.config.cwd,

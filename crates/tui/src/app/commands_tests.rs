@@ -51,6 +51,7 @@ impl Fixture {
             memory_dir: None,
             startup_warnings: Vec::new(),
             startup_notes: Vec::new(),
+            mcp: None,
         };
         let (sender, ops) = unbounded_channel();
         Fixture {

@@ -126,6 +126,8 @@ pub struct AppConfig {
     /// Dimmed lines under the welcome line: what the project's files say that cairn reads but
     /// does not act on yet.
     pub startup_notes: Vec<String>,
+    /// The session's MCP servers, for `/mcp`; `None` when it has none.
+    pub mcp: Option<Arc<dyn cairn_core::commands::McpReport>>,
 }
 
 /// The settings as they are on disk when asked (they change: `/permissions` writes them, so

@@ -1,0 +1,99 @@
+//! The client harness for the MCP conformance suite (`@modelcontextprotocol/conformance`),
+//! which runs `conformance_client <server-url>` with `MCP_CONFORMANCE_SCENARIO` set: cairn's
+//! client connects over streamable HTTP, lists the tools and calls each one with arguments
+//! made from its schema (numbers 1, strings "test", booleans true), as a model would.
+//!
+//! ```text
+//! cargo build -p cairn-mcp --example conformance_client
+//! npx @modelcontextprotocol/conformance client \
+//!     --command target/debug/examples/conformance_client --scenario tools_call
+//! ```
+
+#![allow(clippy::print_stderr, reason = "a harness reports on stderr")]
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use cairn_mcp::config::{ConfiguredServer, HttpConfig, Scope, ServerConfig};
+use cairn_mcp::{Limits, McpTools, Roots, StartOptions, Status};
+use cairn_tools::{CallContext, ToolCall, ToolExecutor};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// Arguments for a tool from its input schema: each required property gets a plain value.
+fn arguments(schema: &Value) -> Value {
+    let mut arguments = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for (name, property) in properties.into_iter().flatten() {
+        let value = match property.get("type").and_then(Value::as_str) {
+            Some("number" | "integer") => json!(1),
+            Some("boolean") => json!(true),
+            Some("array") => json!([]),
+            Some("object") => json!({}),
+            _ => json!("test"),
+        };
+        arguments.insert(name.clone(), value);
+    }
+    Value::Object(arguments)
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let Some(url) = std::env::args().nth(1) else {
+        eprintln!("usage: conformance_client <server-url>");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let home = std::env::temp_dir().join(format!("cairn-conformance-{}", std::process::id()));
+    let config: HttpConfig = match serde_json::from_value(json!({"url": url})) {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("conformance_client: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let tools = McpTools::start(
+        vec![ConfiguredServer {
+            name: "conformance".into(),
+            scope: Scope::Flag,
+            origin: "conformance".into(),
+            config: ServerConfig::Http(config),
+        }],
+        StartOptions {
+            cairn_home: home.clone(),
+            project: std::env::temp_dir(),
+            inherited_env: Vec::new(),
+            limits: Limits {
+                startup: Duration::from_secs(20),
+                call: Duration::from_secs(20),
+                max_output_tokens: 25_000,
+            },
+            roots: Roots::fixed(Vec::new()),
+        },
+    );
+    tools.wait_all().await;
+    if let Status::Failed(reason) = &tools.reports()[0].status {
+        eprintln!("conformance_client ({scenario}): {reason}");
+        return ExitCode::FAILURE;
+    }
+    let cx = CallContext::detached(CancellationToken::new());
+    for spec in tools.specs() {
+        if !spec.name.starts_with("mcp__") {
+            continue;
+        }
+        let call = ToolCall {
+            id: spec.name.clone(),
+            name: spec.name.clone(),
+            input: arguments(&spec.input_schema),
+        };
+        match tools.try_prepare(&call) {
+            Ok(prepared) => {
+                let output = tools.execute(&prepared, &cx).await;
+                eprintln!("{}: {}", spec.name, output.content.text());
+            }
+            Err(err) => eprintln!("{}: {err}", spec.name),
+        }
+    }
+    let _ = std::fs::remove_dir_all(home);
+    ExitCode::SUCCESS
+}
