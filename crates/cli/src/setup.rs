@@ -16,7 +16,7 @@ use cairn_core::{EngineConfig, SessionHost, SessionParts};
 use cairn_llm::models;
 use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
 use cairn_protocol::PermissionBroker;
-use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
+use cairn_tools::{PlanHandback, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
 
 use crate::args::Args;
 use crate::governance::{GovernanceInputs, build_governance};
@@ -182,7 +182,21 @@ pub fn prepare(
     tool_context.workspace_roots = WorkspaceRoots::live(move || gate.workspace_roots());
     let tool_state = tool_context.session.clone();
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
-    let builtins = ToolRegistry::with_builtins(tool_context);
+    let mut builtins = ToolRegistry::with_builtins(tool_context);
+    // Plan mode hands its plan to whoever approves it; in `-p` nobody does, and the plan is
+    // the run's result. The plan file is cairn's own, writable in plan mode.
+    let plan_file = crate::session::cairn_home()
+        .ok()
+        .map(|home| home.join("plans").join(format!("{session_id}.md")));
+    if let Some(file) = &plan_file {
+        governance.governance.gate().allow_plan_file(file);
+    }
+    let handback = if broker.can_ask() {
+        PlanHandback::Approved
+    } else {
+        PlanHandback::EndsTurn
+    };
+    builtins.register_dialog_tools(handback, plan_file);
     let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
         builtins,
         mcp.as_ref(),

@@ -135,6 +135,17 @@ pub enum PermissionAnswer {
         /// A permission rule in Claude Code's syntax, usually the question's suggested rule.
         rule: String,
     },
+    /// Allow this one call as the answerer shaped it (the SDKs' `updatedInput` and a
+    /// `setMode` permission update): a question's answers written into the input of
+    /// `AskUserQuestion`, or a plan approved into `acceptEdits`. Ask again next time.
+    AllowWith {
+        /// The input the call runs with instead of the one asked about; `None` keeps it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        updated_input: Option<Value>,
+        /// The permission mode from this call on; `None` keeps the one in force.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<crate::PermissionMode>,
+    },
     /// Deny; `message` goes to the model with the refusal ("do it differently: …").
     Deny {
         /// The user's words to the model; `None` for a bare refusal.

@@ -116,6 +116,25 @@ impl ToolRegistry {
         registry
     }
 
+    /// Adds the tools that talk to the user: `ExitPlanMode` always (what becomes of its plan
+    /// is `handback`'s), and where someone approves and answers (`PlanHandback::Approved`)
+    /// `EnterPlanMode` and `AskUserQuestion` too; they mean nothing where nobody can answer.
+    /// `plan_file` is where the model may write its plan instead of passing it.
+    pub fn register_dialog_tools(
+        &mut self,
+        handback: crate::PlanHandback,
+        plan_file: Option<std::path::PathBuf>,
+    ) {
+        self.register(crate::ExitPlanModeTool::new(handback, plan_file));
+        match handback {
+            crate::PlanHandback::Approved => {
+                self.register(crate::EnterPlanModeTool);
+                self.register(crate::AskUserQuestionTool);
+            }
+            crate::PlanHandback::EndsTurn => {}
+        }
+    }
+
     /// Adds `tool`, offered to the model after the ones already registered.
     pub fn register(&mut self, tool: impl Tool) {
         self.tools.push(Arc::new(tool));
@@ -178,6 +197,9 @@ fn aliases(tool: &str) -> &'static [&'static str] {
         "NotebookEdit" => &["editnotebook", "notebook"],
         "LS" => &["listfiles", "listdir", "listdirectory", "list"],
         "TodoWrite" => &["todo", "todos", "updatetodos", "writetodos"],
+        "ExitPlanMode" => &["exitplan", "presentplan"],
+        "EnterPlanMode" => &["enterplan", "planmode"],
+        "AskUserQuestion" => &["askuser", "askquestion", "askquestions", "askuserquestions"],
         _ => &[],
     }
 }

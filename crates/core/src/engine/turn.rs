@@ -337,7 +337,7 @@ impl Engine {
                     }
                 };
             }
-            let mut results = CallRunner {
+            let ran = CallRunner {
                 tools: &self.tools,
                 governance: &self.config.governance,
                 permissions: &self.permissions,
@@ -346,6 +346,7 @@ impl Engine {
             }
             .run(&response, &calls)
             .await;
+            let mut results = ran.blocks;
             let spilled = self.config.pipeline.admit_tool_results(&mut results);
             // The user sees whole results; say which ones the model got only the start of.
             for spill in spilled {
@@ -383,6 +384,11 @@ impl Engine {
             self.messages.push(message);
             if cancel.is_cancelled() {
                 return TurnEnd::Interrupted;
+            }
+            // Nobody is here to approve the plan: it is what the turn gives back.
+            if let Some(plan) = ran.handed_back {
+                tally.result = plan;
+                return TurnEnd::Completed;
             }
         }
     }
