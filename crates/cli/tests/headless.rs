@@ -162,7 +162,8 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
             "Edit",
             "MultiEdit",
             "NotebookEdit",
-            "TodoWrite"
+            "TodoWrite",
+            "ExitPlanMode"
         ])
     );
     assert_eq!(lines[0]["apiKeySource"], json!("ANTHROPIC_API_KEY"));

@@ -6,6 +6,10 @@
 //! edit, as in Claude Code, the rule is first offered for this session only, and "always"
 //! (saved) is a choice of its own. Arrows and Enter or the digits choose; Esc denies without a
 //! message.
+//!
+//! The tools that talk to the user ask through the same request, and the dialog shows their
+//! question instead: the plan to approve (`plan_dialog`), the model's questions
+//! (`question_dialog`).
 
 use cairn_protocol::{AgentEvent, Op, PermissionAnswer};
 use ratatui::buffer::Buffer;

@@ -416,7 +416,7 @@ pub const INTERRUPTED_NOTE: &str = "[Request interrupted by user]";
 pub const PLAN_MODE_ACTIVE: &str = "Plan mode is active: the user does not want changes yet. Do \
     not edit files or run commands that change anything (no installs, commits or config \
     changes); read and search only. When you have what you need, present your plan to the user \
-    and wait for their approval.";
+    with the ExitPlanMode tool and wait for their approval.";
 
 /// What the model is told on the next user message once plan mode has ended.
 pub const PLAN_MODE_ENDED: &str = "Plan mode has ended: you may now edit files and run \
