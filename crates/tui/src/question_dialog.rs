@@ -255,7 +255,7 @@ impl ChoiceDialog for QuestionDialog {
             below,
             hint: match (self.typing, question.multi_select) {
                 (true, _) => "enter to send · esc to decline",
-                (false, true) => "↑↓ to move · space to tick · enter to confirm · esc to decline",
+                (false, true) => "↑↓ · space to tick · enter to confirm · esc to decline",
                 (false, false) => "↑↓ to select · enter to confirm · esc to decline",
             },
         }
