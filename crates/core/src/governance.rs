@@ -173,7 +173,8 @@ impl Governance {
         Some(outcome)
     }
 
-    /// Decides whether `call` may run. First whether it can work at all: a call bound to fail
+    /// Decides whether `call` may run. Plan mode's refusal comes first, before anything
+    /// else is checked. Then whether the call can work at all: a call bound to fail
     /// (an Edit whose `old_string` occurs 39 times, a Write of a file not read) fails here
     /// with its error, before any hook runs or anyone is asked. Then hooks (which may rewrite
     /// its input), the gate, and the user. Returns the call to run, or the error or refusal

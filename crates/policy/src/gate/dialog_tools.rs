@@ -63,3 +63,59 @@ pub(super) fn dialog_tool_verdict(call: &CallInfo<'_>, mode: PermissionMode) -> 
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    /// What the gate answers a call of `tool` in `mode`, where `asking` says who answers:
+    /// "ask", "allow" or the refusal's reason.
+    fn answer(tool: &str, mode: PermissionMode, asking: Asking) -> Option<String> {
+        let input = json!({});
+        let call = CallInfo {
+            tool,
+            input: &input,
+            paths: &[],
+            read_only: true,
+            destructive: false,
+            asking,
+        };
+        dialog_tool_verdict(&call, mode).map(|verdict| match verdict {
+            Verdict::Allow { .. } => "allow".to_string(),
+            Verdict::Ask { .. } => "ask".to_string(),
+            Verdict::Deny { reason, .. } => reason,
+        })
+    }
+
+    #[test]
+    fn each_dialog_tool_is_a_question_where_it_makes_sense_and_refused_where_not() {
+        use Asking::{Interactive, NonInteractive};
+        use PermissionMode::{BypassPermissions, Default, Plan};
+        let asks = Some("ask".to_string());
+        assert_eq!(answer("ExitPlanMode", Plan, Interactive), asks);
+        assert_eq!(
+            answer("ExitPlanMode", Plan, NonInteractive),
+            Some("allow".to_string()),
+            "in -p the plan is the result"
+        );
+        assert!(
+            answer("ExitPlanMode", BypassPermissions, Interactive)
+                .is_some_and(|reason| reason.starts_with("Plan mode is not on")),
+            "no mode lets a hand-back without a plan mode run"
+        );
+        assert_eq!(answer("EnterPlanMode", Default, Interactive), asks);
+        assert!(
+            answer("EnterPlanMode", Plan, Interactive)
+                .is_some_and(|reason| reason.starts_with("Plan mode is on already"))
+        );
+        assert_eq!(answer("AskUserQuestion", Plan, Interactive), asks);
+        assert!(
+            answer("AskUserQuestion", Default, NonInteractive)
+                .is_some_and(|reason| reason.starts_with("Nobody can answer questions here"))
+        );
+        assert_eq!(answer("Read", Plan, Interactive), None);
+    }
+}
