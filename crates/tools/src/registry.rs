@@ -372,8 +372,28 @@ mod tests {
     }
 
     #[test]
+    fn the_dialog_tools_are_offered_only_where_someone_answers() {
+        let names = |handback| {
+            let mut registry = registry();
+            registry.register_dialog_tools(handback, None);
+            registry.names()[registry.names().len() - 3..].to_vec()
+        };
+        assert_eq!(
+            names(crate::PlanHandback::Approved),
+            ["ExitPlanMode", "EnterPlanMode", "AskUserQuestion"]
+        );
+        assert_eq!(names(crate::PlanHandback::EndsTurn)[2], "ExitPlanMode");
+        let mut registry = registry();
+        registry.register_dialog_tools(crate::PlanHandback::Approved, None);
+        let prepared = registry.prepare(&call("exit_plan_mode", json!({"plan": "1. Go"})));
+        assert_eq!(prepared.map(|p| p.name), Ok("ExitPlanMode".to_string()));
+    }
+
+    #[test]
     fn every_builtin_schema_is_an_object_schema() {
-        for spec in registry().specs() {
+        let mut registry = registry();
+        registry.register_dialog_tools(crate::PlanHandback::Approved, None);
+        for spec in registry.specs() {
             assert_eq!(spec.input_schema["type"], json!("object"), "{}", spec.name);
             assert!(!spec.description.is_empty(), "{}", spec.name);
         }
