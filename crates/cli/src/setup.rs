@@ -184,10 +184,9 @@ pub fn prepare(
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home)?;
     let mut builtins = ToolRegistry::with_builtins(tool_context);
     // Plan mode hands its plan to whoever approves it; in `-p` nobody does, and the plan is
-    // the run's result. The plan file is cairn's own, writable in plan mode.
-    let plan_file = crate::session::cairn_home()
-        .ok()
-        .map(|home| home.join("plans").join(format!("{session_id}.md")));
+    // the run's result. The plan file is cairn's own, writable in plan mode: one per project,
+    // so the tools' descriptions (and the prompt cache) are the same in every session.
+    let plan_file = opened.dir.parent().map(|project| project.join("plan.md"));
     if let Some(file) = &plan_file {
         governance.governance.gate().allow_plan_file(file);
     }

@@ -105,9 +105,9 @@ fn outside_plan_mode_exit_plan_mode_is_refused_with_its_reason() {
 #[test]
 fn a_plan_left_out_of_the_call_is_read_from_the_plan_file_the_model_wrote() {
     let h = Harness::new();
-    let plans = h.cairn_home().join("plans");
-    let session_id = "6f1c2b9e-3d4a-4b5c-8e7f-0a1b2c3d4e5f";
-    let plan_file = plans.join(format!("{session_id}.md"));
+    let project = cairn_session::SessionStore::new(h.cairn_home())
+        .project_dir(&h.work.path().canonicalize().unwrap());
+    let plan_file = project.join("plan.md");
     h.server.push(Reply::tool_use(
         "w1",
         "Write",
@@ -117,14 +117,7 @@ fn a_plan_left_out_of_the_call_is_read_from_the_plan_file_the_model_wrote() {
         .push(Reply::tool_use("x1", "ExitPlanMode", json!({})));
     let output = h
         .command()
-        .args([
-            "-p",
-            "fix count",
-            "--permission-mode",
-            "plan",
-            "--session-id",
-            session_id,
-        ])
+        .args(["-p", "fix count", "--permission-mode", "plan"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");

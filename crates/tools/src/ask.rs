@@ -20,7 +20,7 @@ use crate::{Access, Concurrency, Destructiveness, Safety, Tool, ToolContext, Too
 #[derive(Debug, Clone, Copy)]
 pub struct AskUserQuestionTool;
 
-/// `AskUserQuestion`'s input, with Claude Code's field names.
+/// The questions to ask the user (Claude Code's field names).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct AskUserQuestionInput {
     /// One to four questions, asked one after the other.

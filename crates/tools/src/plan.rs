@@ -50,8 +50,8 @@ impl ExitPlanModeTool {
     }
 }
 
-/// `ExitPlanMode`'s input: the plan, as the SDKs' types define it. Other fields newer Claude
-/// Code sends (`allowedPrompts`) are accepted and ignored.
+// Other fields newer Claude Code sends (`allowedPrompts`) are accepted and ignored.
+/// The plan to present to the user for approval.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ExitPlanModeInput {
     /// The plan, in Markdown: concise, step by step, naming the files to change. Leave it out
@@ -172,7 +172,7 @@ impl Tool for ExitPlanModeTool {
 #[derive(Debug, Clone, Copy)]
 pub struct EnterPlanModeTool;
 
-/// `EnterPlanMode` takes nothing.
+/// Nothing: the call itself asks to switch into plan mode.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EnterPlanModeInput {}
