@@ -17,7 +17,7 @@ use cairn_core::{EngineConfig, SessionHost, SessionParts};
 use cairn_llm::models;
 use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
 use cairn_protocol::PermissionBroker;
-use cairn_tools::{ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
+use cairn_tools::{PlanHandback, ToolContext, ToolExecutor, ToolRegistry, WorkspaceRoots};
 
 use crate::args::Args;
 use crate::governance::{GovernanceInputs, build_governance};
@@ -236,6 +236,19 @@ pub fn prepare_for_host(
     let roots = cairn_mcp::Roots::live(move || roots_gate.workspace_roots());
     let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home, roots, sdk_mcp)?;
     let mut registry = ToolRegistry::with_builtins(tool_context);
+    // Plan mode hands its plan to whoever approves it; in `-p` nobody does, and the plan is
+    // the run's result. The plan file is cairn's own, writable in plan mode: one per project,
+    // so the tools' descriptions (and the prompt cache) are the same in every session.
+    let plan_file = opened.dir.parent().map(|project| project.join("plan.md"));
+    if let Some(file) = &plan_file {
+        governance.governance.gate().allow_plan_file(file);
+    }
+    let handback = if broker.can_ask() {
+        PlanHandback::Approved
+    } else {
+        PlanHandback::EndsTurn
+    };
+    registry.register_dialog_tools(handback, plan_file);
     // Skills: the model sees their names and descriptions in the Skill tool, and a project's
     // grants no more than the project's settings could (nothing when they are not read).
     let skills = cairn_context::skills::load_skills(&cwd, Some(&home));

@@ -163,7 +163,11 @@ impl Sent {
     }
 }
 
-/// What `requests`, received by `h`'s server, sent (see [`Sent`]).
+/// The tools the interactive UI offers and `cairn -p` does not (nobody there could answer).
+const ONLY_WHERE_SOMEONE_ANSWERS: &[&str] = &["EnterPlanMode", "AskUserQuestion"];
+
+/// What `requests`, received by `h`'s server, sent (see [`Sent`]), without the tools of
+/// [`ONLY_WHERE_SOMEONE_ANSWERS`].
 fn sent(h: &Harness, requests: &[RecordedRequest]) -> Sent {
     let mut names: Vec<(String, &str)> = Vec::new();
     for project in std::fs::read_dir(h.cairn_home().join("projects")).unwrap() {
@@ -184,7 +188,20 @@ fn sent(h: &Harness, requests: &[RecordedRequest]) -> Sent {
             for (name, placeholder) in &names {
                 text = text.replace(name.as_str(), placeholder);
             }
-            serde_json::from_str(&text).unwrap()
+            let mut body: Value = serde_json::from_str(&text).unwrap();
+            // The tools that need someone to answer are offered only where someone can; the
+            // cache mark on the last tool then sits on another one.
+            if let Some(Value::Array(tools)) = body.get_mut("tools") {
+                for tool in tools.iter_mut() {
+                    if let Some(tool) = tool.as_object_mut() {
+                        tool.remove("cache_control");
+                    }
+                }
+                tools.retain(|tool| {
+                    !ONLY_WHERE_SOMEONE_ANSWERS.contains(&tool["name"].as_str().unwrap_or(""))
+                });
+            }
+            body
         })
         .collect();
     Sent(bodies)

@@ -163,6 +163,7 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
             "MultiEdit",
             "NotebookEdit",
             "TodoWrite",
+            "ExitPlanMode",
             "WebFetch",
             "WebSearch"
         ])

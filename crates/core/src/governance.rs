@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use cairn_policy::hooks::{HookCommon, HookEvent, HookOutcome, HookPermission, HookRunner};
-use cairn_policy::{Asking, CallInfo, PermissionGate, Verdict};
+use cairn_policy::{CallInfo, PermissionGate, Verdict};
 use cairn_protocol::{
     AgentEvent, DecisionSource, EventSender, PermissionAnswer, PermissionBroker,
     PermissionDecision, PermissionQuestion, ToolResultBlock, ToolResultContent,
@@ -33,9 +33,9 @@ fn call_info<'a>(
             && tools.assurance(call) == Assurance::Checked,
         destructive: call.safety.destructive == Destructiveness::Destructive,
         asking: if broker.can_ask() {
-            Asking::Interactive
+            cairn_policy::Asking::Interactive
         } else {
-            Asking::NonInteractive
+            cairn_policy::Asking::NonInteractive
         },
     }
 }
@@ -88,10 +88,12 @@ fn claimed_reason(verdict: Verdict, call: &PreparedCall, tools: &dyn ToolExecuto
     }
 }
 
-/// What the gate asks about a call, for the one who answers.
-struct Question {
-    reason: String,
-    suggested_rule: Option<String>,
+/// Who and what a question about a call goes through.
+struct Asking<'a> {
+    tools: &'a Arc<dyn ToolExecutor>,
+    broker: &'a dyn PermissionBroker,
+    events: &'a EventSender,
+    cancel: &'a CancellationToken,
 }
 
 /// The governance of one session: the permission gate, the hooks and the fields every hook
@@ -170,7 +172,8 @@ impl Governance {
         Some(outcome)
     }
 
-    /// Decides whether `call` may run. First whether it can work at all: a call bound to fail
+    /// Decides whether `call` may run. Plan mode's refusal comes first, before anything
+    /// else is checked. Then whether the call can work at all: a call bound to fail
     /// (an Edit whose `old_string` occurs 39 times, a Write of a file not read) fails here
     /// with its error, before any hook runs or anyone is asked. Then hooks (which may rewrite
     /// its input), the gate, and the user. Returns the call to run, or the error or refusal
@@ -183,6 +186,18 @@ impl Governance {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<PreparedCall, ToolOutput> {
+        // In plan mode a change is refused before anything else: checking whether it could
+        // work ("read the file first") would invite a retry that plan mode refuses anyway.
+        if let Some(Verdict::Deny {
+            source,
+            rule,
+            reason,
+        }) = self
+            .gate
+            .plan_mode_refusal(&call_info(&call, tools.as_ref(), broker))
+        {
+            return Err(self.refuse(&call, source, rule, reason, events));
+        }
         self.validate(tools, &call, broker).await?;
         let mut hook_permission = None;
         let mut input = Map::new();
@@ -289,18 +304,13 @@ impl Governance {
                 reason,
                 suggested_rule,
             } => {
-                self.ask_user(
+                let asking = Asking {
                     tools,
-                    call,
-                    Question {
-                        reason,
-                        suggested_rule,
-                    },
                     broker,
                     events,
                     cancel,
-                )
-                .await
+                };
+                self.ask_user(call, reason, suggested_rule, asking).await
             }
         }
     }
@@ -374,16 +384,17 @@ impl Governance {
 
     async fn ask_user(
         &self,
-        tools: &Arc<dyn ToolExecutor>,
         call: PreparedCall,
-        Question {
-            reason,
-            suggested_rule,
-        }: Question,
-        broker: &dyn PermissionBroker,
-        events: &EventSender,
-        cancel: &CancellationToken,
+        reason: String,
+        suggested_rule: Option<String>,
+        asking: Asking<'_>,
     ) -> Result<PreparedCall, ToolOutput> {
+        let Asking {
+            tools,
+            broker,
+            events,
+            cancel,
+        } = asking;
         let question = PermissionQuestion {
             tool_use_id: call.id.clone(),
             tool: call.name.clone(),
@@ -413,18 +424,26 @@ impl Governance {
                 self.record_allow(&call, Some(rule), events);
                 Ok(call)
             }
-            Some(PermissionAnswer::AllowWithInput { input, rules }) => {
-                // What the answer gives is what runs: prepared and checked as the model's
-                // own arguments would be.
-                let replaced = ToolCall {
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                    input,
+            Some(PermissionAnswer::AllowWith {
+                updated_input,
+                rules,
+                mode,
+            }) => {
+                // The answerer's input (a question's answers) is the call that runs; it must
+                // still fit the tool, and the gate judges it as it would any call.
+                let call = match updated_input {
+                    Some(input) => {
+                        self.answered_call(tools, call, input, broker, events)
+                            .await?
+                    }
+                    None => call,
                 };
-                let call = tools.prepare(&replaced)?;
-                self.validate(tools, &call, broker).await?;
                 for rule in &rules {
                     self.allow_for_session(rule, events);
+                }
+                if let Some(mode) = mode {
+                    self.gate.set_mode(mode);
+                    events.emit(AgentEvent::PermissionModeChanged { mode });
                 }
                 self.record_allow(&call, rules.into_iter().next(), events);
                 Ok(call)
@@ -451,6 +470,35 @@ impl Governance {
                 events,
             )),
         }
+    }
+
+    /// The call with the input the answerer gave it, prepared and validated again; a deny
+    /// rule on the new input still refuses it.
+    async fn answered_call(
+        &self,
+        tools: &Arc<dyn ToolExecutor>,
+        call: PreparedCall,
+        input: Value,
+        broker: &dyn PermissionBroker,
+        events: &EventSender,
+    ) -> Result<PreparedCall, ToolOutput> {
+        let answered = tools.prepare(&ToolCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input,
+        })?;
+        self.validate(tools, &answered, broker).await?;
+        if let Verdict::Deny {
+            source: DecisionSource::Rule,
+            rule,
+            reason,
+        } = self
+            .gate
+            .check(&call_info(&answered, tools.as_ref(), broker))
+        {
+            return Err(self.refuse(&answered, DecisionSource::Rule, rule, reason, events));
+        }
+        Ok(answered)
     }
 
     /// "Yes, during this session": the rule holds until the session ends. A rule the gate

@@ -107,7 +107,9 @@ mod summarize;
 pub mod web;
 
 pub use cairn_context::PromptSource;
-pub use engine::{Engine, EngineConfig, INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};
+pub use engine::{
+    CARRIED_PLAN_HEADER, Engine, EngineConfig, INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED,
+};
 pub use events::{ChannelSink, Recorder};
 pub use governance::Governance;
 pub use host::{

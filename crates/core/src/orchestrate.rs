@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use cairn_llm::{MalformedToolInput, ModelResponse};
-use cairn_protocol::{AgentEvent, ContentBlock, EventSender, PermissionBroker};
+use cairn_protocol::{AgentEvent, ContentBlock, EventSender, PermissionBroker, PermissionMode};
 use cairn_tools::{
     CallContext, Concurrency, PreparedCall, ToolCall, ToolEffect, ToolExecutor, ToolOutput,
 };
@@ -117,7 +117,8 @@ pub struct CallRunner<'a> {
 }
 
 impl CallRunner<'_> {
-    /// Runs the calls and returns one `tool_result` block per call, in the model's order.
+    /// Runs the calls and returns one `tool_result` block per call, in the model's order,
+    /// and the plan a call handed back to end the turn with, if one did.
     ///
     /// The calls go in steps: a run of consecutive concurrency-safe calls, or one other call.
     /// Each call of a step is validated and authorized when its step comes, after the steps
@@ -125,7 +126,7 @@ impl CallRunner<'_> {
     /// read, does `old_string` occur once) and its permission question see the state the
     /// earlier calls left: a Write and then an Edit of the same new file, in one message,
     /// both work, and a formatter hook after an Edit has run before a later Bash reads it.
-    pub async fn run(&self, response: &ModelResponse, calls: &[ToolCall]) -> Vec<ContentBlock> {
+    pub async fn run(&self, response: &ModelResponse, calls: &[ToolCall]) -> CallResults {
         let prepared = calls.iter().map(|call| {
             let malformed = response
                 .malformed_tool_inputs
@@ -167,7 +168,18 @@ impl CallRunner<'_> {
                 self.report(&call.id, &call.name, &output.output);
             }
         }
-        calls
+        let handed_back = outputs
+            .iter()
+            .find_map(|output| match &output.output.effect {
+                Some(ToolEffect::PlanHandedBack { plan }) => Some(plan.clone()),
+                Some(
+                    ToolEffect::TodosChanged(_)
+                    | ToolEffect::PlanApproved { .. }
+                    | ToolEffect::PlanModeEntered,
+                )
+                | None => None,
+            });
+        let blocks = calls
             .iter()
             .zip(outputs)
             .map(|(call, output)| ContentBlock::ToolResult {
@@ -175,7 +187,11 @@ impl CallRunner<'_> {
                 content: output.output.content,
                 is_error: output.output.is_error,
             })
-            .collect()
+            .collect();
+        CallResults {
+            blocks,
+            handed_back,
+        }
     }
 
     /// Runs the calls of one step that may run and returns an output for every plan, in
@@ -231,12 +247,27 @@ impl CallRunner<'_> {
         }
     }
 
-    /// Tells the face a call's result (and what it changed).
+    /// Tells the face a call's result (and what it changed), and puts a mode the call agreed
+    /// on in force.
     fn report(&self, id: &str, name: &str, output: &ToolOutput) {
-        if let Some(ToolEffect::TodosChanged(todos)) = &output.effect {
-            self.events.emit(AgentEvent::TodosChanged {
-                todos: todos.clone(),
-            });
+        let gate = self.governance.gate();
+        let mode = match &output.effect {
+            Some(ToolEffect::TodosChanged(todos)) => {
+                self.events.emit(AgentEvent::TodosChanged {
+                    todos: todos.clone(),
+                });
+                None
+            }
+            // Approved without a mode chosen (an SDK host's plain "allow"): plan mode ends.
+            Some(ToolEffect::PlanApproved { .. }) => {
+                (gate.mode() == PermissionMode::Plan).then_some(PermissionMode::Default)
+            }
+            Some(ToolEffect::PlanModeEntered) => Some(PermissionMode::Plan),
+            Some(ToolEffect::PlanHandedBack { .. }) | None => None,
+        };
+        if let Some(mode) = mode {
+            gate.set_mode(mode);
+            self.events.emit(AgentEvent::PermissionModeChanged { mode });
         }
         self.events.emit(AgentEvent::ToolCallResult {
             id: id.to_string(),
@@ -245,6 +276,15 @@ impl CallRunner<'_> {
             is_error: output.is_error,
         });
     }
+}
+
+/// What running one message's calls gave.
+pub struct CallResults {
+    /// One `tool_result` block per call, in the model's order.
+    pub blocks: Vec<ContentBlock>,
+    /// The plan an `ExitPlanMode` call handed back where nobody approves it (`cairn -p`): the
+    /// turn ends with it as the result.
+    pub handed_back: Option<String>,
 }
 
 /// A call's output, and whether its result was reported already.

@@ -1,4 +1,4 @@
-//! An answer that allows a call with other arguments (`PermissionAnswer::AllowWithInput`, an
+//! An answer that allows a call with other arguments (`PermissionAnswer::AllowWith`, an
 //! Agent SDK host's `updatedInput`): what the answer gives is what runs, checked as the
 //! model's own arguments would be, and its rules allow the next matching call unasked.
 
@@ -64,9 +64,10 @@ async fn the_answers_input_is_what_runs_and_its_rule_holds_for_the_session() {
                 ..
             } => {
                 asked.push(tool_use_id);
-                let answer = PermissionAnswer::AllowWithInput {
-                    input: json!({"file_path": first, "content": "host\n"}),
+                let answer = PermissionAnswer::AllowWith {
+                    updated_input: Some(json!({"file_path": first, "content": "host\n"})),
                     rules: vec!["Write".into()],
+                    mode: None,
                 };
                 ops.send(Op::PermissionAnswer { request_id, answer })
                     .unwrap();

@@ -187,12 +187,7 @@ async fn in_plan_mode_an_edit_is_refused_and_the_model_is_told_when_plan_mode_st
     assert_eq!(result(&engine, "read").0, false);
     assert_eq!(
         result(&engine, "edit"),
-        (
-            true,
-            "Plan mode is on: only read-only tools run. Finish exploring, then present your \
-             plan to the user (ExitPlanMode) instead of making changes."
-                .to_string()
-        )
+        (true, cairn_policy::PLAN_MODE_REFUSAL.to_string())
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "fn main() {}\n");
 }

@@ -35,6 +35,10 @@ use serde_json::Value;
 
 use crate::rules::{CallFacts, EDIT_TOOLS, RuleError, RuleKind, RuleOrigin, RuleSet, Specifier};
 
+mod dialog_tools;
+
+pub use dialog_tools::PLAN_MODE_REFUSAL;
+
 /// What a call needs, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
@@ -124,11 +128,21 @@ pub struct PermissionGate {
     /// Directories of cairn's own state the file tools may write without a question (the
     /// memory directory): not the user's code.
     own_state: RwLock<Vec<PathBuf>>,
+    /// The file the model may write its plan to in plan mode, for `ExitPlanMode` to read.
+    plan_file: RwLock<Option<PathBuf>>,
 }
 
 /// Tools that only touch the session's own state (its todo list, the shells it started, the
 /// tools it loaded): they need no more than reading, whatever they declare.
-const SESSION_TOOLS: &[&str] = &["TodoWrite", "BashOutput", "KillShell", "ToolSearch"];
+const SESSION_TOOLS: &[&str] = &[
+    "TodoWrite",
+    "BashOutput",
+    "KillShell",
+    "ToolSearch",
+    "ExitPlanMode",
+    "EnterPlanMode",
+    "AskUserQuestion",
+];
 
 /// Tools that reach the network (open-world), whatever they change here: they need full
 /// access, so every mode short of `bypassPermissions` asks unless a rule allows them.
@@ -152,6 +166,50 @@ impl PermissionGate {
             cwd,
             home,
             own_state: RwLock::default(),
+            plan_file: RwLock::default(),
+        }
+    }
+
+    /// Lets the file tools write `file` in plan mode too, as Claude Code lets the model write
+    /// its plan file; outside plan mode it is judged as any other file. Deny rules still
+    /// refuse.
+    pub fn allow_plan_file(&self, file: &Path) {
+        *self
+            .plan_file
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(resolve_existing_prefix(file));
+    }
+
+    /// Whether `paths` name the plan file and nothing else.
+    fn only_plan_file(&self, paths: &[PathBuf]) -> bool {
+        let file = self
+            .plan_file
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match file.as_ref() {
+            Some(file) => {
+                !paths.is_empty()
+                    && paths
+                        .iter()
+                        .all(|path| resolve_existing_prefix(path) == *file)
+            }
+            None => false,
+        }
+    }
+
+    /// Plan mode's refusal of `call`, when plan mode refuses it: the answer that comes before
+    /// every other check of the call (whether it can work at all, hooks), since in plan mode
+    /// the call must not run whatever else holds. `None` when plan mode is off or lets it run.
+    pub fn plan_mode_refusal(&self, call: &CallInfo<'_>) -> Option<Verdict> {
+        if self.mode() != PermissionMode::Plan {
+            return None;
+        }
+        match self.check(call) {
+            refusal @ Verdict::Deny {
+                source: DecisionSource::Mode,
+                ..
+            } => Some(refusal),
+            Verdict::Allow { .. } | Verdict::Ask { .. } | Verdict::Deny { .. } => None,
         }
     }
 
@@ -438,7 +496,21 @@ impl PermissionGate {
                 rule: Some(rule),
             };
         }
+        // Each call of these is a question for the user, which no rule or mode answers.
+        if let Some(verdict) = dialog_tools::dialog_tool_verdict(call, mode) {
+            return verdict;
+        }
         if mode == PermissionMode::BypassPermissions {
+            return Verdict::Allow {
+                source: DecisionSource::Mode,
+                rule: None,
+            };
+        }
+        if mode == PermissionMode::Plan
+            && !is_bash
+            && EDIT_TOOLS.contains(&call.tool)
+            && self.only_plan_file(&resolved_paths)
+        {
             return Verdict::Allow {
                 source: DecisionSource::Mode,
                 rule: None,
@@ -452,9 +524,7 @@ impl PermissionGate {
             return Verdict::Deny {
                 source: DecisionSource::Mode,
                 rule: None,
-                reason: "Plan mode is on: only read-only tools run. Finish exploring, then \
-                         present your plan to the user (ExitPlanMode) instead of making changes."
-                    .into(),
+                reason: PLAN_MODE_REFUSAL.into(),
             };
         }
         if let Some(finding) =

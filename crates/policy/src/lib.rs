@@ -71,4 +71,4 @@ pub mod sandbox;
 
 /// The mode the gate is in: one type for every crate, defined in `cairn-protocol`.
 pub use cairn_protocol::PermissionMode;
-pub use gate::{Asking, CallInfo, Level, PermissionGate, Verdict};
+pub use gate::{Asking, CallInfo, Level, PLAN_MODE_REFUSAL, PermissionGate, Verdict};

@@ -135,15 +135,21 @@ pub enum PermissionAnswer {
         /// A permission rule in Claude Code's syntax, usually the question's suggested rule.
         rule: String,
     },
-    /// Allow, running `input` in place of the call's own arguments (an Agent SDK host's
-    /// `updatedInput`: what it answers with is what runs), and allow what `rules` match for
-    /// the rest of this session (its `updatedPermissions`).
-    AllowWithInput {
-        /// The arguments to run the call with; checked again as the model's would be.
-        input: Value,
+    /// Allow this call as the answerer shaped it: with `updated_input` in place of the
+    /// call's own arguments (an Agent SDK host's `updatedInput`, a question's answers written
+    /// into `AskUserQuestion`'s input; checked again as the model's own would be), with what
+    /// `rules` match allowed for the rest of this session (the SDKs' `updatedPermissions`),
+    /// and from `mode` on (a plan approved into `acceptEdits`, a `setMode` update).
+    AllowWith {
+        /// The input the call runs with instead of the one asked about; `None` keeps it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        updated_input: Option<Value>,
         /// Permission rules in Claude Code's syntax, allowed for this session only.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         rules: Vec<String>,
+        /// The permission mode from this call on; `None` keeps the one in force.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<crate::PermissionMode>,
     },
     /// Deny; `message` goes to the model with the refusal ("do it differently: …").
     Deny {

@@ -53,6 +53,7 @@
 
 #![deny(missing_docs)]
 
+mod ask;
 mod bash;
 pub mod beneath;
 mod composite;
@@ -60,6 +61,7 @@ mod edit;
 mod file_state;
 mod input;
 mod notebook;
+pub mod plan;
 mod read;
 mod registry;
 mod search;
@@ -78,6 +80,7 @@ use cairn_protocol::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use ask::{AskUserQuestionInput, AskUserQuestionTool, QuestionOption, UserQuestion};
 pub use bash::{
     BashOutputTool, BashTool, KillShellTool, Reaped, ShellRegistry, WorkspaceRoots,
     forget_recorded_process_groups, hide_own_process_from_commands, reap_orphaned_process_groups,
@@ -86,6 +89,7 @@ pub use composite::CompositeExecutor;
 pub use edit::{EditTool, MultiEditTool};
 pub use file_state::{FileStamp, FileTracker, StaleRead};
 pub use notebook::NotebookEditTool;
+pub use plan::{EnterPlanModeTool, ExitPlanModeTool, PlanHandback};
 pub use read::ReadTool;
 pub use registry::ToolRegistry;
 pub use search::{GlobTool, GrepTool, LsTool};
@@ -130,6 +134,20 @@ pub struct PreparedCall {
 pub enum ToolEffect {
     /// `TodoWrite` replaced the session's todo list; the whole new list.
     TodosChanged(Vec<TodoItem>),
+    /// `ExitPlanMode` ran once the user approved the plan: the engine leaves plan mode (if
+    /// the answer did not choose a mode already) and the plan holds for the work ahead.
+    PlanApproved {
+        /// The plan, in Markdown.
+        plan: String,
+    },
+    /// `ExitPlanMode` ran where nobody can approve a plan (`cairn -p`): the turn ends here,
+    /// with the plan as its result.
+    PlanHandedBack {
+        /// The plan, in Markdown.
+        plan: String,
+    },
+    /// `EnterPlanMode` ran once the user agreed: plan mode from now on.
+    PlanModeEntered,
 }
 
 /// What a tool call produced, for the model to read.

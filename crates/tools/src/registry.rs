@@ -116,6 +116,25 @@ impl ToolRegistry {
         registry
     }
 
+    /// Adds the tools that talk to the user: `ExitPlanMode` always (what becomes of its plan
+    /// is `handback`'s), and where someone approves and answers (`PlanHandback::Approved`)
+    /// `EnterPlanMode` and `AskUserQuestion` too; they mean nothing where nobody can answer.
+    /// `plan_file` is where the model may write its plan instead of passing it.
+    pub fn register_dialog_tools(
+        &mut self,
+        handback: crate::PlanHandback,
+        plan_file: Option<std::path::PathBuf>,
+    ) {
+        self.register(crate::ExitPlanModeTool::new(handback, plan_file));
+        match handback {
+            crate::PlanHandback::Approved => {
+                self.register(crate::EnterPlanModeTool);
+                self.register(crate::AskUserQuestionTool);
+            }
+            crate::PlanHandback::EndsTurn => {}
+        }
+    }
+
     /// Adds `tool`, offered to the model after the ones already registered.
     pub fn register(&mut self, tool: impl Tool) {
         self.tools.push(Arc::new(tool));
@@ -178,6 +197,9 @@ fn aliases(tool: &str) -> &'static [&'static str] {
         "NotebookEdit" => &["editnotebook", "notebook"],
         "LS" => &["listfiles", "listdir", "listdirectory", "list"],
         "TodoWrite" => &["todo", "todos", "updatetodos", "writetodos"],
+        "ExitPlanMode" => &["exitplan", "presentplan"],
+        "EnterPlanMode" => &["enterplan", "planmode"],
+        "AskUserQuestion" => &["askuser", "askquestion", "askquestions", "askuserquestions"],
         _ => &[],
     }
 }
@@ -350,8 +372,28 @@ mod tests {
     }
 
     #[test]
+    fn the_dialog_tools_are_offered_only_where_someone_answers() {
+        let names = |handback| {
+            let mut registry = registry();
+            registry.register_dialog_tools(handback, None);
+            registry.names()[registry.names().len() - 3..].to_vec()
+        };
+        assert_eq!(
+            names(crate::PlanHandback::Approved),
+            ["ExitPlanMode", "EnterPlanMode", "AskUserQuestion"]
+        );
+        assert_eq!(names(crate::PlanHandback::EndsTurn)[2], "ExitPlanMode");
+        let mut registry = registry();
+        registry.register_dialog_tools(crate::PlanHandback::Approved, None);
+        let prepared = registry.prepare(&call("exit_plan_mode", json!({"plan": "1. Go"})));
+        assert_eq!(prepared.map(|p| p.name), Ok("ExitPlanMode".to_string()));
+    }
+
+    #[test]
     fn every_builtin_schema_is_an_object_schema() {
-        for spec in registry().specs() {
+        let mut registry = registry();
+        registry.register_dialog_tools(crate::PlanHandback::Approved, None);
+        for spec in registry.specs() {
             assert_eq!(spec.input_schema["type"], json!("object"), "{}", spec.name);
             assert!(!spec.description.is_empty(), "{}", spec.name);
         }

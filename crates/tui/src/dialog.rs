@@ -6,6 +6,10 @@
 //! edit, as in Claude Code, the rule is first offered for this session only, and "always"
 //! (saved) is a choice of its own. Arrows and Enter or the digits choose; Esc denies without a
 //! message.
+//!
+//! The tools that talk to the user ask through the same request, and the dialog shows their
+//! question instead: the plan to approve (`plan_dialog`), the model's questions
+//! (`question_dialog`).
 
 use cairn_protocol::{AgentEvent, Op, PermissionAnswer};
 use ratatui::buffer::Buffer;
@@ -18,6 +22,8 @@ use serde_json::Value;
 
 use crate::choice::{self, ChoiceBox, ChoiceDialog, ListKey, OptionLabel, OptionList, Overflow};
 use crate::diff::render_diff_from;
+use crate::plan_dialog::{PlanDialog, PlanQuestion};
+use crate::question_dialog::QuestionDialog;
 use crate::theme::Theme;
 use crate::tool_cell::key_argument;
 use crate::wrap::{Prefix, sanitize, wrap_words};
@@ -98,6 +104,28 @@ pub struct PermissionDialog {
     diff_start_line: usize,
     /// The file as it is now, for the diff of an edit or a write that replaces it.
     file_before: Option<String>,
+    /// The question of a tool that talks to the user (a plan to approve, questions to
+    /// answer), which the dialog shows and answers instead of a yes or no.
+    special: Option<Special>,
+}
+
+/// A question that is not whether a call may run.
+#[derive(Debug, Clone, PartialEq)]
+enum Special {
+    Plan(PlanDialog),
+    Questions(QuestionDialog),
+}
+
+impl Special {
+    fn for_call(tool: &str, input: &Value) -> Option<Special> {
+        if let Some(question) = PlanQuestion::for_tool(tool) {
+            return Some(Special::Plan(PlanDialog::new(question, input)));
+        }
+        match tool {
+            "AskUserQuestion" => QuestionDialog::new(input).map(Special::Questions),
+            _ => None,
+        }
+    }
 }
 
 impl PermissionDialog {
@@ -113,7 +141,9 @@ impl PermissionDialog {
     ) -> PermissionDialog {
         let tool = tool.into();
         let options = OptionList::new(choices(&tool, suggested_rule.as_deref()).len(), 0);
+        let special = Special::for_call(&tool, &input);
         PermissionDialog {
+            special,
             request_id: request_id.into(),
             tool,
             input,
@@ -176,7 +206,11 @@ impl PermissionDialog {
 
     /// Whether the "No" text field has the keyboard (so typed characters are text).
     pub fn is_typing(&self) -> bool {
-        self.typing
+        match &self.special {
+            Some(Special::Plan(plan)) => plan.is_typing(),
+            Some(Special::Questions(questions)) => questions.is_typing(),
+            None => self.typing,
+        }
     }
 
     fn choices(&self) -> Vec<Choice> {
@@ -188,6 +222,14 @@ impl PermissionDialog {
     pub fn handle_key(&mut self, key: KeyEvent) -> Option<DialogOutcome> {
         if key.kind == KeyEventKind::Release {
             return None;
+        }
+        let special = match &mut self.special {
+            Some(Special::Plan(plan)) => Some(plan.handle_key(key)),
+            Some(Special::Questions(questions)) => Some(questions.handle_key(key)),
+            None => None,
+        };
+        if let Some(answer) = special {
+            return answer.map(|answer| self.answer(answer));
         }
         if self.typing {
             match key.code {
@@ -415,6 +457,11 @@ fn choices(tool: &str, suggested_rule: Option<&str>) -> Vec<Choice> {
 
 impl ChoiceDialog for PermissionDialog {
     fn layout(&self, width: u16, theme: &Theme) -> ChoiceBox {
+        match &self.special {
+            Some(Special::Plan(plan)) => return plan.layout(width, theme),
+            Some(Special::Questions(questions)) => return questions.layout(width, theme),
+            None => {}
+        }
         let columns = usize::from(width);
         let mut question = wrap_words(
             &[Span::styled(sanitize(&self.reason), theme.warning)],

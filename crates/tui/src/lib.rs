@@ -30,6 +30,8 @@ mod imports_dialog;
 mod markdown;
 mod memory_dialog;
 pub mod picker;
+mod plan_dialog;
+mod question_dialog;
 mod settings_dialog;
 mod status;
 pub mod status_command;

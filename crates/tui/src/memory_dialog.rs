@@ -147,7 +147,7 @@ impl ChoiceDialog for MemoryTypeDialog {
             body: text,
             overflow: Overflow::Cut,
             question: wrapped(
-                &format!(
+                format!(
                     "Which kind of memory is it? Memories are yours alone, in {}.",
                     self.memory_dir
                 ),

@@ -43,6 +43,7 @@ impl HostBroker {
                     _ => question.input.clone(),
                 };
                 let mut rules = Vec::new();
+                let mut mode = None;
                 for update in answer
                     .get("updatedPermissions")
                     .and_then(Value::as_array)
@@ -56,18 +57,21 @@ impl HostBroker {
                             rules.extend(added_rules(update));
                         }
                         Some("setMode") => {
-                            if let Some(mode) = update
+                            // Set with the answer, so the call itself runs under it.
+                            mode = update
                                 .get("mode")
                                 .and_then(Value::as_str)
                                 .and_then(|mode| mode.parse::<PermissionMode>().ok())
-                            {
-                                self.send(Op::SetPermissionMode { mode });
-                            }
+                                .or(mode);
                         }
                         _ => {}
                     }
                 }
-                PermissionAnswer::AllowWithInput { input, rules }
+                PermissionAnswer::AllowWith {
+                    updated_input: Some(input),
+                    rules,
+                    mode,
+                }
             }
             Some("deny") => {
                 if answer.get("interrupt").and_then(Value::as_bool) == Some(true) {

@@ -13,8 +13,8 @@ use super::ToolChoice;
 use super::tool::AGENT_TOOL;
 
 /// The session's tools as a role may use them: only the ones it lists (all, when it lists
-/// none), less the ones it disallows, and never `Agent`. A call of any other tool is refused
-/// as unknown, with the names the sub-agent can use instead. Its `TodoWrite` keeps a list of
+/// none), less the ones it disallows, and never `Agent` or the tools that talk to the user. A
+/// call of any other tool is refused as unknown, with the names the sub-agent can use instead. Its `TodoWrite` keeps a list of
 /// its own, so a sub-agent never replaces its parent's todo list.
 pub struct RoleTools {
     inner: Arc<dyn ToolExecutor>,
@@ -31,6 +31,10 @@ impl std::fmt::Debug for RoleTools {
             .finish_non_exhaustive()
     }
 }
+
+/// Tools that talk to the user or change the session's mode: a sub-agent's work goes back to
+/// the model that started it, so none of these is ever a sub-agent's (as in Claude Code).
+const MAIN_AGENT_ONLY: &[&str] = &["ExitPlanMode", "EnterPlanMode", "AskUserQuestion"];
 
 /// The tool a name in an agent's list stands for: `Bash(git:*)` is `Bash`.
 fn tool_of(entry: &str) -> &str {
@@ -53,7 +57,10 @@ impl RoleTools {
 
     /// Whether the tool called `name` (canonical) is this role's.
     fn allows(&self, name: &str) -> bool {
-        if name == AGENT_TOOL || self.disallowed.iter().any(|entry| tool_of(entry) == name) {
+        if name == AGENT_TOOL
+            || MAIN_AGENT_ONLY.contains(&name)
+            || self.disallowed.iter().any(|entry| tool_of(entry) == name)
+        {
             return false;
         }
         match &self.allowed {

@@ -2,8 +2,11 @@
 //! `turn` (the loop) and `window` (what fits the context window). `docs/ARCHITECTURE.md`
 //! follows one turn end to end.
 
+mod plan;
 mod turn;
 mod window;
+
+pub use plan::CARRIED_PLAN_HEADER;
 
 pub use turn::{INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};
 

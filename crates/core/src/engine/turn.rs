@@ -380,7 +380,7 @@ impl Engine {
                     }
                 };
             }
-            let mut results = CallRunner {
+            let ran = CallRunner {
                 tools: &self.tools,
                 governance: &self.config.governance,
                 permissions: &self.permissions,
@@ -389,6 +389,7 @@ impl Engine {
             }
             .run(&response, &calls)
             .await;
+            let mut results = ran.blocks;
             let spilled = self.config.pipeline.admit_tool_results(&mut results);
             // The user sees whole results; say which ones the model got only the start of.
             for spill in spilled {
@@ -427,6 +428,11 @@ impl Engine {
             if cancel.is_cancelled() {
                 return TurnEnd::Interrupted;
             }
+            // Nobody is here to approve the plan: it is what the turn gives back.
+            if let Some(plan) = ran.handed_back {
+                tally.result = plan;
+                return TurnEnd::Completed;
+            }
         }
     }
 }
@@ -453,7 +459,7 @@ pub const INTERRUPTED_NOTE: &str = "[Request interrupted by user]";
 pub const PLAN_MODE_ACTIVE: &str = "Plan mode is active: the user does not want changes yet. Do \
     not edit files or run commands that change anything (no installs, commits or config \
     changes); read and search only. When you have what you need, present your plan to the user \
-    and wait for their approval.";
+    with the ExitPlanMode tool and wait for their approval.";
 
 /// What the model is told on the next user message once plan mode has ended.
 pub const PLAN_MODE_ENDED: &str = "Plan mode has ended: you may now edit files and run \

@@ -7,6 +7,7 @@ use cairn_protocol::{AgentEvent, ContentBlock, EventSender, Message, TurnEnd, Tu
 use tokio_util::sync::CancellationToken;
 
 use super::Engine;
+use super::plan::{approved_plan, carried_plan};
 use super::turn::TurnTally;
 use crate::assembly::system_reminder;
 use crate::summarize::{ConversationSummarizer, trigger_name};
@@ -67,6 +68,9 @@ impl Engine {
             cancel,
             cost: Default::default(),
         };
+        // A compaction summarises the approval away: the plan is carried over as it was.
+        let plan = approved_plan(&self.messages);
+        let opening_before = self.messages.first().cloned();
         let projected = tokio::select! {
             projected = self.config.pipeline.project(
                 &mut self.messages,
@@ -94,7 +98,13 @@ impl Engine {
         for notice in projection.notices {
             events.emit(AgentEvent::Warning { message: notice });
         }
-        for compaction in projection.compactions {
+        let mut messages = projection.messages;
+        for mut compaction in projection.compactions {
+            if compaction.summary.is_some()
+                && let Some(plan) = &plan
+            {
+                self.carry_plan_over(plan, &mut compaction, &mut messages, &opening_before);
+            }
             if let Some(summary) = &compaction.summary {
                 // What was reported belongs to the conversation before.
                 self.last_reported = None;
@@ -118,7 +128,36 @@ impl Engine {
             }
             events.emit(AgentEvent::Compacted(compaction));
         }
-        Ok(projection.messages)
+        Ok(messages)
+    }
+
+    /// Adds `plan` to the opening of the conversation `compaction` rewrote: in the stored
+    /// conversation, in what this request sends, and in what the session records (so a
+    /// resume opens with it too).
+    fn carry_plan_over(
+        &mut self,
+        plan: &str,
+        compaction: &mut cairn_protocol::Compaction,
+        sent: &mut [Message],
+        opening_before: &Option<Message>,
+    ) {
+        let Some(opening) = self.messages.first_mut() else {
+            return;
+        };
+        // Nothing was rewritten, or the plan is there already.
+        if Some(&*opening) == opening_before.as_ref()
+            || approved_plan(std::slice::from_ref(opening)).is_some()
+        {
+            return;
+        }
+        let unchanged = opening.clone();
+        opening.content.push(carried_plan(plan));
+        let carried = opening.clone();
+        for message in sent.iter_mut().chain(compaction.opening.iter_mut()) {
+            if *message == unchanged {
+                *message = carried.clone();
+            }
+        }
     }
 
     /// `/compact [instructions]`: summarizes the conversation now, as a turn of its own with
