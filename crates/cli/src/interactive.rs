@@ -201,6 +201,7 @@ fn picker_entries(sessions: Vec<cairn_session::SessionSummary>) -> Vec<PickerEnt
             message_count: session.message_count,
             cost_usd: session.cost_usd,
             first_prompt: session.first_prompt,
+            failed: session.failure.is_some(),
         })
         .collect()
 }

@@ -91,7 +91,7 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
         return Ok(finish(&store, cwd, id, log, Vec::new()));
     };
 
-    let loaded = store.load(cwd, &from)?;
+    let mut loaded = store.load(cwd, &from)?;
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }
@@ -113,13 +113,21 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
         match store.open_append(cwd, &from) {
             // Another cairn is writing it: appending too would interleave two conversations
             // in one file, so this run carries on in a copy instead.
+            // The copy ends with the last turn that ended: a prompt the other cairn is still
+            // answering stays in its session, not in two.
             Err(SessionError::Locked { .. }) => {
                 let id = SessionId::new();
                 eprintln!(
                     "note: session {from} is in use by another cairn; continuing in a new session \
-                     {id} forked from it"
+                     {id} forked from its last finished turn"
                 );
-                fork(id)
+                match store.start_fork_of_settled(cwd, &from, &id) {
+                    Ok((log, settled)) => {
+                        loaded = settled;
+                        (id, log)
+                    }
+                    Err(error) => (id, SessionLog::new(Err(error))),
+                }
             }
             opened => (from, SessionLog::new(opened)),
         }

@@ -185,21 +185,23 @@ fn a_second_continue_while_the_first_runs_forks_instead_of_interleaving() {
         String::from_utf8_lossy(&second.stderr).trim(),
         format!(
             "note: session {original_id} is in use by another cairn; continuing in a new \
-             session {second_id} forked from it"
+             session {second_id} forked from its last finished turn"
         )
     );
-    // The second run saw the history as written so far (the first cairn's prompt included)
-    // and wrote into its own file only.
+    // The second run forked from the last finished turn: the first cairn's prompt, still in
+    // flight, stays in its own session (no two user messages in a row, no unanswered
+    // question), and the second wrote into its own file only.
     let request = &h.server.wait_for_requests(3, WAIT)[2];
     assert_eq!(
         texts(&request.body),
-        vec![
-            "Turn one.",
-            "First turn.",
-            "Turn two, first cairn.",
-            "Turn two, second cairn."
-        ]
+        vec!["Turn one.", "First turn.", "Turn two, second cairn."]
     );
+    let forked = transcripts(&h.cairn_home())
+        .into_iter()
+        .find(|path| path.ends_with(format!("{second_id}.jsonl")))
+        .unwrap();
+    let forked = std::fs::read_to_string(forked).unwrap();
+    assert!(!forked.contains("first cairn"), "{forked}");
     let original = transcripts(&h.cairn_home())
         .into_iter()
         .find(|path| path.ends_with(format!("{original_id}.jsonl")))

@@ -67,6 +67,11 @@ pub struct LoadedSession {
 /// project and an id; this reads any path.
 pub fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     let bytes = read_file(path)?;
+    load_bytes(path, &bytes)
+}
+
+/// [`load_file`] of `bytes`, the content of the file at `path` (named in warnings).
+pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let mut history = History::new(path.to_owned());
     let mut todos = Vec::new();
     let mut model = None;
@@ -75,7 +80,7 @@ pub fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     let mut permissions = Vec::new();
     let mut last_compaction = None;
     let mut collapsed_through = None;
-    let (header, mut warnings) = scan_lines(path, &bytes, |line| {
+    let (header, mut warnings) = scan_lines(path, bytes, |line| {
         let Decoded::Entry(entry) = line.decoded else {
             return;
         };

@@ -6,12 +6,12 @@ use std::io::{self, BufRead};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::decode::entry_type;
+use crate::decode::{Decoded, entry_type};
 use crate::load::{read_file, scan_lines};
 use crate::project::{belongs_to, legacy_names, project_key};
 use crate::summary::summarize;
 use crate::{
-    FORMAT_VERSION, LoadedSession, SessionError, SessionHeader, SessionId, SessionLog,
+    Entry, FORMAT_VERSION, LoadedSession, SessionError, SessionHeader, SessionId, SessionLog,
     SessionSummary, SessionWriter, load_file, now_ms,
 };
 
@@ -207,6 +207,38 @@ impl SessionStore {
         Ok(SessionLog::not_started(path, header, copied))
     }
 
+    /// Like [`SessionStore::start_fork`] of a session another cairn is writing: the copy ends
+    /// with the last turn that ended (an answer with no tool call left to run, or a failed
+    /// turn), so the other process's prompt still in flight, and what it did for it so far,
+    /// stay in that session alone. Returns the copy's log and the conversation as the copy
+    /// holds it.
+    pub fn start_fork_of_settled(
+        &self,
+        cwd: &Path,
+        from: &SessionId,
+        new_id: &SessionId,
+    ) -> Result<(SessionLog, LoadedSession), SessionError> {
+        let source = self.path(cwd, from);
+        let (header, copied) =
+            self.fork_lines_through(cwd, from, new_id, Through::LastSettledTurn)?;
+        let path = self.path(cwd, new_id);
+        if path.exists() {
+            return Err(SessionError::AlreadyExists { path });
+        }
+        // The conversation the copy holds, read as the original is read: its header, then
+        // the lines kept.
+        let bytes = read_file(&source).map_err(|error| not_found(error, from, source.clone()))?;
+        let first_line = bytes
+            .split(|&byte| byte == b'\n')
+            .next()
+            .unwrap_or_default();
+        let mut kept = first_line.to_vec();
+        kept.push(b'\n');
+        kept.extend_from_slice(&copied);
+        let loaded = crate::load::load_bytes(&source, &kept)?;
+        Ok((SessionLog::not_started(path, header, copied), loaded))
+    }
+
     /// The header of a fork of `from` as `new_id`, and the lines to copy into it (torn lines
     /// left out).
     fn fork_lines(
@@ -215,13 +247,34 @@ impl SessionStore {
         from: &SessionId,
         new_id: &SessionId,
     ) -> Result<(SessionHeader, Vec<u8>), SessionError> {
+        self.fork_lines_through(cwd, from, new_id, Through::End)
+    }
+
+    /// [`SessionStore::fork_lines`], the lines cut as `through` says.
+    fn fork_lines_through(
+        &self,
+        cwd: &Path,
+        from: &SessionId,
+        new_id: &SessionId,
+        through: Through,
+    ) -> Result<(SessionHeader, Vec<u8>), SessionError> {
         let source = self.path(cwd, from);
         let bytes = read_file(&source).map_err(|error| not_found(error, from, source.clone()))?;
         let mut copied = Vec::with_capacity(bytes.len());
+        // Where the copy may end: after the last line that ends a turn.
+        let mut settled = 0;
         let (header, _skipped) = scan_lines(&source, &bytes, |line| {
             copied.extend_from_slice(line.current);
             copied.push(b'\n');
+            if let Decoded::Entry(entry) = &line.decoded
+                && ends_a_turn(entry)
+            {
+                settled = copied.len();
+            }
         })?;
+        if through == Through::LastSettledTurn {
+            copied.truncate(settled);
+        }
         let header = SessionHeader {
             format_version: FORMAT_VERSION,
             cairn_version: CAIRN_VERSION.to_owned(),
@@ -423,5 +476,28 @@ fn project_dirs(projects: &Path) -> Result<Vec<PathBuf>, SessionError> {
             path: projects.to_owned(),
             source,
         }),
+    }
+}
+
+/// How much of a session a fork copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Through {
+    /// Every line.
+    End,
+    /// Up to the last line that ends a turn ([`ends_a_turn`]).
+    LastSettledTurn,
+}
+
+/// Whether `entry` is the end of a turn: an answer that left no tool call to run, a turn that
+/// failed, or a compaction (whose summary stands for the turns before it).
+fn ends_a_turn(entry: &Entry) -> bool {
+    match entry {
+        Entry::Assistant(answer) => !answer
+            .message
+            .content
+            .iter()
+            .any(|block| matches!(block, cairn_protocol::ContentBlock::ToolUse { .. })),
+        Entry::TurnFailed(_) | Entry::Compaction(_) => true,
+        _ => false,
     }
 }

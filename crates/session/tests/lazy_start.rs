@@ -261,3 +261,48 @@ fn the_list_shows_the_prompt_as_typed_not_the_attached_files() {
         .collect();
     assert_eq!(prompts, ["summarize @README.md please"]);
 }
+
+/// A session another cairn is in the middle of: its last prompt has a tool call answered and
+/// no final answer yet. A fork of what settled ends with the last answer, so the in-flight
+/// prompt and its tool round stay in that session alone.
+#[test]
+fn a_fork_of_what_settled_leaves_out_the_turn_still_in_flight() {
+    let home = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(home.path());
+    let cwd = Path::new("/work/app");
+    let original = SessionId::new();
+    let mut log = store.start(cwd, &original, new_session());
+    log.append(&Entry::user(Message::user_text("the question")));
+    log.append(&answer("the answer"));
+    log.append(&Entry::user(Message::user_text("the other's prompt")));
+    let mut calling = answer("reading");
+    if let Entry::Assistant(entry) = &mut calling {
+        entry.message.content.push(ContentBlock::ToolUse {
+            id: "toolu_1".into(),
+            name: "Read".into(),
+            input: serde_json::json!({"file_path": "a"}),
+        });
+    }
+    log.append(&calling);
+    log.append(&Entry::tool_results(Message {
+        role: Role::User,
+        content: vec![ContentBlock::tool_result("toolu_1", "contents", false)],
+    }));
+    log.sync();
+    drop(log);
+
+    let forked = SessionId::new();
+    let (mut log, loaded) = store
+        .start_fork_of_settled(cwd, &original, &forked)
+        .unwrap();
+    assert_eq!(loaded.messages.len(), 2, "{:?}", loaded.messages);
+    log.append(&Entry::user(Message::user_text("mine")));
+    log.sync();
+    drop(log);
+    assert_eq!(
+        line_types(&store.path(cwd, &forked)),
+        ["header", "user", "assistant", "user"]
+    );
+    let copy = fs::read_to_string(store.path(cwd, &forked)).unwrap();
+    assert!(!copy.contains("the other's prompt"), "{copy}");
+}

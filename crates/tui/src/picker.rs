@@ -37,6 +37,9 @@ pub struct PickerEntry {
     pub cost_usd: f64,
     /// The first thing the user said, on one line.
     pub first_prompt: String,
+    /// Its turns failed before any answer (the API unreachable, the key refused): shown as
+    /// failed rather than as a count of messages, as `cairn sessions` lists it.
+    pub failed: bool,
 }
 
 /// What a key does to the picker.
@@ -101,10 +104,14 @@ fn session_line(
     width: usize,
     theme: &Theme,
 ) -> Line<'static> {
+    let size = if session.failed {
+        format!("{:>13}", "failed")
+    } else {
+        format!("{:>4} messages", session.message_count)
+    };
     let details = format!(
-        "{}  {:>4} messages  ${:.2}  ",
+        "{}  {size}  ${:.2}  ",
         format_start(session.started_at_ms),
-        session.message_count,
         session.cost_usd
     );
     let (marker, details_style, prompt_style) = if selected {

@@ -34,6 +34,7 @@ fn sessions() -> Vec<PickerEntry> {
             cost_usd: 0.4321,
             first_prompt: "refactor the session store so that listing is cheap on big projects"
                 .into(),
+            failed: false,
         },
         PickerEntry {
             id: "0b5a6a9e-0000-4000-8000-000000000001".into(),
@@ -41,6 +42,7 @@ fn sessions() -> Vec<PickerEntry> {
             message_count: 2,
             cost_usd: 0.0,
             first_prompt: "why does \u{1b}[31mthe build\u{1b}[0m fail?".into(),
+            failed: false,
         },
         PickerEntry {
             id: "0b5a6a9e-0000-4000-8000-000000000000".into(),
@@ -48,6 +50,7 @@ fn sessions() -> Vec<PickerEntry> {
             message_count: 0,
             cost_usd: 0.0,
             first_prompt: String::new(),
+            failed: false,
         },
     ]
 }
@@ -81,4 +84,18 @@ fn the_selected_session_is_drawn_in_the_selected_style() {
         "{selected:?}"
     );
     assert_eq!(lines[1].spans[0].content, "  ");
+}
+
+#[test]
+fn a_failed_session_is_listed_as_failed_not_as_its_messages() {
+    let theme = Theme::plain();
+    let mut listed = sessions();
+    listed[1].failed = true;
+    let screen = draw(80, render_picker(&listed, 0, 80, &theme));
+    let row = screen
+        .lines()
+        .find(|line| line.contains("the build"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(row.contains("  failed  $0.00"), "{row}");
+    assert!(!row.contains("messages"), "{row}");
 }
