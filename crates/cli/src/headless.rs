@@ -228,6 +228,7 @@ fn report_text(report: Report, facts: &RunFacts<'_>) -> String {
             cost_usd: 0.0,
             cost_unknown: false,
             session_time: facts.elapsed,
+            agents: &[],
         }),
         Report::Context => {
             let config = facts.host.engine().config();

@@ -15,6 +15,7 @@
 //!     cost_usd: 0.0,
 //!     cost_unknown: false,
 //!     session_time: Duration::from_secs(3),
+//!     agents: &[],
 //! };
 //! assert!(cost_report(&facts).starts_with("Total cost: $0.0000\n"));
 //! ```
@@ -61,8 +62,8 @@ pub fn help_text(table: &CommandTable) -> String {
 
 /// What `/cost` reports on: the session's tally.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CostFacts {
-    /// The tokens of every request of the session.
+pub struct CostFacts<'a> {
+    /// The tokens of every request of the session, its sub-agents' included.
     pub usage: Usage,
     /// The cost of the requests whose model has known prices, in USD.
     pub cost_usd: f64,
@@ -71,11 +72,27 @@ pub struct CostFacts {
     pub cost_unknown: bool,
     /// How long the session has run.
     pub session_time: Duration,
+    /// What each sub-agent of the session took, in the order they started: part of the
+    /// totals above, listed on their own so their cost can be seen.
+    pub agents: &'a [AgentCost],
+}
+
+/// One sub-agent's share of the session's cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentCost {
+    /// Its role and task (`Explore: find the config loader`).
+    pub label: String,
+    /// How many requests it made.
+    pub requests: u32,
+    /// Its requests' tokens.
+    pub usage: Usage,
+    /// Their cost in USD; `None` when one went to a model of unknown prices.
+    pub cost_usd: Option<f64>,
 }
 
 /// The `/cost` report: the cost (saying so when part of it is unknown), the tokens by kind,
 /// and the session's time.
-pub fn cost_report(facts: &CostFacts) -> String {
+pub fn cost_report(facts: &CostFacts<'_>) -> String {
     let usage = &facts.usage;
     let cost = match (facts.cost_unknown, facts.cost_usd > 0.0) {
         (false, _) => format!("${:.4}", facts.cost_usd),
@@ -86,7 +103,7 @@ pub fn cost_report(facts: &CostFacts) -> String {
         ),
         (true, false) => "unknown (the model's prices are not in cairn's registry)".to_owned(),
     };
-    format!(
+    let mut text = format!(
         "Total cost: {cost}\nTokens: {} input, {} output, {} cache read, {} cache write\n\
          Session time: {}s",
         usage.input_tokens,
@@ -94,7 +111,26 @@ pub fn cost_report(facts: &CostFacts) -> String {
         usage.cache_read_input_tokens,
         usage.cache_creation_input_tokens,
         facts.session_time.as_secs()
-    )
+    );
+    if !facts.agents.is_empty() {
+        text.push_str("\nSub-agents (in the totals):");
+        for agent in facts.agents {
+            let cost = agent
+                .cost_usd
+                .map_or_else(|| "cost unknown".to_string(), |usd| format!("${usd:.4}"));
+            let requests = match agent.requests {
+                1 => "1 request".to_string(),
+                n => format!("{n} requests"),
+            };
+            text.push_str(&format!(
+                "\n  {}: {cost}, {requests}, {} input, {} output tokens",
+                agent.label,
+                agent.usage.input_total(),
+                agent.usage.output_tokens
+            ));
+        }
+    }
+    text
 }
 
 /// What `/status` reports on.

@@ -85,7 +85,45 @@ fn cost(cost_usd: f64, cost_unknown: bool) -> String {
         cost_usd,
         cost_unknown,
         session_time: Duration::from_millis(75_900),
+        agents: &[],
     })
+}
+
+#[test]
+fn cost_lists_each_sub_agent_after_the_totals() {
+    let agents = [
+        AgentCost {
+            label: "Explore: find the loader".into(),
+            requests: 3,
+            usage: Usage {
+                input_tokens: 900,
+                output_tokens: 40,
+                ..Usage::default()
+            },
+            cost_usd: Some(0.0031),
+        },
+        AgentCost {
+            label: "reviewer: check the diff".into(),
+            requests: 1,
+            usage: Usage::default(),
+            cost_usd: None,
+        },
+    ];
+    let text = cost_report(&CostFacts {
+        usage: Usage::default(),
+        cost_usd: 0.01,
+        cost_unknown: true,
+        session_time: Duration::from_secs(1),
+        agents: &agents,
+    });
+    assert!(
+        text.ends_with(
+            "\nSub-agents (in the totals):\n  Explore: find the loader: $0.0031, 3 requests, 900 \
+             input, 40 output tokens\n  reviewer: check the diff: cost unknown, 1 request, 0 \
+             input, 0 output tokens"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

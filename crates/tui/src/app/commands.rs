@@ -277,7 +277,14 @@ impl App {
     }
 
     pub(super) fn cost_report(&self) -> String {
+        let agents: Vec<reports::AgentCost> = self
+            .agent_costs
+            .iter()
+            .map(|(_, agent)| agent.clone())
+            .filter(|agent| agent.requests > 0)
+            .collect();
         reports::cost_report(&reports::CostFacts {
+            agents: &agents,
             usage: self.usage,
             cost_usd: self.cost_usd,
             cost_unknown: self.cost_unknown,

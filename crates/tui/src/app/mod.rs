@@ -230,6 +230,9 @@ struct App {
     cost_usd: f64,
     /// Some request went to a model of unknown prices: `cost_usd` counts only the others.
     cost_unknown: bool,
+    /// Each sub-agent's share of `usage` and `cost_usd`, by the `Agent` call that started
+    /// it, in the order they started (for `/cost`).
+    agent_costs: Vec<(String, cairn_core::reports::AgentCost)>,
     exit: Option<AppExit>,
     started: Instant,
     /// Where the last frame was drawn.
@@ -344,6 +347,7 @@ impl App {
             usage: Usage::default(),
             cost_usd: 0.0,
             cost_unknown: false,
+            agent_costs: Vec::new(),
             exit: None,
             started: Instant::now(),
             viewport: Rect::default(),
@@ -582,6 +586,7 @@ impl App {
     /// One event from the engine. A sub-agent's work is not drawn in the transcript yet; what
     /// needs the user from it (a permission question, a warning) is.
     fn on_envelope(&mut self, envelope: &EventEnvelope) {
+        self.tally_agents(envelope);
         let for_the_user = matches!(
             envelope.event,
             AgentEvent::PermissionRequested { .. } | AgentEvent::Warning { .. }
@@ -589,6 +594,51 @@ impl App {
         if envelope.from.is_main() || for_the_user {
             self.on_agent_event(&envelope.event);
             self.note_approval_wait();
+        }
+    }
+
+    /// Sub-agents' requests are paid for too: each one's usage and cost go into the session's
+    /// totals and its own line of `/cost`, labelled by the `Agent` call that started it.
+    fn tally_agents(&mut self, envelope: &EventEnvelope) {
+        match (&envelope.event, &envelope.from.parent_tool_use_id) {
+            (AgentEvent::ToolCallInputComplete { id, name, input }, _)
+                if envelope.from.is_main() && matches!(name.as_str(), "Agent" | "Task") =>
+            {
+                let field = |key: &str| input.get(key).and_then(|v| v.as_str()).unwrap_or("");
+                let role = match field("subagent_type") {
+                    "" => "general-purpose",
+                    role => role,
+                };
+                let label = match field("description") {
+                    "" => role.to_string(),
+                    description => format!("{role}: {description}"),
+                };
+                self.agent_costs.push((
+                    id.clone(),
+                    cairn_core::reports::AgentCost {
+                        label,
+                        requests: 0,
+                        usage: Usage::default(),
+                        cost_usd: Some(0.0),
+                    },
+                ));
+            }
+            (AgentEvent::AssistantMessage { usage, model, .. }, Some(parent))
+                if !envelope.from.is_main() =>
+            {
+                let cost = cairn_llm::registry::lookup(model).cost_usd(usage);
+                self.usage += *usage;
+                match cost {
+                    Some(cost) => self.cost_usd += cost,
+                    None => self.cost_unknown = true,
+                }
+                if let Some((_, agent)) = self.agent_costs.iter_mut().find(|(id, _)| id == parent) {
+                    agent.requests += 1;
+                    agent.usage += *usage;
+                    agent.cost_usd = agent.cost_usd.zip(cost).map(|(a, b)| a + b);
+                }
+            }
+            _ => {}
         }
     }
 
