@@ -585,7 +585,8 @@ mod tests {
                 num_turns: 2,
                 duration_ms: 42,
                 duration_api_ms: 7,
-                total_cost_usd: Some(0.0),
+                // The main turn's summary (none here) plus the sub-agent's haiku request.
+                total_cost_usd: Some(0.5),
                 usage: Usage::default(),
                 model_usage: BTreeMap::from([
                     // 250,000 input tokens at $1 and 50,000 output tokens at $5 per million.

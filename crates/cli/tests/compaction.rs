@@ -184,7 +184,18 @@ fn failing_summaries_trip_the_breaker_and_nothing_is_lost_on_disk() {
         .iter()
         .filter(|request| is_summary(request))
         .count();
-    assert_eq!(summaries, 3, "three attempts, then the breaker: {stderr}");
+    // At most three attempts, then the breaker; fewer when the window's hard limit stops the
+    // run first, which then says which attempt failed.
+    assert!(
+        (1..=3).contains(&summaries),
+        "{summaries} summary attempts: {stderr}"
+    );
+    if summaries < 3 {
+        assert!(
+            stderr.contains(&format!("attempt {summaries} of 3")),
+            "{stderr}"
+        );
+    }
     // The session either ran on or stopped with a clear error before the window: never a
     // request the API would refuse.
     for (n, request) in requests.iter().enumerate() {

@@ -119,7 +119,10 @@ fn continued_session(dialect: Dialect) {
 fn compaction(dialect: Dialect) {
     const SUMMARY: &str = "SUMMARY-OF-THE-SESSION: a.txt was read.";
     let h = Harness::new();
-    std::fs::write(h.path("a.txt"), "alpha\n").unwrap();
+    // A file big enough that the conversation is most of what the usage reports, so the
+    // summary makes it smaller (with nothing to gain it would be kept).
+    let text: String = (0..1_200).map(|n| format!("alpha line {n}\n")).collect();
+    std::fs::write(h.path("a.txt"), text).unwrap();
     h.server.reply_to_side_requests(vec![Reply::text(SUMMARY)]);
     h.server.push(
         Reply::tool_use("call_r", "Read", json!({"file_path": "a.txt"})).with_usage(19_500, 10),

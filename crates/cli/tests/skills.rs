@@ -307,8 +307,12 @@ fn a_skill_used_before_a_compaction_comes_back_after_it() {
     ));
     h.server.push(Reply::text("Loaded."));
     run(&h, &["-p", "prepare the release"]);
-    // A turn after it, so the load is not in the turn a compaction keeps as it is.
-    h.server.push(Reply::text("Noted."));
+    // A turn after it, so the load is not in the turn a compaction keeps as it is; long
+    // enough that a summary makes the conversation smaller.
+    h.server.push(Reply::text(format!(
+        "Noted. {}",
+        "The release notes go on at length. ".repeat(300)
+    )));
     run(&h, &["-c", "-p", "and the notes"]);
     h.server
         .push(Reply::text("SUMMARY: the release is being prepared."));

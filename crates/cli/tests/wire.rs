@@ -423,7 +423,12 @@ fn a_model_without_known_prices_has_an_unknown_cost_not_zero() {
 #[test]
 fn a_compaction_writes_a_typed_compact_boundary_line() {
     let h = Harness::new();
-    h.server.push(Reply::text("First answer."));
+    // Long enough that a summary makes it smaller (a compaction with nothing to gain keeps the
+    // conversation and writes no boundary).
+    h.server.push(Reply::text(format!(
+        "First answer. {}",
+        "The greeting goes on at length. ".repeat(200)
+    )));
     let output = h.command().args(["-p", "hello"]).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     h.server
