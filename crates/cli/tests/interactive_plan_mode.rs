@@ -138,11 +138,10 @@ fn keep_planning_sends_the_users_words_and_plan_mode_stays() {
         ),
         "{text}"
     );
-    assert!(
-        status_line(&term).contains(" · plan · "),
-        "{}",
-        status_line(&term)
-    );
+    // The status line is redrawn once the turn ends; wait for it rather than read it at once.
+    term.wait_until("the status line to show plan", |_| {
+        status_line(&term).contains(" · plan · ")
+    });
     quit(&term);
 }
 
