@@ -91,7 +91,7 @@ pub use file_state::{FileStamp, FileTracker, StaleRead};
 pub use notebook::NotebookEditTool;
 pub use plan::{EnterPlanModeTool, ExitPlanModeTool, PlanHandback};
 pub use read::ReadTool;
-pub use registry::ToolRegistry;
+pub use registry::{ToolRegistry, canonical_spelling};
 pub use search::{GlobTool, GrepTool, LsTool};
 pub use todo::TodoWriteTool;
 pub use tool::{

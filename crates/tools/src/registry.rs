@@ -164,8 +164,11 @@ impl ToolRegistry {
     }
 }
 
-/// Lower case, letters and digits only, and a trailing "tool" dropped.
-fn canonical_spelling(name: &str) -> String {
+/// A tool name as the registry matches it when the model spells it its own way: lower case,
+/// letters and digits only, and a trailing "tool" dropped (`read_file`, `ReadFile` and
+/// `readfile` are one; `WebFetchTool` is `webfetch`). Executors outside the registry (the
+/// Agent and web tools) match their names with it too.
+pub fn canonical_spelling(name: &str) -> String {
     let spelled: String = name
         .chars()
         .filter(char::is_ascii_alphanumeric)

@@ -259,14 +259,9 @@ fn answer(
 
 /// Whether the model's `name` means this tool: `Agent` or `Task`, in any case or spelling.
 fn names_agent(name: &str) -> bool {
-    let spelled: String = name
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
     matches!(
-        spelled.as_str(),
-        "agent" | "task" | "agenttool" | "tasktool"
+        cairn_tools::canonical_spelling(name).as_str(),
+        "agent" | "task"
     )
 }
 

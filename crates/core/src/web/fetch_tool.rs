@@ -159,12 +159,7 @@ impl WebFetchTool {
 
 /// Whether the model's `name` means this tool, in any case or spelling (`web_fetch`).
 fn names_web_fetch(name: &str) -> bool {
-    let spelled: String = name
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    spelled == "webfetch"
+    cairn_tools::canonical_spelling(name) == "webfetch"
 }
 
 #[async_trait]

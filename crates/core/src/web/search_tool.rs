@@ -104,12 +104,7 @@ fn search_result(query: &str, answer: &WebSearchAnswer) -> String {
 
 /// Whether the model's `name` means this tool, in any case or spelling (`web_search`).
 fn names_web_search(name: &str) -> bool {
-    let spelled: String = name
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    spelled == "websearch"
+    cairn_tools::canonical_spelling(name) == "websearch"
 }
 
 #[async_trait]
