@@ -310,6 +310,7 @@ mod tests {
             tools: vec![],
             max_tokens: 64,
             text_only: false,
+            stable_prefix: None,
         };
         let mut events = Vec::new();
         let sent = provider

@@ -113,6 +113,33 @@ fn every_request_has_at_most_four_breakpoints_and_the_rolling_one_moves_forward(
 }
 
 #[test]
+fn the_stable_prefix_before_the_oldest_clearable_result_carries_the_fourth_mark() {
+    // Reads of a file big enough to be worth clearing: from the request after the first one
+    // on, the messages before its result (the prompt and the call) are what a clear of old
+    // results leaves as it is, so their end is marked, in the same place on every request.
+    let server = ScriptedServer::start();
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let text: String = (0..200)
+        .map(|line| format!("line {line} of a.txt\n"))
+        .collect();
+    std::fs::write(work.path().join("a.txt"), text).unwrap();
+    let requests = session(&server, home.path(), work.path(), 4);
+    assert_eq!(requests.len(), 4);
+    assert_eq!(count_marks(&requests[0].body), 3, "nothing to clear yet");
+    for (index, request) in requests.iter().enumerate().skip(1) {
+        assert_eq!(count_marks(&request.body), 4, "request {index}");
+        let call = request.body["messages"][1]["content"].as_array().unwrap();
+        assert_eq!(call.last().unwrap()["type"], "tool_use");
+        assert_eq!(
+            call.last().unwrap()["cache_control"],
+            json!({"type": "ephemeral"}),
+            "request {index}: the end of the stable prefix"
+        );
+    }
+}
+
+#[test]
 fn the_fixed_prefix_is_byte_identical_across_sessions_when_git_status_changes() {
     let server = ScriptedServer::start();
     let home = tempfile::tempdir().unwrap();

@@ -204,7 +204,7 @@ fn run(script: &Script, policy: Policy, out: &Path) -> Meter {
         clock.advance(Duration::from_secs(seconds));
         let now = clock.now();
         let asked = summarizer.asked();
-        let sent = match policy {
+        let (sent, stable_prefix) = match policy {
             Policy::Cairn => {
                 let accounting = TokenAccounting {
                     last_reported: meter
@@ -225,12 +225,12 @@ fn run(script: &Script, policy: Policy, out: &Path) -> Meter {
                 meter.pipeline_time.push(begun.elapsed());
                 if summarizer.asked() > asked {
                     let (input, instructions) = summarizer.last_request();
-                    meter.request("summary", &input, instructions, now);
+                    meter.request("summary", &input, None, instructions, now);
                 }
                 for compaction in &projection.compactions {
                     meter.step(&compaction.step);
                 }
-                projection.messages
+                (projection.messages, projection.stable_prefix)
             }
             Policy::Baseline => {
                 let estimate = FIXED_PREFIX + messages_tokens(&conversation);
@@ -247,13 +247,13 @@ fn run(script: &Script, policy: Policy, out: &Path) -> Meter {
                         block_on(summarizer.summarize(input, instructions, &Trigger::Auto))
                             .unwrap();
                     let (input, instructions) = summarizer.last_request();
-                    meter.request("summary", &input, instructions, now);
+                    meter.request("summary", &input, None, instructions, now);
                     let summary = autocompact::clean_summary(&answer);
                     conversation =
                         autocompact::rebuild(&conversation, &summary, &Trigger::Auto, limits);
                     meter.step("autocompact");
                 }
-                conversation.clone()
+                (conversation.clone(), None)
             }
         };
         check(
@@ -263,7 +263,7 @@ fn run(script: &Script, policy: Policy, out: &Path) -> Meter {
             &writer.todos,
             meter.requests.len(),
         );
-        meter.request("request", &sent, 0, now);
+        meter.request("request", &sent, stable_prefix, 0, now);
     }
     meter
 }

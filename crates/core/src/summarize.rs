@@ -87,6 +87,7 @@ impl Summarizer for ConversationSummarizer<'_> {
                 tools: self.tools.clone(),
                 max_tokens: SUMMARY_MAX_TOKENS,
                 text_only: true,
+                stable_prefix: None,
             };
             // A summary interrupted part-way is billed too: what it had reported counts.
             let mut interrupted = None;

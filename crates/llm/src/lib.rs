@@ -51,6 +51,7 @@
 //!     tools: vec![],
 //!     max_tokens: 1024,
 //!     text_only: false,
+//!     stable_prefix: None,
 //! };
 //!
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -132,6 +133,12 @@ pub struct ModelRequest {
     /// The answer must be text: the tools are sent (so the cached prefix stays the same) but
     /// the model may not call them (a summary of the conversation).
     pub text_only: bool,
+    /// How many leading messages the next requests are expected to send unchanged, however
+    /// old results after them are cleared (the context pipeline's frontier). A provider whose
+    /// prompt cache is marked marks their end too, so a clear after them reads them from
+    /// the cache instead of writing them again; `None` (or a count that leaves nothing
+    /// before the newest message) marks only the newest message.
+    pub stable_prefix: Option<usize>,
 }
 
 /// Something that happened while a response streamed. Deltas are forwarded as they arrive.

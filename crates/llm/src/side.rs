@@ -84,6 +84,7 @@ impl SideModel {
             tools: Vec::new(),
             max_tokens,
             text_only: true,
+            stable_prefix: None,
         };
         let response = self.client.stream(&request, &mut |_| {}, cancel).await?;
         let text = Message {

@@ -127,6 +127,7 @@ mod tests {
             tools: vec![],
             max_tokens: 64,
             text_only: false,
+            stable_prefix: None,
         }
     }
 

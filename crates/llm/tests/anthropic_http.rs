@@ -46,6 +46,7 @@ fn request(text: &str) -> ModelRequest {
         tools: vec![],
         max_tokens: 1024,
         text_only: false,
+        stable_prefix: None,
     }
 }
 

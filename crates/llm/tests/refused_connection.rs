@@ -22,6 +22,7 @@ fn request() -> ModelRequest {
         tools: vec![],
         max_tokens: 64,
         text_only: false,
+        stable_prefix: None,
     }
 }
 

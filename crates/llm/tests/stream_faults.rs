@@ -41,6 +41,7 @@ async fn send(client: &AnthropicClient) -> (Result<ModelResponse, ModelError>, V
         tools: vec![],
         max_tokens: 1024,
         text_only: false,
+        stable_prefix: None,
     };
     let mut events = Vec::new();
     let result = client

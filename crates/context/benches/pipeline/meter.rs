@@ -1,12 +1,13 @@
 //! What a session's requests cost under a model of Anthropic's prompt cache.
 //!
-//! Every request carries the system prompt and tools ([`FIXED_PREFIX`] tokens, marked) and a
-//! rolling mark on its last message. A request reads from the cache the longest earlier
-//! request (of the last few, within five minutes) that it starts with, when that one ended
-//! at most 20 content blocks before its own end (the API looks back 20 blocks from a mark);
-//! otherwise only the fixed prefix, if any request came within five minutes. Everything
-//! after what it reads is written. Billed input equivalent: input + 1.25 × writes + 0.1 ×
-//! reads (no input goes unmarked here).
+//! Every request carries the system prompt and tools ([`FIXED_PREFIX`] tokens, marked), a
+//! rolling mark on its last message and, where the pipeline names one, a mark at the end of
+//! its stable prefix. Each mark leaves a cache entry: the prefix through it. A request reads
+//! from the cache the longest entry (of the last few requests', within five minutes) that it
+//! starts with and that ends at most 20 content blocks before one of its own marks (the API
+//! looks back 20 blocks from a mark); otherwise only the fixed prefix, if any request came
+//! within five minutes. Everything after what it reads is written. Billed input equivalent:
+//! input + 1.25 × writes + 0.1 × reads (no input goes unmarked here).
 
 use std::time::{Duration, Instant};
 
@@ -17,8 +18,8 @@ use cairn_protocol::Message;
 pub const FIXED_PREFIX: u64 = 14_000;
 const TTL: Duration = Duration::from_secs(5 * 60);
 const LOOKBACK_BLOCKS: usize = 20;
-/// How many earlier requests' cache entries are looked for.
-const ENTRIES: usize = 8;
+/// How many cache entries of earlier requests are looked for (two a request at most).
+const ENTRIES: usize = 16;
 
 /// One request as billed.
 #[derive(Debug, Clone)]
@@ -67,18 +68,28 @@ impl Meter {
         self.pending_steps.push(step.to_string());
     }
 
-    fn read_for(&self, messages: &[Message], blocks: usize, now: Instant) -> u64 {
+    /// What the cache serves a request sending `messages`, marked after the first of each
+    /// of `marks` (message counts).
+    fn read_for(&self, messages: &[Message], marks: &[usize], now: Instant) -> u64 {
         let warm = self
             .last_request_at
             .is_some_and(|at| now.saturating_duration_since(at) <= TTL);
         if !warm {
             return 0;
         }
+        let mark_blocks: Vec<usize> = marks
+            .iter()
+            .map(|&mark| blocks(&messages[..mark]))
+            .collect();
         let best = self
             .entries
             .iter()
             .filter(|entry| now.saturating_duration_since(entry.at) <= TTL)
-            .filter(|entry| blocks.saturating_sub(entry.blocks) <= LOOKBACK_BLOCKS)
+            .filter(|entry| {
+                mark_blocks
+                    .iter()
+                    .any(|&mark| mark >= entry.blocks && mark - entry.blocks <= LOOKBACK_BLOCKS)
+            })
             .filter(|entry| {
                 entry.messages.len() <= messages.len()
                     && entry.messages[..] == messages[..entry.messages.len()]
@@ -90,12 +101,21 @@ impl Meter {
     }
 
     /// A request sending `messages` (after the fixed prefix), and `extra` tokens after them
-    /// (a summary request's instructions).
-    pub fn request(&mut self, kind: &'static str, messages: &[Message], extra: u64, now: Instant) {
+    /// (a summary request's instructions), with a mark after its first `stable_prefix`
+    /// messages besides the one at its end.
+    pub fn request(
+        &mut self,
+        kind: &'static str,
+        messages: &[Message],
+        stable_prefix: Option<usize>,
+        extra: u64,
+        now: Instant,
+    ) {
         let tokens: u64 = messages.iter().map(message_tokens).sum();
-        let blocks: usize = messages.iter().map(|message| message.content.len()).sum();
         let context = FIXED_PREFIX + tokens + extra;
-        let read = self.read_for(messages, blocks, now).min(context);
+        let mut marks = vec![messages.len()];
+        marks.extend(stable_prefix.filter(|&count| count > 0 && count < messages.len()));
+        let read = self.read_for(messages, &marks, now).min(context);
         let (shrank, resent) = match (kind, self.previous) {
             ("request", Some((count, total))) => (messages.len() < count, total.min(context)),
             _ => (false, 0),
@@ -112,13 +132,16 @@ impl Meter {
         self.last_request_at = Some(now);
         if kind == "request" {
             self.previous = Some((messages.len(), context));
-            self.entries.push(Entry {
-                messages: messages.to_vec(),
-                tokens,
-                blocks,
-                at: now,
-            });
-            if self.entries.len() > ENTRIES {
+            for &mark in &marks {
+                let cached = &messages[..mark];
+                self.entries.push(Entry {
+                    messages: cached.to_vec(),
+                    tokens: cached.iter().map(message_tokens).sum(),
+                    blocks: blocks(cached),
+                    at: now,
+                });
+            }
+            while self.entries.len() > ENTRIES {
                 self.entries.remove(0);
             }
         }
@@ -172,4 +195,9 @@ impl Meter {
             .filter(|billed| billed.steps.split('+').any(|name| name == step))
             .count()
     }
+}
+
+/// The content blocks of `messages`.
+fn blocks(messages: &[Message]) -> usize {
+    messages.iter().map(|message| message.content.len()).sum()
 }

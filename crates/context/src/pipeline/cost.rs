@@ -33,6 +33,9 @@ pub struct CacheState {
     pub cache: PromptCache,
     /// Whether the last request is recent enough for its prefix to be cached still.
     pub warm: bool,
+    /// The stable prefix the last request marked besides its end (a count of its leading
+    /// messages), which a marked cache holds too.
+    pub stable_prefix: Option<usize>,
 }
 
 impl CacheState {
@@ -41,13 +44,24 @@ impl CacheState {
         CacheState {
             cache,
             warm: since_last.is_some_and(|since| since <= cache.ttl),
+            stable_prefix: None,
+        }
+    }
+
+    /// The same state, the last request having marked its first `stable_prefix` messages.
+    pub fn with_stable_prefix(self, stable_prefix: Option<usize>) -> Self {
+        CacheState {
+            stable_prefix,
+            ..self
         }
     }
 
     /// The tokens of a request sending `view` (after `overhead` tokens of system prompt and
     /// tools) that the cache serves, when the previous request sent `previous`: the matching
-    /// messages at its start, if a mark can find them (a marked cache looks back only so many
-    /// blocks; past that only the fixed prefix is read). Nothing when the cache is cold.
+    /// messages at its start, if a mark can find them. A marked cache looks back only so many
+    /// blocks from a mark; past that it finds the stable prefix the last request marked, when
+    /// the view still starts with it, else only the fixed prefix. Nothing when the cache is
+    /// cold.
     pub fn cached_prefix(&self, previous: &[Message], view: &[Message], overhead: u64) -> u64 {
         if !self.warm {
             return 0;
@@ -65,7 +79,15 @@ impl CacheState {
             CacheKind::Marked { lookback_blocks } => behind <= lookback_blocks,
             CacheKind::Automatic => true,
         };
-        if !found || common == 0 {
+        if !found {
+            return match self.stable_prefix {
+                Some(stable) if stable > 0 && stable <= common => {
+                    overhead + view[..stable].iter().map(message_tokens).sum::<u64>()
+                }
+                _ => overhead,
+            };
+        }
+        if common == 0 {
             return overhead;
         }
         overhead + view[..common].iter().map(message_tokens).sum::<u64>()
@@ -248,8 +270,25 @@ mod tests {
         let automatic = CacheState {
             cache: PromptCache::automatic(0.5),
             warm: true,
+            stable_prefix: None,
         };
         assert_eq!(automatic.cached_prefix(&sent, &next, 1_000), 1_200);
+        // The last request marked its first message too: that mark is found.
+        assert_eq!(
+            warm()
+                .with_stable_prefix(Some(1))
+                .cached_prefix(&sent, &next, 1_000),
+            1_100
+        );
+        // Not when the view no longer starts with it.
+        let mut changed = next.clone();
+        changed[0] = Message::user_text("changed");
+        assert_eq!(
+            warm()
+                .with_stable_prefix(Some(1))
+                .cached_prefix(&sent, &changed, 1_000),
+            1_000
+        );
     }
 
     #[test]

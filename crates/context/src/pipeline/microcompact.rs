@@ -6,11 +6,15 @@
 //! small one: [`recent_to_keep`]); the older ones become [`CLEARED`]. Clearing changes the
 //! middle of every later request, which the prompt cache pays for once, so the pipeline
 //! clears when its cost model says it pays (see `StandardPipeline` and `cost`).
+//!
+//! A result that says the call failed or was refused is never cleared: running the call again
+//! would not fetch it, it is short, and it is what tells the model not to try the same call
+//! again.
 
 use cairn_protocol::Message;
 
 use super::accounting::result_tokens;
-use super::view::{ViewDecisions, calls};
+use super::view::{Call, ViewDecisions, calls};
 
 /// What a cleared result says, as Claude Code says it.
 pub const CLEARED: &str = "[Old tool result content cleared]";
@@ -23,7 +27,7 @@ pub const KEEP_RECENT_RESULTS: usize = 5;
 pub const MIN_KEPT_TOKENS: u64 = 8_000;
 
 /// Tools whose results can be fetched again (or, for edits, only confirm what the call said).
-const REFETCHABLE: &[&str] = &[
+const REFETCHABLE_TOOLS: &[&str] = &[
     "Read",
     "Bash",
     "BashOutput",
@@ -40,6 +44,12 @@ const REFETCHABLE: &[&str] = &[
 /// A result this small costs less to keep than the cache write clearing it would cause.
 const WORTH_CLEARING_TOKENS: u64 = 25;
 
+/// Whether `call`'s result is one the model can fetch again by making the call again: a
+/// refetchable tool's, and not a failure or a refusal.
+fn refetchable(call: &Call<'_>) -> bool {
+    REFETCHABLE_TOOLS.contains(&call.name) && !call.failed
+}
+
 /// How many of the newest re-fetchable results to keep: as many as fit `budget` tokens
 /// together, at least one and at most [`KEEP_RECENT_RESULTS`]. In a small window five large
 /// results would fill a third of it, and each clear would rewrite them all again.
@@ -48,7 +58,7 @@ pub fn recent_to_keep(conversation: &[Message], decisions: &ViewDecisions, budge
     let mut keep = 0;
     for call in calls(conversation).iter().rev() {
         let Some(result) = call.result else { continue };
-        if !REFETCHABLE.contains(&call.name) || decisions.dropped.contains(call.id) {
+        if !refetchable(call) || decisions.dropped.contains(call.id) {
             continue;
         }
         used += result_tokens(result);
@@ -65,7 +75,7 @@ pub fn recent_to_keep(conversation: &[Message], decisions: &ViewDecisions, budge
 pub fn microcompact(conversation: &[Message], decisions: &mut ViewDecisions, keep: usize) -> usize {
     let refetchable: Vec<_> = calls(conversation)
         .into_iter()
-        .filter(|call| REFETCHABLE.contains(&call.name) && !decisions.dropped.contains(call.id))
+        .filter(|call| refetchable(call) && !decisions.dropped.contains(call.id))
         .filter_map(|call| call.result.map(|result| (call.id, result)))
         .collect();
     let older = refetchable.len().saturating_sub(keep.max(1));
@@ -80,6 +90,23 @@ pub fn microcompact(conversation: &[Message], decisions: &mut ViewDecisions, kee
         added += 1;
     }
     added
+}
+
+/// The frontier of `view`: how many leading messages the next clear leaves as they are, the
+/// messages before the oldest result that `decisions` has not cleared and microcompact may
+/// clear. A prompt cache marked there lets that clear read them instead of writing them
+/// again. `None` when no such result is left.
+pub fn frontier(view: &[Message], decisions: &ViewDecisions) -> Option<usize> {
+    calls(view)
+        .into_iter()
+        .find(|call| {
+            refetchable(call)
+                && !decisions.covers(call.id)
+                && call
+                    .result
+                    .is_some_and(|result| result_tokens(result) > WORTH_CLEARING_TOKENS)
+        })
+        .map(|call| call.index + 1)
 }
 
 #[cfg(test)]
@@ -109,6 +136,34 @@ mod tests {
             });
         }
         conversation
+    }
+
+    #[test]
+    fn a_failed_or_refused_result_is_never_cleared() {
+        let mut conversation = reads(&[3_500, 3_500, 3_500]);
+        if let ContentBlock::ToolResult { is_error, .. } = &mut conversation[2].content[0] {
+            *is_error = true;
+        }
+        let mut decisions = ViewDecisions::default();
+        assert_eq!(microcompact(&conversation, &mut decisions, 1), 1);
+        assert!(!decisions.covers("read-0"), "the refusal stays");
+        assert!(decisions.covers("read-1"));
+        // Nor does it hold the frontier back.
+        assert_eq!(frontier(&conversation, &decisions), Some(6));
+    }
+
+    #[test]
+    fn the_frontier_is_the_call_of_the_oldest_result_not_cleared_yet() {
+        let conversation = reads(&[3_500, 3_500, 3_500, 10]);
+        let mut decisions = ViewDecisions::default();
+        // Nothing cleared: the prompt and the first call stay as they are.
+        assert_eq!(frontier(&conversation, &decisions), Some(2));
+        microcompact(&conversation, &mut decisions, 2);
+        // The first two reads are cleared: the next clear starts at the third one's result.
+        assert_eq!(frontier(&conversation, &decisions), Some(6));
+        microcompact(&conversation, &mut decisions, 1);
+        // Only a result too small to clear is left after the cleared ones.
+        assert_eq!(frontier(&conversation, &decisions), None);
     }
 
     #[test]

@@ -14,9 +14,9 @@
 //! | step | module | when |
 //! |---|---|---|
 //! | 1 spill | [`spill`] | every tool result |
-//! | 2 snip | [`snip`] | past half of autocompact's threshold, when the [`cost`] model says it pays: free on a cold cache; on a warm one once the reads saved before the next compaction cover the rewrite and the reads carried since the last rewrite have reached it (batching); over the collapse threshold, when it relieves the window more cheaply than the summary that would follow |
+//! | 2 snip | [`snip`] | at any size, when the [`cost`] model says it pays: free on a cold cache; on a warm one once the reads saved before the next compaction cover the rewrite and the reads carried since the last rewrite have reached it (batching); over the collapse threshold, when it relieves the window more cheaply than the summary that would follow |
 //! | 3 microcompact | [`microcompact`] | with snip, priced together (one rewrite) |
-//! | 4 collapse | [`collapse`] | over the collapse threshold, down to 60% of autocompact's; below it, as far as it may go, where what snip and microcompact leave is over a third of autocompact's threshold and the cost model says it pays on a warm cache |
+//! | 4 collapse | [`collapse`] | over the collapse threshold, down to 60% of autocompact's; below it but past half of autocompact's threshold, as far as it may go, where what snip and microcompact leave is over a third of autocompact's threshold and the cost model says it pays on a warm cache |
 //! | 5 autocompact | [`autocompact`] | still over the autocompact threshold (window pressure, never priced); `/compact`; the API refused a request as too long |
 //!
 //! Steps 2 to 4 are decisions over a read-time view ([`view`], [`collapse`]): the stored
@@ -81,6 +81,11 @@ pub struct Projection {
     /// What the user should be told though the request goes ahead: an automatic compaction
     /// that failed, the circuit breaker that stopped trying.
     pub notices: Vec<String>,
+    /// How many leading messages of `messages` a clear of old results would leave as they
+    /// were in the previous request ([`microcompact::frontier`] under the decisions that
+    /// request was sent with), for a marked prompt cache to mark; `None` after a summary
+    /// and where nothing is left to clear.
+    pub stable_prefix: Option<usize>,
 }
 
 /// Why the pipeline is asked to compact now.
@@ -285,7 +290,8 @@ impl StandardPipeline {
                 state
                     .last_request
                     .map(|last| now.saturating_duration_since(last)),
-            );
+            )
+            .with_stable_prefix(state.last_stable_prefix);
             let mark = state.collapsed_through;
             // The log is written once per mark (a restored mark has none yet), and a mark
             // that no longer fits the conversation is dropped.
@@ -326,18 +332,21 @@ impl StandardPipeline {
             };
         }
 
-        // Steps 2 and 3, priced: on a warm cache a change rewrites the cached prefix from the
-        // first changed block on, so it is made when it pays and waiting no longer does
+        // Steps 2 and 3, priced at any size: on a warm cache a change rewrites the cached
+        // prefix from the first changed block on (from the stable prefix's mark, where the
+        // last request marked one), so it is made when it pays and waiting no longer does
         // ([`cost`]); a cold cache makes it free. Over the collapse threshold they are also
         // taken when they relieve the window more cheaply than the summary that would come
         // instead; a reactive compaction takes them too, to send the summary less. They act
         // on what the view shows uncollapsed.
         let pressure = estimate >= limits.collapse_at;
         let worth_trying = match trigger {
-            Trigger::Auto => pressure || estimate >= limits.autocompact_at / 2,
-            Trigger::Reactive => true,
+            Trigger::Auto | Trigger::Reactive => true,
             Trigger::Manual { .. } => false,
         };
+        // Collapsing turns loses more than clearing results the model can fetch again: it is
+        // considered only from half the autocompact threshold on.
+        let collapse_considered = pressure || estimate >= limits.autocompact_at / 2;
         // The lighter steps' decisions when they did not pay on their own.
         let mut declined: Option<(ViewDecisions, Vec<Compaction>)> = None;
         if worth_trying {
@@ -430,7 +439,7 @@ impl StandardPipeline {
                     let shown = further.project(conversation, &base);
                     (further, shown)
                 })
-            } else if worth_trying && lightest >= limits.autocompact_at / 3 {
+            } else if collapse_considered && lightest >= limits.autocompact_at / 3 {
                 collapse::furthest(conversation, collapsed.through()).and_then(|through| {
                     let further = Collapsed::new(conversation, through);
                     let shown = further.project(conversation, &base);

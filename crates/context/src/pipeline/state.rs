@@ -9,6 +9,7 @@ use cairn_protocol::{Compaction, Message};
 
 use super::accounting::{self, Calibration, messages_tokens};
 use super::collapse::Collapsed;
+use super::microcompact;
 use super::settings::Limits;
 use super::view::ViewDecisions;
 use super::{Projection, StandardPipeline, TokenAccounting};
@@ -34,6 +35,8 @@ pub(super) struct PipelineState {
     pub(super) last_view: Vec<Message>,
     /// The estimated tokens of the last request.
     pub(super) last_size: Option<u64>,
+    /// The stable prefix the last request marked ([`Projection::stable_prefix`]).
+    pub(super) last_stable_prefix: Option<usize>,
     /// How many tokens a request adds, on average of the recent ones; `None` before two.
     pub(super) growth: Option<f64>,
     /// The reads paid since the prefix was last rewritten for tokens snip and microcompact
@@ -102,6 +105,17 @@ impl StandardPipeline {
         notices: Vec<String>,
     ) -> Projection {
         let mut state = self.state();
+        // The frontier under the decisions the previous request went out with: where this
+        // request's clear (if any) began, so the mark finds what that request cached.
+        let summarised = compactions
+            .iter()
+            .any(|compaction| compaction.summary.is_some());
+        let stable_prefix = if summarised {
+            None
+        } else {
+            microcompact::frontier(&view, &state.decisions)
+        };
+        state.last_stable_prefix = stable_prefix;
         state.decisions = decisions;
         state.collapsed_through = collapsed.through();
         state.collapsed = collapsed;
@@ -120,6 +134,7 @@ impl StandardPipeline {
             messages: view,
             compactions,
             notices,
+            stable_prefix,
         }
     }
 }

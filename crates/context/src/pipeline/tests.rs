@@ -234,6 +234,8 @@ fn under_the_thresholds_the_conversation_goes_out_as_it_is() {
             messages: stored.clone(),
             compactions: Vec::new(),
             notices: Vec::new(),
+            // The prompt and the read's call stay as they are when its result is cleared.
+            stable_prefix: Some(2),
         }
     );
     assert_eq!(conversation, stored);

@@ -102,11 +102,13 @@ pub struct Call<'a> {
     pub input: &'a serde_json::Value,
     /// Its result, when the conversation holds one.
     pub result: Option<&'a ToolResultContent>,
+    /// Whether that result says the call failed or was refused.
+    pub failed: bool,
 }
 
 /// The tool calls of `conversation`, oldest first.
 pub fn calls(conversation: &[Message]) -> Vec<Call<'_>> {
-    let mut results: BTreeMap<&str, &ToolResultContent> = BTreeMap::new();
+    let mut results: BTreeMap<&str, (&ToolResultContent, bool)> = BTreeMap::new();
     for message in conversation
         .iter()
         .filter(|message| message.role == Role::User)
@@ -115,10 +117,10 @@ pub fn calls(conversation: &[Message]) -> Vec<Call<'_>> {
             if let ContentBlock::ToolResult {
                 tool_use_id,
                 content,
-                ..
+                is_error,
             } = block
             {
-                results.insert(tool_use_id, content);
+                results.insert(tool_use_id, (content, *is_error));
             }
         }
     }
@@ -136,7 +138,8 @@ pub fn calls(conversation: &[Message]) -> Vec<Call<'_>> {
             id,
             name,
             input,
-            result: results.get(id).copied(),
+            result: results.get(id).map(|&(content, _)| content),
+            failed: results.get(id).is_some_and(|&(_, failed)| failed),
         })
         .collect()
 }

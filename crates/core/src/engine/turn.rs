@@ -281,10 +281,11 @@ impl Engine {
             {
                 return TurnEnd::MaxRequests { limit };
             }
-            let messages = match self.project(trigger.take(), events, cancel, tally).await {
-                Ok(messages) => messages,
-                Err(end) => return end,
-            };
+            let (messages, stable_prefix) =
+                match self.project(trigger.take(), events, cancel, tally).await {
+                    Ok(projected) => projected,
+                    Err(end) => return end,
+                };
             let sent = messages.len();
             let request = ModelRequest {
                 model: self.request_model(),
@@ -293,6 +294,7 @@ impl Engine {
                 tools: self.tools.specs(),
                 max_tokens: self.config.max_output_tokens,
                 text_only: false,
+                stable_prefix,
             };
             let started = Instant::now();
             let mut streamed = Streamed::default();

@@ -42,14 +42,16 @@ impl Engine {
     }
 
     /// What the next request sends: the conversation through the context pipeline, which
-    /// may compact it first (reported, and PostCompact hooks told).
+    /// may compact it first (reported, and PostCompact hooks told), and how many of its
+    /// leading messages a clear of old results would leave as they are
+    /// ([`cairn_context::pipeline::Projection::stable_prefix`]).
     pub(super) async fn project(
         &mut self,
         trigger: Option<Trigger>,
         events: &EventSender,
         cancel: &CancellationToken,
         tally: &mut TurnTally,
-    ) -> Result<Vec<Message>, TurnEnd> {
+    ) -> Result<(Vec<Message>, Option<usize>), TurnEnd> {
         let trigger = trigger.unwrap_or(Trigger::Auto);
         let model_info = self.client.model_info(&self.config.model);
         let accounting = TokenAccounting {
@@ -128,7 +130,7 @@ impl Engine {
             }
             events.emit(AgentEvent::Compacted(compaction));
         }
-        Ok(messages)
+        Ok((messages, projection.stable_prefix))
     }
 
     /// Adds `plan` to the opening of the conversation `compaction` rewrote: in the stored

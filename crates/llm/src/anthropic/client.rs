@@ -256,6 +256,7 @@ mod tests {
             tools: vec![],
             max_tokens: 64,
             text_only: false,
+            stable_prefix: None,
         }
     }
 
@@ -349,6 +350,7 @@ mod tests {
             tools: vec![],
             max_tokens: 64,
             text_only: false,
+            stable_prefix: None,
         };
         let send = || async {
             client

@@ -1,10 +1,13 @@
 //! The JSON body of a Messages API request, with prompt-caching breakpoints.
 //!
 //! The API caches prefixes of the request in the order tools → system → messages. cairn marks
-//! at most three breakpoints (the API allows four): the last tool definition, the static half
-//! of the system prompt, and the last block of the newest message (a rolling breakpoint that
-//! moves forward every turn, so each request reads what the previous one wrote). Nothing
-//! that changes within a session sits before the first two.
+//! at most four breakpoints, as many as the API allows: the last tool definition, the static
+//! half of the system prompt, the end of the stable prefix (the messages that stay as they are
+//! when old tool results after them are cleared, [`ModelRequest::stable_prefix`]), and the
+//! last block of the newest message (a rolling breakpoint that moves forward every turn, so
+//! each request reads what the previous one wrote). The API finds a cached prefix only within
+//! 20 blocks before a breakpoint, so without the third a clear far back would write the whole
+//! conversation again. Nothing that changes within a session sits before the first two.
 
 use cairn_protocol::Message;
 use serde::Serialize;
@@ -28,7 +31,7 @@ pub enum PromptCaching {
 
 /// The streaming request body for `request`; serialise it with serde. Messages are written
 /// straight from the conversation, without an intermediate JSON tree, so a long resumed
-/// history costs one pass; only the newest message is copied, to carry its mark.
+/// history costs one pass; only the marked messages are copied, to carry their marks.
 pub fn messages_body(request: &ModelRequest, caching: PromptCaching) -> MessagesBody<'_> {
     let mut system = Vec::new();
     if !request.system.static_part.is_empty() {
@@ -52,6 +55,9 @@ pub fn messages_body(request: &ModelRequest, caching: PromptCaching) -> Messages
         system,
         messages: MarkedMessages {
             messages: &request.messages,
+            stable_prefix: request
+                .stable_prefix
+                .filter(|&count| count > 0 && count < request.messages.len()),
             caching,
         },
         tool_choice: (request.text_only && !request.tools.is_empty())
@@ -95,33 +101,42 @@ pub struct MessagesBody<'a> {
 }
 
 /// The conversation, with the rolling breakpoint on the newest message's last block that
-/// can carry one.
+/// can carry one, and one more at the end of the stable prefix (a message before the newest).
 #[derive(Debug)]
 struct MarkedMessages<'a> {
     messages: &'a [Message],
+    stable_prefix: Option<usize>,
     caching: PromptCaching,
 }
 
 impl Serialize for MarkedMessages<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut sequence = serializer.serialize_seq(Some(self.messages.len()))?;
-        let Some((newest, earlier)) = self.messages.split_last() else {
-            return sequence.end();
-        };
-        for message in earlier {
-            sequence.serialize_element(message)?;
+        let last = self.messages.len().saturating_sub(1);
+        let stable_end = self.stable_prefix.map(|count| count - 1);
+        for (index, message) in self.messages.iter().enumerate() {
+            if index == last || Some(index) == stable_end {
+                sequence.serialize_element(&marked(message, self.caching))?;
+            } else {
+                sequence.serialize_element(message)?;
+            }
         }
-        let mut newest = json!(newest);
-        if let Some(block) = newest
-            .get_mut("content")
-            .and_then(Value::as_array_mut)
-            .and_then(|content| content.iter_mut().rev().find(|b| accepts_cache_control(b)))
-        {
-            mark(block, self.caching);
-        }
-        sequence.serialize_element(&newest)?;
         sequence.end()
     }
+}
+
+/// `message` as JSON with a breakpoint on its last block that can carry one (only this
+/// message is copied, to carry its mark).
+fn marked(message: &Message, caching: PromptCaching) -> Value {
+    let mut value = json!(message);
+    if let Some(block) = value
+        .get_mut("content")
+        .and_then(Value::as_array_mut)
+        .and_then(|content| content.iter_mut().rev().find(|b| accepts_cache_control(b)))
+    {
+        mark(block, caching);
+    }
+    value
 }
 
 fn mark(block: &mut Value, caching: PromptCaching) {
@@ -188,6 +203,7 @@ mod tests {
             ],
             max_tokens: 100,
             text_only: false,
+            stable_prefix: None,
         }
     }
 
@@ -225,6 +241,40 @@ mod tests {
             json!({"type": "ephemeral"})
         );
         assert_eq!(count_breakpoints(&body), 3);
+    }
+
+    #[test]
+    fn the_stable_prefix_gets_the_fourth_breakpoint_and_never_a_fifth() {
+        let conversation = vec![
+            Message::user_text("first"),
+            Message {
+                role: cairn_protocol::Role::Assistant,
+                content: vec![ContentBlock::text("answer")],
+            },
+            Message::user_text("second"),
+        ];
+        let marked = |stable_prefix| {
+            let mut request = request(conversation.clone());
+            request.stable_prefix = stable_prefix;
+            body_value(&request, PromptCaching::Enabled)
+        };
+        let body = marked(Some(2));
+        assert_eq!(
+            body["messages"][1]["content"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert_eq!(body["messages"][0]["content"][0].get("cache_control"), None);
+        assert_eq!(count_breakpoints(&body), MAX_BREAKPOINTS);
+        // A stable prefix that is the whole conversation, or nothing, adds no mark.
+        assert_eq!(count_breakpoints(&marked(Some(3))), 3);
+        assert_eq!(count_breakpoints(&marked(Some(0))), 3);
+        assert_eq!(count_breakpoints(&marked(Some(9))), 3);
+        let disabled = {
+            let mut request = request(conversation.clone());
+            request.stable_prefix = Some(2);
+            body_value(&request, PromptCaching::Disabled)
+        };
+        assert_eq!(count_breakpoints(&disabled), 0);
     }
 
     #[test]

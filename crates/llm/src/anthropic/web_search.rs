@@ -190,6 +190,7 @@ pub(super) async fn search_web(
         tools: Vec::new(),
         max_tokens: search.max_tokens,
         text_only: true,
+        stable_prefix: None,
     };
     let response = transport
         .stream(&dialect, &request, &mut |_| {}, cancel)

@@ -394,6 +394,7 @@ mod tests {
                 tools: vec![],
                 max_tokens: 32_000,
                 text_only,
+                stable_prefix: None,
             };
             let body: serde_json::Value =
                 serde_json::from_slice(&chat.body(&request).unwrap_or_default())

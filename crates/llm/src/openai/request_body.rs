@@ -230,6 +230,7 @@ mod tests {
             }],
             max_tokens: 100,
             text_only: false,
+            stable_prefix: None,
         }
     }
 
