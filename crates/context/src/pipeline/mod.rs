@@ -14,9 +14,9 @@
 //! | step | module | when |
 //! |---|---|---|
 //! | 1 spill | [`spill`] | every tool result |
-//! | 2 snip | [`snip`] | at any size, when the [`cost`] model says it pays: free on a cold cache; on a warm one once the reads saved before the next compaction cover the rewrite and the reads carried since the last rewrite have reached it (batching); over the collapse threshold, when it relieves the window more cheaply than the summary that would follow |
+//! | 2 snip | [`snip`] | past half of autocompact's threshold, when the [`cost`] model says it pays: free on a cold cache; on a warm one once the reads saved before the next compaction cover the rewrite and the reads carried since the last rewrite have reached it (batching); over the collapse threshold, when it relieves the window more cheaply than the summary that would follow |
 //! | 3 microcompact | [`microcompact`] | with snip, priced together (one rewrite) |
-//! | 4 collapse | [`collapse`] | over the collapse threshold, down to 60% of autocompact's; below it but past half of autocompact's threshold, as far as it may go, where what snip and microcompact leave is over a third of autocompact's threshold and the cost model says it pays on a warm cache |
+//! | 4 collapse | [`collapse`] | over the collapse threshold, down to 60% of autocompact's; below it, as far as it may go, where what snip and microcompact leave is over a third of autocompact's threshold and the cost model says it pays on a warm cache |
 //! | 5 autocompact | [`autocompact`] | still over the autocompact threshold (window pressure, never priced); `/compact`; the API refused a request as too long |
 //!
 //! Steps 2 to 4 are decisions over a read-time view ([`view`], [`collapse`]): the stored
@@ -332,21 +332,22 @@ impl StandardPipeline {
             };
         }
 
-        // Steps 2 and 3, priced at any size: on a warm cache a change rewrites the cached
+        // Steps 2 and 3, priced: on a warm cache a change rewrites the cached
         // prefix from the first changed block on (from the stable prefix's mark, where the
         // last request marked one), so it is made when it pays and waiting no longer does
         // ([`cost`]); a cold cache makes it free. Over the collapse threshold they are also
         // taken when they relieve the window more cheaply than the summary that would come
         // instead; a reactive compaction takes them too, to send the summary less. They act
         // on what the view shows uncollapsed.
+        // Below half the autocompact threshold nothing is cleared, however cheap: the model
+        // keeps what it read while there is room for it (a clear only saves money, and the
+        // model may have to read again what was cleared).
         let pressure = estimate >= limits.collapse_at;
         let worth_trying = match trigger {
-            Trigger::Auto | Trigger::Reactive => true,
+            Trigger::Auto => pressure || estimate >= limits.autocompact_at / 2,
+            Trigger::Reactive => true,
             Trigger::Manual { .. } => false,
         };
-        // Collapsing turns loses more than clearing results the model can fetch again: it is
-        // considered only from half the autocompact threshold on.
-        let collapse_considered = pressure || estimate >= limits.autocompact_at / 2;
         // The lighter steps' decisions when they did not pay on their own.
         let mut declined: Option<(ViewDecisions, Vec<Compaction>)> = None;
         if worth_trying {
@@ -439,7 +440,7 @@ impl StandardPipeline {
                     let shown = further.project(conversation, &base);
                     (further, shown)
                 })
-            } else if collapse_considered && lightest >= limits.autocompact_at / 3 {
+            } else if worth_trying && lightest >= limits.autocompact_at / 3 {
                 collapse::furthest(conversation, collapsed.through()).and_then(|through| {
                     let further = Collapsed::new(conversation, through);
                     let shown = further.project(conversation, &base);

@@ -97,19 +97,19 @@ fn replay_with(
 
 #[test]
 fn a_warm_cache_near_the_window_is_not_rewritten_until_the_clear_pays() {
-    // Fourteen turns: 14,000 tokens and more, near the collapse threshold. Old results could
-    // be cleared from the sixth turn on; each clear would rewrite the cached conversation
-    // from the first result on.
+    // Fourteen turns: 14,000 tokens and more, near the collapse threshold. From turn 9 on the
+    // request is over half the autocompact threshold and old results could be cleared; each
+    // clear would rewrite the cached conversation from the first result on.
     let (pipeline, clock, accounting) = priced(None);
     let conversation = turns(1..15);
     let projections = replay_with(&pipeline, &clock, accounting, &conversation);
     let last = projections.last().unwrap();
     assert!(accounting::messages_tokens(&last.messages) < small_window().limits(None).collapse_at);
-    // The requests before 23 could clear, and leave the cache as it is: the reads saved
-    // would not yet cover the rewrite. Request 23 (turn 12) clears the seven results older
-    // than the newest five at once, and nothing else changes.
-    assert_eq!(rewrites(&projections), vec![(23, reads(1..8))]);
-    for projection in &projections[..23] {
+    // Requests 17 to 24 (turns 9 to 12) could clear, and leave the cache as it is: the reads
+    // saved would not yet cover the rewrite. Request 25 clears the eight results older than
+    // the newest five at once, and nothing else changes.
+    assert_eq!(rewrites(&projections), vec![(25, reads(1..9))]);
+    for projection in &projections[..25] {
         assert_eq!(projection.compactions, Vec::new());
     }
 }
@@ -143,8 +143,7 @@ fn clears_are_batched_and_the_provider_weights_decide_how_often() {
     // reach its cost, so it clears many results at once. An automatic cache (OpenAI's: no
     // write surcharge, reads at half price) makes the rewrite cheaper and the saving larger:
     // it clears sooner and in smaller batches. Either way a batch is several results, never
-    // one a request. (No write surcharge and no marks: the clear rewrites only what follows
-    // its first result, so the cheap batches come every four requests.)
+    // one a request.
     let conversation = turns(1..25);
     let batches = |cache: Option<PromptCache>| {
         let (pipeline, clock, accounting) = priced(cache);
@@ -153,19 +152,9 @@ fn clears_are_batched_and_the_provider_weights_decide_how_often() {
             .map(|(request, changed)| (request, changed.len()))
             .collect::<Vec<_>>()
     };
-    assert_eq!(batches(None), vec![(23, 7), (37, 7)]);
+    assert_eq!(batches(None), vec![(25, 8), (41, 8)]);
     assert_eq!(
         batches(Some(PromptCache::automatic(0.5))),
-        vec![
-            (13, 2),
-            (17, 2),
-            (21, 2),
-            (25, 2),
-            (29, 2),
-            (33, 2),
-            (37, 2),
-            (41, 2),
-            (45, 2)
-        ]
+        vec![(17, 4), (25, 4), (33, 4), (39, 3), (45, 3)]
     );
 }

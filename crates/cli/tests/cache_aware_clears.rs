@@ -1,0 +1,204 @@
+//! Clearing old tool results on a warm prompt cache, through the real binary against a
+//! scripted server that simulates the Messages API's cache: only old results change, each
+//! clear pays for itself, and the mark at the stable prefix makes a clear read what comes
+//! before it instead of writing the whole conversation again.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test should fail loudly"
+)]
+
+use std::collections::HashMap;
+
+use cairn_test_support::cache::PromptCache;
+use cairn_test_support::{RecordedRequest, Reply};
+use serde_json::{Value, json};
+
+mod support;
+use support::Harness;
+
+/// The window the test gives cairn (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`), in tokens.
+const WINDOW: usize = 100_000;
+/// How many files the model reads, one a request, about 3,500 tokens each: past the window
+/// together, so old results must go.
+const READS: usize = 30;
+const CLEARED: &str = "[Old tool result content cleared]";
+
+fn messages(request: &RecordedRequest) -> Vec<Value> {
+    request.body["messages"].as_array().unwrap().clone()
+}
+
+/// `value` without its prompt-cache marks.
+fn unmarked(mut value: Value) -> Value {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(object) => {
+                object.remove("cache_control");
+                object.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    value
+}
+
+/// The ids of the results `next` shows differently from `previous` among the messages both
+/// send; panics when anything but a result changed, or changed into anything but the
+/// cleared marker.
+fn changed_results(previous: &[Value], next: &[Value]) -> Vec<String> {
+    let mut changed = Vec::new();
+    for (sent, now) in previous.iter().zip(next) {
+        let (sent, now) = (unmarked(sent.clone()), unmarked(now.clone()));
+        if sent == now {
+            continue;
+        }
+        let pairs = sent["content"].as_array().unwrap().iter();
+        for (a, b) in pairs.zip(now["content"].as_array().unwrap()) {
+            if a == b {
+                continue;
+            }
+            assert_eq!(a["type"], "tool_result", "only results change: {a} → {b}");
+            assert_eq!(
+                b["content"],
+                json!(CLEARED),
+                "a result changes only to be cleared"
+            );
+            changed.push(a["tool_use_id"].as_str().unwrap().to_string());
+        }
+    }
+    changed
+}
+
+/// The requests as they would have gone had nothing been cleared: each cleared result put
+/// back as it was first sent, the marks where they were.
+fn uncleared(requests: &[RecordedRequest]) -> Vec<Value> {
+    let mut first_sent: HashMap<String, Value> = HashMap::new();
+    requests
+        .iter()
+        .map(|request| {
+            let mut body = request.body.clone();
+            for message in body["messages"].as_array_mut().unwrap() {
+                let Some(content) = message["content"].as_array_mut() else {
+                    continue;
+                };
+                for block in content.iter_mut().filter(|b| b["type"] == "tool_result") {
+                    let id = block["tool_use_id"].as_str().unwrap().to_string();
+                    if block["content"] == json!(CLEARED) {
+                        block["content"] = first_sent[&id].clone();
+                    } else {
+                        first_sent
+                            .entry(id)
+                            .or_insert_with(|| block["content"].clone());
+                    }
+                }
+            }
+            body
+        })
+        .collect()
+}
+
+/// What `bodies` bill under the simulated cache (input + 1.25 × writes + 0.1 × reads), each
+/// as `shape` makes it.
+fn billed<'a>(bodies: impl Iterator<Item = &'a Value>, shape: impl Fn(&Value) -> Value) -> f64 {
+    let mut cache = PromptCache::default();
+    bodies
+        .map(|body| {
+            let usage = cache.account(&shape(body));
+            usage.input_tokens as f64
+                + 1.25 * usage.cache_creation_input_tokens as f64
+                + 0.1 * usage.cache_read_input_tokens as f64
+        })
+        .sum()
+}
+
+/// `body` with only the marks Claude Code sends: none in the messages but on the newest.
+fn without_stable_mark(body: &Value) -> Value {
+    let mut body = body.clone();
+    let messages = body["messages"].as_array_mut().unwrap();
+    let last = messages.len() - 1;
+    for message in &mut messages[..last] {
+        *message = unmarked(message.clone());
+    }
+    body
+}
+
+#[test]
+fn on_a_warm_cache_old_results_are_cleared_when_it_pays_behind_the_stable_mark() {
+    let h = Harness::new();
+    h.server.simulate_prompt_cache();
+    h.server
+        .reply_to_side_requests(vec![Reply::text("SUMMARY: the files were read.")]);
+    // About 3,500 tokens a file, with Read's line numbers.
+    let text: String = (0..330)
+        .map(|line| format!("line {line:>4} of the file, 20 chars\n"))
+        .collect();
+    for n in 0..READS {
+        let name = format!("file{n}.txt");
+        std::fs::write(h.path(&name), &text).unwrap();
+        h.server.push(Reply::tool_use(
+            &format!("read-{n}"),
+            "Read",
+            json!({"file_path": h.path(&name)}),
+        ));
+    }
+    h.server.push(Reply::text("All read."));
+    let output = h
+        .command()
+        .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", WINDOW.to_string())
+        .args(["-p", "Read every file.", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["result"], json!("All read."), "{result}");
+
+    let requests = h.server.requests();
+    assert!(
+        requests
+            .iter()
+            .all(|request| request.body["tool_choice"]["type"] != "none"),
+        "clearing kept the session under the threshold: no summary"
+    );
+    // Requests a few milliseconds apart: the cache is warm all along. Nothing is cleared
+    // while the conversation is small; then only old results change, into the marker.
+    let mut clears = Vec::new();
+    for (index, pair) in requests.windows(2).enumerate() {
+        let changed = changed_results(&messages(&pair[0]), &messages(&pair[1]));
+        if !changed.is_empty() {
+            clears.push((index + 1, changed));
+        }
+    }
+    assert!(!clears.is_empty(), "old results were cleared");
+    assert!(
+        clears[0].0 >= 8,
+        "nothing cleared in a small conversation: {clears:?}"
+    );
+    // Clears come in batches, so the prefix is rewritten rarely.
+    for (request, changed) in &clears {
+        assert!(
+            changed.len() >= 3,
+            "request {request} cleared only {changed:?}"
+        );
+    }
+    // Each clear was made because it pays: the session bills less than the same requests
+    // with nothing cleared.
+    let sent = billed(requests.iter().map(|request| &request.body), Value::clone);
+    let kept = billed(uncleared(&requests).iter(), Value::clone);
+    assert!(
+        sent < kept,
+        "billed {sent:.0} with the clears, {kept:.0} without"
+    );
+    // And the mark at the stable prefix is what each clear reads through: without it, the
+    // same requests would bill more.
+    let plain = billed(
+        requests.iter().map(|request| &request.body),
+        without_stable_mark,
+    );
+    assert!(
+        sent < plain,
+        "billed {sent:.0} with the stable mark, {plain:.0} without"
+    );
+}
