@@ -16,7 +16,7 @@ use cairn_test_support::{RecordedRequest, Reply};
 use serde_json::{Value, json};
 
 mod support;
-use support::Harness;
+use support::{Harness, without_cache_marks};
 
 /// The window the test gives cairn (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`), in tokens.
 const WINDOW: usize = 100_000;
@@ -29,29 +29,16 @@ fn messages(request: &RecordedRequest) -> Vec<Value> {
     request.body["messages"].as_array().unwrap().clone()
 }
 
-/// `value` without its prompt-cache marks.
-fn unmarked(mut value: Value) -> Value {
-    fn strip(value: &mut Value) {
-        match value {
-            Value::Object(object) => {
-                object.remove("cache_control");
-                object.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut value);
-    value
-}
-
 /// The ids of the results `next` shows differently from `previous` among the messages both
 /// send; panics when anything but a result changed, or changed into anything but the
 /// cleared marker.
 fn changed_results(previous: &[Value], next: &[Value]) -> Vec<String> {
     let mut changed = Vec::new();
     for (sent, now) in previous.iter().zip(next) {
-        let (sent, now) = (unmarked(sent.clone()), unmarked(now.clone()));
+        let (sent, now) = (
+            without_cache_marks(sent.clone()),
+            without_cache_marks(now.clone()),
+        );
         if sent == now {
             continue;
         }
@@ -120,7 +107,7 @@ fn without_stable_mark(body: &Value) -> Value {
     let messages = body["messages"].as_array_mut().unwrap();
     let last = messages.len() - 1;
     for message in &mut messages[..last] {
-        *message = unmarked(message.clone());
+        *message = without_cache_marks(message.clone());
     }
     body
 }

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 mod support;
 use support::faces::{Face, FaceKind, Start, Step};
-use support::{Harness, WAIT};
+use support::{Harness, WAIT, without_cache_marks};
 
 /// Three tests per scenario function `NAME`: `headless::NAME` and `interactive::NAME` run it
 /// through one face each; `alike::NAME` runs it through both and compares every request
@@ -67,23 +67,6 @@ on_both_faces! {
 }
 
 const SUMMARY: &str = "SUMMARY-OF-THE-SESSION: the user asked to remember the number 42.";
-
-/// `value` without the prompt-cache marks, which say where a request's cached prefix ends,
-/// not what it says.
-fn without_cache_marks(mut value: Value) -> Value {
-    fn strip(value: &mut Value) {
-        match value {
-            Value::Object(object) => {
-                object.remove("cache_control");
-                object.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut value);
-    value
-}
 
 /// The content blocks of message `n` of a request, without cache marks.
 fn blocks(request: &RecordedRequest, n: usize) -> Vec<Value> {

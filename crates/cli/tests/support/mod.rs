@@ -102,3 +102,20 @@ pub fn tool_result(requests: &[cairn_test_support::RecordedRequest], n: usize) -
     };
     (result["is_error"] == true, text)
 }
+
+/// `value` (a request body or a part of one) without its prompt-cache marks, which say where
+/// a request's cached prefix ends, not what it says.
+pub fn without_cache_marks(mut value: serde_json::Value) -> serde_json::Value {
+    fn strip(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(object) => {
+                object.remove("cache_control");
+                object.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    value
+}
