@@ -43,6 +43,7 @@ pub async fn run(args: Args) -> ExitCode {
             mcp,
             settings_sources,
             unsupported,
+            client,
             ..
         },
     ) = match prepared {
@@ -139,7 +140,7 @@ pub async fn run(args: Args) -> ExitCode {
     } else {
         StartSource::Startup
     };
-    let mut printer = Printer::new(args.output_format, args.verbose, info);
+    let mut printer = Printer::new(args.output_format, args.verbose, info).with_client(client);
     printer.start();
     if let Some(note) = unsupported.filter(|_| args.verbose) {
         eprintln!("note: {note}");
