@@ -75,6 +75,10 @@ pub(super) fn provider_name<'a>(
 pub(super) struct RoutingClient {
     view: RunView,
     clients: Mutex<Vec<(String, Arc<dyn ModelClient>)>>,
+    /// The provider each model a response named came from: a server names its model
+    /// without the `--model` prefix (`llama3.2` for `ollama/llama3.2`), and what is known of
+    /// it (its cost, its window) is that provider's.
+    answered_by: Mutex<BTreeMap<String, String>>,
 }
 
 impl RoutingClient {
@@ -85,6 +89,7 @@ impl RoutingClient {
         let router = RoutingClient {
             view,
             clients: Mutex::new(vec![(route, first.client)]),
+            answered_by: Mutex::new(BTreeMap::new()),
         };
         Ok(ProviderClient {
             client: Arc::new(router),
@@ -118,7 +123,15 @@ impl ModelClient for RoutingClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let client = self.client(&request.model)?;
-        client.stream(request, on_event, cancel).await
+        let response = client.stream(request, on_event, cancel).await?;
+        let route = self.view.route(&request.model);
+        if response.model != request.model && self.view.route(&response.model) != route {
+            self.answered_by
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .insert(response.model.clone(), route);
+        }
+        Ok(response)
     }
 
     /// The search of the provider `model` routes to.
@@ -139,7 +152,13 @@ impl ModelClient for RoutingClient {
     /// The answer of the provider's client when the run has one; otherwise the registry's,
     /// without setting a client up (a response names its model without a provider prefix).
     fn model_info(&self, model: &str) -> ModelInfo {
-        let route = self.view.route(model);
+        let answered_by = self
+            .answered_by
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(model)
+            .cloned();
+        let route = answered_by.unwrap_or_else(|| self.view.route(model));
         let client = self
             .clients
             .lock()
