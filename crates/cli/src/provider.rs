@@ -110,12 +110,11 @@ fn model_override(model: &cairn_config::ModelSettings) -> ModelOverride {
 fn provider_client(view: &RunView, model: &str) -> Result<ProviderClient, ModelError> {
     let var = |name: &str| view.var(name);
     let models = view.registry(model);
-    if let Some(mut client) = custom_client(view.providers.as_ref(), model, &var, &models)? {
-        client.thinking = view.thinking.clone();
+    let thinking = &view.thinking;
+    if let Some(client) = custom_client(view.providers.as_ref(), model, &var, &models, thinking)? {
         return Ok(client);
     }
-    if let Some(mut client) = compatible_client(model, &var, &models)? {
-        client.thinking = view.thinking.clone();
+    if let Some(client) = compatible_client(model, &var, &models, thinking)? {
         return Ok(client);
     }
     let helper = key_helper(view.key_helper.as_deref(), &var)?;
@@ -149,6 +148,7 @@ fn custom_client(
     model: &str,
     var: &impl Fn(&str) -> Option<String>,
     models: &Registry,
+    thinking: &Thinking,
 ) -> Result<Option<ProviderClient>, ModelError> {
     let Some((prefix, _)) = model.trim().split_once('/') else {
         return Ok(None);
@@ -201,6 +201,7 @@ fn custom_client(
     let mut config = cairn_llm::OpenAiConfig::new(base_url, api_key, variables);
     config.model_prefix = Some(leak(prefix.to_owned()));
     config.models = models.clone();
+    config.thinking = thinking.clone();
     config.headers = entry["headers"]
         .as_object()
         .map(|headers| {
@@ -213,7 +214,7 @@ fn custom_client(
     Ok(Some(ProviderClient {
         client: Arc::new(OpenAiClient::new(config)?),
         credential_variable: key_variable.unwrap_or("none"),
-        thinking: Thinking::default(),
+        thinking: thinking.clone(),
     }))
 }
 
@@ -223,12 +224,14 @@ fn compatible_client(
     model: &str,
     var: &impl Fn(&str) -> Option<String>,
     models: &Registry,
+    thinking: &Thinking,
 ) -> Result<Option<ProviderClient>, ModelError> {
     let Some((provider, _)) = split_provider(model) else {
         return Ok(None);
     };
     let mut config = provider.config(var)?;
     config.models = models.clone();
+    config.thinking = thinking.clone();
     // stream-json's `apiKeySource`: the variable, or `none` for a local server without one.
     let credential_variable = if config.api_key.is_some() {
         provider.key_variable
@@ -238,7 +241,7 @@ fn compatible_client(
     Ok(Some(ProviderClient {
         client: Arc::new(OpenAiClient::new(config)?),
         credential_variable,
-        thinking: Thinking::default(),
+        thinking: thinking.clone(),
     }))
 }
 
