@@ -13,6 +13,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 mod support;
+use support::terminal::Terminal;
 use support::{Harness, WAIT};
 
 mod dialect;
@@ -187,4 +188,40 @@ fn ollama_says_the_window_in_api_show() {
         .find(|request| request.path == "/api/show")
         .unwrap();
     assert_eq!(show.body, json!({"model": "llama3.2"}));
+}
+
+/// The interactive UI's status line reads the window from the run's provider: the
+/// settings' override for one model, the server's figure for another, the same as the
+/// engine's.
+#[test]
+fn the_status_line_reads_the_window_from_the_provider() {
+    let h = Harness::new();
+    h.user_settings(json!({"providers": {"ollama": {"models": {"llama3.2": {
+        "contextWindow": 10_000,
+    }}}}}));
+    h.server.answer_model_facts(
+        "/v1/models",
+        json!({"data": [{"id": "qwen3-coder", "max_model_len": 20_000}]}),
+    );
+    h.server
+        .push(Reply::text("Local answer.").with_usage(5_000, 0));
+    let term = Terminal::launch(&h)
+        .env("OLLAMA_HOST", &h.server.url())
+        .args(&["--model", "ollama/llama3.2"])
+        .start();
+    term.send_line("hi");
+    term.wait_for("Local answer.");
+    term.wait_for("50% context");
+    term.press("C-d");
+    assert_eq!(term.wait_for_exit(), 0);
+
+    h.server
+        .push(Reply::text("vLLM answer.").with_usage(5_000, 0));
+    let term = Terminal::launch(&h)
+        .env("VLLM_BASE_URL", &format!("{}/v1", h.server.url()))
+        .args(&["--model", "vllm/qwen3-coder"])
+        .start();
+    term.send_line("hi");
+    term.wait_for("vLLM answer.");
+    term.wait_for("25% context");
 }
