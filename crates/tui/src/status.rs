@@ -294,6 +294,22 @@ mod tests {
         );
     }
 
+    /// While thinking is on the line says so, after the mode.
+    #[test]
+    fn thinking_shows_after_the_mode() {
+        let mut status = StatusLine::new("m", "default");
+        status.thinking = true;
+        assert_eq!(
+            status.line(80, &Theme::plain()).to_string(),
+            "m · default · thinking · $0.0000"
+        );
+        status.thinking = false;
+        assert_eq!(
+            status.line(80, &Theme::plain()).to_string(),
+            "m · default · $0.0000"
+        );
+    }
+
     #[test]
     fn a_narrow_line_drops_parts_from_the_end() {
         let status = StatusLine::new("model", "default");
