@@ -43,6 +43,7 @@ pub async fn run(args: Args) -> ExitCode {
             mcp,
             settings_sources,
             unsupported,
+            client,
             ..
         },
     ) = match prepared {
@@ -83,6 +84,7 @@ pub async fn run(args: Args) -> ExitCode {
             }
             let facts = RunFacts {
                 mcp: mcp.as_ref(),
+                client: client.as_ref(),
                 host: &host,
                 info: &info,
                 cwd: &cwd,
@@ -139,7 +141,7 @@ pub async fn run(args: Args) -> ExitCode {
     } else {
         StartSource::Startup
     };
-    let mut printer = Printer::new(args.output_format, args.verbose, info);
+    let mut printer = Printer::new(args.output_format, args.verbose, info).with_client(client);
     printer.start();
     if let Some(note) = unsupported.filter(|_| args.verbose) {
         eprintln!("note: {note}");
@@ -210,6 +212,8 @@ enum Ready {
 /// What a `-p` run knows when a report is asked for, before any request.
 struct RunFacts<'a> {
     host: &'a SessionHost,
+    /// The run's model client: what it knows of the model's window.
+    client: &'a dyn cairn_llm::ModelClient,
     mcp: Option<&'a Arc<cairn_mcp::McpTools>>,
     info: &'a SessionInfo,
     cwd: &'a Path,
@@ -238,7 +242,7 @@ fn report_text(report: Report, facts: &RunFacts<'_>) -> String {
                 tools: &facts.host.spawner().tools().specs(),
                 conversation: facts.host.engine().messages(),
                 last_request: None,
-                window: cairn_llm::registry::context_window(&config.model),
+                window: facts.client.model_info(&config.model).context_window,
             })
         }
         Report::Status => reports::status_report(&StatusFacts {

@@ -93,6 +93,8 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         instruction_warnings,
         unsupported,
         mcp,
+        client,
+        thinking,
         ..
     } = match prepare(args, Face::Interactive, broker) {
         Ok(prepared) => prepared,
@@ -133,8 +135,9 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         commands: discover_commands(&cwd, Some(&home)),
         initial_prompt: args.prompt.clone(),
         resolve_model: models::resolve_model,
-        // The provider's window: a model of another provider has one too.
-        context_window: cairn_llm::registry::context_window,
+        // What the provider's client knows: its window, prices and overrides for any model.
+        model_facts: cairn_tui::ModelFacts::new(move |model| client.model_info(model)),
+        thinking: Some(thinking),
         history_path: crate::session::cairn_home()
             .ok()
             .map(|home| home.join("history.jsonl")),

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_protocol::{AgentEvent, EventEnvelope, Role, StopReason, TurnEnd, TurnSummary, Usage};
@@ -81,6 +82,18 @@ pub struct Printer {
     sub_agents_cost: f64,
     /// A sub-agent's request went to a model of unknown prices.
     sub_agents_cost_unknown: bool,
+    /// The run's model client: what it knows of each model (prices, window) and how many
+    /// tool calls it read from text; without one, the registry's table.
+    client: Option<RunClient>,
+}
+
+/// The run's model client, as a printer holds it.
+struct RunClient(Arc<dyn cairn_llm::ModelClient>);
+
+impl std::fmt::Debug for RunClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RunClient")
+    }
 }
 
 /// A refused call in a few words: the tool and what it was given that matters most (the
@@ -121,6 +134,21 @@ impl Printer {
             stop_reason: None,
             sub_agents_cost: 0.0,
             sub_agents_cost_unknown: false,
+            client: None,
+        }
+    }
+
+    /// The printer of a run whose requests go through `client`.
+    pub fn with_client(mut self, client: Arc<dyn cairn_llm::ModelClient>) -> Self {
+        self.client = Some(RunClient(client));
+        self
+    }
+
+    /// What the run's provider knows of `model`.
+    fn model_info(&self, model: &str) -> cairn_llm::ModelInfo {
+        match &self.client {
+            Some(RunClient(client)) => client.model_info(model),
+            None => cairn_llm::registry::lookup(model),
         }
     }
 
@@ -166,7 +194,7 @@ impl Printer {
                 // Every agent's requests count in the run's usage by model.
                 *self.usage_by_model.entry(model.clone()).or_default() += *usage;
                 if !envelope.from.is_main() {
-                    match cairn_llm::registry::lookup(model).cost_usd(usage) {
+                    match self.model_info(model).cost_usd(usage) {
                         Some(cost) => self.sub_agents_cost += cost,
                         None => self.sub_agents_cost_unknown = true,
                     }
@@ -310,12 +338,16 @@ impl Printer {
                 .usage_by_model
                 .iter()
                 .map(|(model, usage)| {
-                    let info = cairn_llm::registry::lookup(model);
+                    let info = self.model_info(model);
                     (model.clone(), ModelUsage::new(usage, &info))
                 })
                 .collect(),
             permission_denials: self.denials.clone(),
             structured_output: None,
+            cairn_tool_calls_from_text: self
+                .client
+                .as_ref()
+                .map_or(0, |RunClient(client)| client.tool_calls_from_text()),
             uuid: line_uuid(),
         }
     }
@@ -383,6 +415,7 @@ fn setup_failure(message: &str, elapsed: Duration) -> ResultLine {
         permission_denials: Vec::new(),
         errors: vec![message.to_owned()],
         structured_output: None,
+        cairn_tool_calls_from_text: 0,
         uuid: line_uuid(),
     }
 }
@@ -619,6 +652,7 @@ mod tests {
                 ],
                 errors: Vec::new(),
                 structured_output: None,
+                cairn_tool_calls_from_text: 0,
                 uuid: String::new(),
             }
         );

@@ -19,7 +19,8 @@ use std::sync::Arc;
 use cairn_config::LoadedSettings;
 use cairn_llm::credential::{API_KEY_HELPER_TTL_VAR, CredentialSource, KeyHelper};
 use cairn_llm::openai::split_provider;
-use cairn_llm::thinking;
+use cairn_llm::registry::{CapabilityOverride, ModelOverride, Registry};
+use cairn_llm::thinking::{self, Thinking};
 use cairn_llm::{AnthropicClient, AnthropicConfig, ModelClient, ModelError, OpenAiClient};
 use routing::{RoutingClient, RunView};
 
@@ -31,6 +32,9 @@ pub struct ProviderClient {
     /// The variable the credential was read from, or `apiKeyHelper` (never its value): what
     /// `/doctor` checks and what stream-json's `init` message reports as `apiKeySource`.
     pub credential_variable: &'static str,
+    /// The run's thinking switch, which every provider's client reads for each request: the
+    /// interactive UI's Tab turns it on and off.
+    pub thinking: Thinking,
 }
 
 /// The model client `settings` and cairn's environment describe. Fails when the provider's
@@ -47,31 +51,76 @@ pub fn model_client(
     model: &str,
     max_thinking_tokens: Option<u32>,
 ) -> anyhow::Result<ProviderClient> {
-    let view = RunView {
+    let mut view = RunView {
         env: settings.env().clone(),
         providers: settings.get("providers").cloned(),
+        registries: registries(&settings.settings().providers),
         key_helper: settings.settings().api_key_helper.clone(),
         always_thinking: settings.get("alwaysThinkingEnabled")
             == Some(&serde_json::Value::Bool(true)),
         thinking_flag: max_thinking_tokens,
+        thinking: Thinking::default(),
         process: Arc::new(|name: &str| std::env::var(name).ok()),
     };
+    view.thinking = Thinking::new(thinking_budget(&view)?);
     Ok(RoutingClient::start(view, model)?)
+}
+
+/// Each provider's view of the model registry: the table with the `models` of its entry in
+/// the settings' `providers` laid over it (`providers.anthropic.models` for Claude's).
+fn registries(
+    providers: &BTreeMap<String, cairn_config::ProviderSettings>,
+) -> BTreeMap<String, Registry> {
+    providers
+        .iter()
+        .map(|(name, provider)| {
+            let overrides = provider
+                .models
+                .iter()
+                .map(|(id, model)| (id.clone(), model_override(model)))
+                .collect();
+            (name.clone(), Registry::with_overrides(overrides))
+        })
+        .collect()
+}
+
+/// The registry's form of one `providers.<name>.models.<id>` entry.
+fn model_override(model: &cairn_config::ModelSettings) -> ModelOverride {
+    let price = |price: Option<cairn_config::UsdPerMtok>| price.map(|price| price.0);
+    ModelOverride {
+        context_window: model.context_window.map(std::num::NonZeroU64::get),
+        max_output_tokens: model.max_output_tokens.map(std::num::NonZeroU32::get),
+        input_price: price(model.input_price),
+        output_price: price(model.output_price),
+        cache_write_price: price(model.cache_write_price),
+        cache_read_price: price(model.cache_read_price),
+        capabilities: CapabilityOverride {
+            tools: model.tools,
+            images: model.images,
+            prompt_caching: model.prompt_caching,
+            reasoning: model.reasoning,
+            reasoning_replay: model.reasoning_replay,
+            reasoning_effort: model.reasoning_effort,
+            nine_char_tool_ids: model.nine_char_tool_ids,
+        },
+    }
 }
 
 /// Builds the client of the provider `model` names, reading variables as `view` sees them.
 fn provider_client(view: &RunView, model: &str) -> Result<ProviderClient, ModelError> {
     let var = |name: &str| view.var(name);
-    let thinking = thinking_budget(view)?;
-    if let Some(client) = custom_client(view.providers.as_ref(), model, &var, thinking)? {
+    let models = view.registry(model);
+    let thinking = &view.thinking;
+    if let Some(client) = custom_client(view.providers.as_ref(), model, &var, &models, thinking)? {
         return Ok(client);
     }
-    if let Some(client) = compatible_client(model, &var, thinking)? {
+    if let Some(client) = compatible_client(model, &var, &models, thinking)? {
         return Ok(client);
     }
     let helper = key_helper(view.key_helper.as_deref(), &var)?;
     let mut config = AnthropicConfig::from_vars_or_source(var, helper)?;
-    config.thinking_budget = thinking;
+    config.thinking = view.thinking.clone();
+    config.models = models;
     anthropic_client(config)
 }
 
@@ -98,7 +147,8 @@ fn custom_client(
     providers: Option<&serde_json::Value>,
     model: &str,
     var: &impl Fn(&str) -> Option<String>,
-    thinking_budget: Option<u32>,
+    models: &Registry,
+    thinking: &Thinking,
 ) -> Result<Option<ProviderClient>, ModelError> {
     let Some((prefix, _)) = model.trim().split_once('/') else {
         return Ok(None);
@@ -150,7 +200,8 @@ fn custom_client(
     };
     let mut config = cairn_llm::OpenAiConfig::new(base_url, api_key, variables);
     config.model_prefix = Some(leak(prefix.to_owned()));
-    config.thinking_budget = thinking_budget;
+    config.models = models.clone();
+    config.thinking = thinking.clone();
     config.headers = entry["headers"]
         .as_object()
         .map(|headers| {
@@ -163,6 +214,7 @@ fn custom_client(
     Ok(Some(ProviderClient {
         client: Arc::new(OpenAiClient::new(config)?),
         credential_variable: key_variable.unwrap_or("none"),
+        thinking: thinking.clone(),
     }))
 }
 
@@ -171,13 +223,15 @@ fn custom_client(
 fn compatible_client(
     model: &str,
     var: &impl Fn(&str) -> Option<String>,
-    thinking_budget: Option<u32>,
+    models: &Registry,
+    thinking: &Thinking,
 ) -> Result<Option<ProviderClient>, ModelError> {
     let Some((provider, _)) = split_provider(model) else {
         return Ok(None);
     };
     let mut config = provider.config(var)?;
-    config.thinking_budget = thinking_budget;
+    config.models = models.clone();
+    config.thinking = thinking.clone();
     // stream-json's `apiKeySource`: the variable, or `none` for a local server without one.
     let credential_variable = if config.api_key.is_some() {
         provider.key_variable
@@ -187,6 +241,7 @@ fn compatible_client(
     Ok(Some(ProviderClient {
         client: Arc::new(OpenAiClient::new(config)?),
         credential_variable,
+        thinking: thinking.clone(),
     }))
 }
 
@@ -255,9 +310,11 @@ fn client_for(
 /// The Anthropic client for `config`.
 fn anthropic_client(config: AnthropicConfig) -> Result<ProviderClient, ModelError> {
     let credential_variable = config.credential.variable();
+    let thinking = config.thinking.clone();
     Ok(ProviderClient {
         client: Arc::new(AnthropicClient::new(config)?),
         credential_variable,
+        thinking,
     })
 }
 

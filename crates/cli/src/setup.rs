@@ -55,6 +55,11 @@ pub struct Prepared {
     /// with each key's file; `None` when there is nothing. Shown dimmed at start-up in the
     /// TUI and by `--verbose`, besides `/doctor`.
     pub unsupported: Option<String>,
+    /// The model client the session's requests go through: what the faces ask for a
+    /// model's window and cost, never a table of their own.
+    pub client: Arc<dyn cairn_llm::ModelClient>,
+    /// The run's thinking switch (the interactive UI's Tab).
+    pub thinking: cairn_llm::thinking::Thinking,
 }
 
 /// The note on what the settings say that cairn does not act on yet, each key once with the
@@ -369,6 +374,7 @@ pub fn prepare_for_host(
         ),
         governance: governance.governance,
     };
+    let client = Arc::clone(&provider.client);
     let host = SessionHost::new(
         SessionParts {
             client: provider.client,
@@ -393,5 +399,7 @@ pub fn prepare_for_host(
         memory_dir,
         status_command,
         mcp,
+        client,
+        thinking: provider.thinking,
     })
 }

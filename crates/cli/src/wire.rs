@@ -216,7 +216,16 @@ pub struct ResultLine {
     /// With `--json-schema`: the answer parsed as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<Value>,
+    /// cairn's own: how many tool calls were read from a model's text rather than its
+    /// tool-call fields (a local model that wrote its call as JSON or in `<tool_call>` tags);
+    /// left out when none was.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cairn_tool_calls_from_text: u64,
     pub uuid: String,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// How a run ended, in Claude Code's words.

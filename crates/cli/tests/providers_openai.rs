@@ -526,6 +526,8 @@ fn a_tool_call_written_as_text_is_run_as_the_call() {
         let last = stdout.lines().last().unwrap();
         let result: Value = serde_json::from_str(last).unwrap();
         assert_eq!(result["result"], json!("It says alpha."));
+        // The result counts the calls read from text.
+        assert_eq!(result["cairn_tool_calls_from_text"], json!(1), "{result}");
     }
 }
 

@@ -114,8 +114,8 @@ pub use regular_file::{
     read_regular_file, read_regular_file_start,
 };
 pub use settings::{
-    PermissionMode, Permissions, SandboxSettings, Settings, StatusLineCommand,
-    UnknownPermissionMode,
+    ModelSettings, PermissionMode, Permissions, ProviderSettings, SandboxSettings, Settings,
+    StatusLineCommand, UnknownPermissionMode, UsdPerMtok,
 };
 pub use source::{SettingSources, Source, UnknownSettingSource};
 pub use supported::{SUPPORTED_KEYS, UnsupportedKey};

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// The top-level keys of [`Settings`]. A legacy `.claude.json` contributes only these (the
 /// rest of that file is Claude Code's own state, not settings).
-pub(crate) const KNOWN_KEYS: [&str; 10] = [
+pub(crate) const KNOWN_KEYS: [&str; 11] = [
     "apiKeyHelper",
     "cleanupPeriodDays",
     "env",
@@ -23,6 +23,7 @@ pub(crate) const KNOWN_KEYS: [&str; 10] = [
     "model",
     "outputStyle",
     "permissions",
+    "providers",
     "sandbox",
     "statusLine",
 ];
@@ -62,6 +63,82 @@ pub struct Settings {
     pub output_style: Option<String>,
     /// A command whose first line of output replaces the interactive UI's status line.
     pub status_line: Option<StatusLineCommand>,
+    /// cairn's model providers by name (`--model <name>/<model>`): only what is typed here
+    /// (each one's `models`) is checked at load; the rest of an entry (`kind`, `baseUrl`,
+    /// `apiKeyEnv`, `headers`, `smallModel`) is read from the raw view where a provider is
+    /// built.
+    pub providers: BTreeMap<String, ProviderSettings>,
+}
+
+/// `providers.<name>`: a custom provider, or additions to a built-in one (`anthropic`,
+/// `ollama`, …).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ProviderSettings {
+    /// What the settings say of the provider's models, by id as the provider names it: they
+    /// override the model registry's entries.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: BTreeMap<String, ModelSettings>,
+}
+
+/// `providers.<name>.models.<id>`: a model's facts, each replacing the registry's. Prices are
+/// in US dollars per million tokens. A field cairn does not know is an error naming it, so a
+/// misspelt price is not silently left out of the cost.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+#[allow(
+    missing_docs,
+    reason = "each field is the setting of the same name, as documented above"
+)]
+pub struct ModelSettings {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<std::num::NonZeroU64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<std::num::NonZeroU32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_price: Option<UsdPerMtok>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_price: Option<UsdPerMtok>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write_price: Option<UsdPerMtok>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_read_price: Option<UsdPerMtok>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_caching: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_replay: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nine_char_tool_ids: Option<bool>,
+}
+
+/// A price in US dollars per million tokens: a finite number, 0 or more.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct UsdPerMtok(pub f64);
+
+// Never NaN: the deserializer refuses anything but a finite number.
+impl Eq for UsdPerMtok {}
+
+impl<'de> Deserialize<'de> for UsdPerMtok {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let price = f64::deserialize(deserializer)?;
+        if price.is_finite() && price >= 0.0 {
+            Ok(UsdPerMtok(price))
+        } else {
+            Err(de::Error::invalid_value(
+                de::Unexpected::Float(price),
+                &"a price in US dollars per million tokens, 0 or more",
+            ))
+        }
+    }
 }
 
 /// `statusLine`: `{"type": "command", "command": "~/.claude/statusline.sh"}`, run with the

@@ -205,6 +205,7 @@ fn five_levels_give_one_typed_view() {
                 command: "project-status".to_owned(),
                 padding: Some(1),
             }),
+            providers: Default::default(),
         }
     );
     assert_eq!(loaded.env(), &env);

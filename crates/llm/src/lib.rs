@@ -250,6 +250,13 @@ pub trait ModelClient: Send + Sync {
         registry::lookup(model)
     }
 
+    /// How many tool calls this client has read from a model's text instead of its tool-call
+    /// fields so far in the run ([`text_calls`]): what `--verbose` notes and the result
+    /// counts.
+    fn tool_calls_from_text(&self) -> u64 {
+        0
+    }
+
     /// Whether the provider of `model` searches the web on its side
     /// ([`ModelClient::search_web`]). Only Anthropic's Messages API does; a face offers
     /// WebSearch only where it is true.

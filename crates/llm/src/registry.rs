@@ -10,6 +10,8 @@
 //! A model the registry does not know has no price: its cost is `None`, shown as unknown,
 //! never as `$0`.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_protocol::Usage;
@@ -393,6 +395,157 @@ pub fn context_window(model: &str) -> Option<u64> {
     }
 }
 
+/// What the settings say of one model (`providers.<name>.models.<id>`): each field given
+/// replaces the registry's, so a model the registry does not know gets a window and, with
+/// both an input and an output price, a known cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelOverride {
+    /// `contextWindow`: how many tokens the model reads at most.
+    pub context_window: Option<u64>,
+    /// `maxOutputTokens`: how many tokens one answer may hold at most.
+    pub max_output_tokens: Option<u32>,
+    /// `inputPrice`, USD per million input tokens.
+    pub input_price: Option<f64>,
+    /// `outputPrice`, USD per million output tokens.
+    pub output_price: Option<f64>,
+    /// `cacheWritePrice`, USD per million tokens written to a prompt cache.
+    pub cache_write_price: Option<f64>,
+    /// `cacheReadPrice`, USD per million tokens read from a prompt cache.
+    pub cache_read_price: Option<f64>,
+    /// `tools`, `images`, `promptCaching`, `reasoning`, `reasoningReplay`,
+    /// `reasoningEffort`, `nineCharToolIds`: the [`Capabilities`] the settings set.
+    pub capabilities: CapabilityOverride,
+}
+
+/// The capabilities a [`ModelOverride`] sets; `None` keeps the registry's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[allow(
+    missing_docs,
+    reason = "each field is the Capabilities field of the same name"
+)]
+pub struct CapabilityOverride {
+    pub tools: Option<bool>,
+    pub images: Option<bool>,
+    pub prompt_caching: Option<bool>,
+    pub reasoning: Option<bool>,
+    pub reasoning_replay: Option<bool>,
+    pub reasoning_effort: Option<bool>,
+    pub nine_char_tool_ids: Option<bool>,
+}
+
+impl ModelOverride {
+    /// `info` with what the settings say laid over it.
+    ///
+    /// Prices: an input or output price the settings leave out is the registry's; with
+    /// neither known the cost stays unknown. A cache price becomes a share of the input
+    /// price (a free model's cache is free too); one the settings leave out keeps the
+    /// registry's share, or for a model the registry has no price for, the input price
+    /// itself (no discount assumed).
+    ///
+    /// ```
+    /// use cairn_llm::registry::{ModelOverride, lookup};
+    /// use cairn_protocol::Usage;
+    ///
+    /// let local = ModelOverride {
+    ///     context_window: Some(32_768),
+    ///     input_price: Some(1.0),
+    ///     output_price: Some(2.0),
+    ///     ..ModelOverride::default()
+    /// }
+    /// .apply(lookup("my-local-model"));
+    /// assert_eq!(local.context_window, Some(32_768));
+    /// let usage = Usage { input_tokens: 1_000_000, output_tokens: 1_000_000, ..Usage::default() };
+    /// assert_eq!(local.cost_usd(&usage), Some(3.0));
+    /// ```
+    pub fn apply(&self, mut info: ModelInfo) -> ModelInfo {
+        if let Some(window) = self.context_window {
+            info.context_window = Some(window);
+        }
+        if let Some(max) = self.max_output_tokens {
+            info.max_output_tokens = Some(max);
+        }
+        let base = info.price;
+        let input = self.input_price.or(base.map(|price| price.input_per_mtok));
+        let output = self
+            .output_price
+            .or(base.map(|price| price.output_per_mtok));
+        if let (Some(input), Some(output)) = (input, output) {
+            let share = |price: Option<f64>, registry: Option<f64>| match price {
+                Some(_) if input <= 0.0 => 0.0,
+                Some(price) => price / input,
+                None => registry.unwrap_or(1.0),
+            };
+            info.price = Some(Price::with_cache(
+                input,
+                output,
+                share(
+                    self.cache_write_price,
+                    base.map(|price| price.cache_write_ratio),
+                ),
+                share(
+                    self.cache_read_price,
+                    base.map(|price| price.cache_read_ratio),
+                ),
+            ));
+        }
+        let set = self.capabilities;
+        let capabilities = &mut info.capabilities;
+        for (field, value) in [
+            (&mut capabilities.tools, set.tools),
+            (&mut capabilities.images, set.images),
+            (&mut capabilities.prompt_caching, set.prompt_caching),
+            (&mut capabilities.reasoning, set.reasoning),
+            (&mut capabilities.reasoning_replay, set.reasoning_replay),
+            (&mut capabilities.reasoning_effort, set.reasoning_effort),
+            (&mut capabilities.nine_char_tool_ids, set.nine_char_tool_ids),
+        ] {
+            if let Some(value) = value {
+                *field = value;
+            }
+        }
+        info
+    }
+}
+
+/// One provider's view of the registry: the table with the settings' overrides of its
+/// models (`providers.<name>.models`) laid over it. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    overrides: Arc<BTreeMap<String, ModelOverride>>,
+}
+
+impl Registry {
+    /// The registry with `overrides`, by model id as the provider names it (without the
+    /// `provider/` prefix of `--model`).
+    pub fn with_overrides(overrides: BTreeMap<String, ModelOverride>) -> Registry {
+        Registry {
+            overrides: Arc::new(overrides),
+        }
+    }
+
+    /// What is known about `model`: [`lookup`], then the settings' entry for it (by the id
+    /// as given, or as an alias resolves).
+    pub fn lookup(&self, model: &str) -> ModelInfo {
+        let info = lookup(model);
+        match self.overrides(model) {
+            Some(entry) => entry.apply(info),
+            None => info,
+        }
+    }
+
+    /// Whether the settings give `model`'s window.
+    pub fn overrides_window(&self, model: &str) -> bool {
+        self.overrides(model)
+            .is_some_and(|entry| entry.context_window.is_some())
+    }
+
+    fn overrides(&self, model: &str) -> Option<&ModelOverride> {
+        self.overrides
+            .get(model)
+            .or_else(|| self.overrides.get(&models::resolve_model(model)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
@@ -457,6 +610,54 @@ mod tests {
             Some(PromptCache::automatic(0.1))
         );
         assert_eq!(cache("mistral-large"), None);
+    }
+
+    /// The settings' entry replaces what it names and keeps the rest; a cache price becomes
+    /// a share of the input price; an unknown model with one price only stays unknown.
+    #[test]
+    fn overrides_replace_what_they_name() {
+        let registry = Registry::with_overrides(BTreeMap::from([
+            (
+                "gpt-4o".to_owned(),
+                ModelOverride {
+                    context_window: Some(64_000),
+                    input_price: Some(5.0),
+                    ..ModelOverride::default()
+                },
+            ),
+            (
+                "local".to_owned(),
+                ModelOverride {
+                    input_price: Some(2.0),
+                    output_price: Some(4.0),
+                    cache_read_price: Some(0.5),
+                    capabilities: CapabilityOverride {
+                        reasoning_replay: Some(true),
+                        ..CapabilityOverride::default()
+                    },
+                    ..ModelOverride::default()
+                },
+            ),
+            (
+                "half".to_owned(),
+                ModelOverride {
+                    input_price: Some(2.0),
+                    ..ModelOverride::default()
+                },
+            ),
+        ]));
+        let gpt = registry.lookup("gpt-4o");
+        assert_eq!(gpt.context_window, Some(64_000));
+        assert_eq!(gpt.max_output_tokens, Some(16_384));
+        assert_eq!(gpt.price, Some(Price::with_cache(5.0, 10.0, 1.0, 0.5)));
+        let local = registry.lookup("local");
+        assert_eq!(local.price, Some(Price::with_cache(2.0, 4.0, 1.0, 0.25)));
+        assert!(local.capabilities.reasoning_replay);
+        assert_eq!(local.context_window, None);
+        assert!(!registry.overrides_window("local"));
+        assert!(registry.overrides_window("gpt-4o"));
+        assert_eq!(registry.lookup("half").price, None);
+        assert_eq!(registry.lookup("sonnet"), lookup("sonnet"));
     }
 
     /// Cached reads on an automatic-caching provider cost its share of the input price.

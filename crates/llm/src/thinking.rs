@@ -71,6 +71,77 @@ fn ultrathink(request: &ModelRequest) -> bool {
         })
 }
 
+/// The run's one thinking switch: the budget its settings give, and whether thinking is on
+/// (the interactive UI's Tab turns it on and off, as Claude Code's does). Every client of the
+/// run holds a clone and reads it for each request, so a toggle applies to the next request
+/// on every provider.
+///
+/// ```
+/// use cairn_llm::thinking::{Thinking, ULTRATHINK_BUDGET};
+///
+/// let thinking = Thinking::new(None);
+/// assert_eq!(thinking.budget(), None);
+/// assert!(thinking.toggle());
+/// assert_eq!(thinking.budget(), Some(ULTRATHINK_BUDGET));
+/// let configured = Thinking::new(Some(4096));
+/// assert!(!configured.clone().toggle());
+/// assert_eq!(configured.budget(), None);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Thinking {
+    state: std::sync::Arc<ThinkingState>,
+}
+
+#[derive(Debug)]
+struct ThinkingState {
+    /// The budget while thinking is on: the configured one, else Claude Code's largest.
+    budget: u32,
+    on: std::sync::atomic::AtomicBool,
+}
+
+impl Thinking {
+    /// On with `configured` as its budget, or off (turned on, it asks for
+    /// [`ULTRATHINK_BUDGET`], as `alwaysThinkingEnabled` does).
+    pub fn new(configured: Option<u32>) -> Thinking {
+        Thinking {
+            state: std::sync::Arc::new(ThinkingState {
+                budget: configured.unwrap_or(ULTRATHINK_BUDGET),
+                on: std::sync::atomic::AtomicBool::new(configured.is_some()),
+            }),
+        }
+    }
+
+    /// The run's budget now: `None` while thinking is off.
+    pub fn budget(&self) -> Option<u32> {
+        self.is_on().then_some(self.state.budget)
+    }
+
+    /// Whether thinking is on.
+    pub fn is_on(&self) -> bool {
+        self.state.on.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Turns thinking off if it was on, on if it was off; returns whether it is on now.
+    pub fn toggle(&self) -> bool {
+        !self
+            .state
+            .on
+            .fetch_xor(true, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The thinking `request` asks for with the run's budget now ([`budget_for`]).
+    pub fn budget_for(&self, request: &ModelRequest) -> Option<u32> {
+        budget_for(self.budget(), request)
+    }
+}
+
+impl Default for Thinking {
+    /// Off.
+    fn default() -> Self {
+        Thinking::new(None)
+    }
+}
+
 /// OpenAI's `reasoning_effort`, for the models the registry marks as taking one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReasoningEffort {

@@ -139,6 +139,24 @@ impl Transport {
         }
     }
 
+    /// The HTTP client, for a side question to the same server (a model's window).
+    pub(crate) fn http_client(&self) -> Result<reqwest::Client, ModelError> {
+        self.http.get().cloned()
+    }
+
+    /// The fixed credential headers (none for a key asked of a source).
+    pub(crate) fn fixed_headers(&self) -> AuthHeaders {
+        match &self.settings.auth {
+            Auth::Fixed(headers) => headers.clone(),
+            Auth::Source(_) => Vec::new(),
+        }
+    }
+
+    /// How many tool calls this transport has read from a model's text so far.
+    pub(crate) fn text_calls(&self) -> u64 {
+        self.text_calls.load(Ordering::Relaxed)
+    }
+
     /// Sends `request` in `dialect`, retrying as the policy says. Every wait (the request,
     /// each chunk, the pause between attempts) gives way to cancellation at once.
     pub(crate) async fn stream(

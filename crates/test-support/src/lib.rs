@@ -21,7 +21,9 @@
 //!
 //! A request to a path ending in `/chat/completions` is answered in the OpenAI Chat
 //! Completions dialect instead: the same replies, as `chat.completion.chunk`s (see the
-//! `openai` module), so one scripted scenario runs against both providers.
+//! `openai` module), so one scripted scenario runs against both providers. The endpoints a
+//! client asks for a model's window (`/v1/models`, `/props`, `/api/show`) answer what the test
+//! sets ([`ScriptedServer::answer_model_facts`]), and take no queued reply.
 //!
 //! The `cairn-scripted-server` binary serves a script of replies from a file, then one text
 //! reply to every later request, for benchmarks and for trying cairn by hand. The
@@ -34,6 +36,7 @@
 
 pub mod cache;
 mod delivery;
+mod facts;
 pub mod mcp;
 mod openai;
 mod pages;

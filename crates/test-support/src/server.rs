@@ -97,6 +97,12 @@ struct State {
     text_only_replies: VecDeque<Reply>,
     /// How many requests got a held reply ([`Reply::held_until_waiting`]) so far.
     held_requests: usize,
+    /// What each model-fact path answers (`/v1/models`, `/props`, `/api/show`).
+    facts: Vec<(String, serde_json::Value)>,
+    /// The requests to those paths, apart from `requests`.
+    fact_requests: Vec<RecordedRequest>,
+    /// How long each answer to those paths waits before it is sent.
+    facts_delay: Option<Duration>,
 }
 
 impl Shared {
@@ -299,6 +305,25 @@ impl ScriptedServer {
         self.shared.lock().text_only_replies = replies.into();
     }
 
+    /// From now on a request to `path` (`/v1/models`, `/props` or `/api/show`, where a
+    /// compatible server says a model's window) is answered with `body`, and takes no queued
+    /// reply; such a path the test did not set answers 404.
+    pub fn answer_model_facts(&self, path: &str, body: serde_json::Value) {
+        self.shared.lock().facts.push((path.to_owned(), body));
+    }
+
+    /// From now on the answers to the model-fact paths wait `delay` before they are sent (a
+    /// slow server), for a test that the request it is asked beside does not wait for them.
+    pub fn delay_model_facts(&self, delay: Duration) {
+        self.shared.lock().facts_delay = Some(delay);
+    }
+
+    /// The requests to the model-fact paths received so far, in arrival order; they are not
+    /// among [`ScriptedServer::requests`].
+    pub fn fact_requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().fact_requests.clone()
+    }
+
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.lock().requests.clone()
@@ -308,13 +333,27 @@ impl ScriptedServer {
     ///
     /// Returns every request so far, in arrival order.
     pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<RecordedRequest> {
+        self.wait_for(n, timeout, |state| &state.requests)
+    }
+
+    /// As [`ScriptedServer::wait_for_requests`], for the requests to the model-fact paths
+    /// ([`ScriptedServer::fact_requests`]).
+    pub fn wait_for_fact_requests(&self, n: usize, timeout: Duration) -> Vec<RecordedRequest> {
+        self.wait_for(n, timeout, |state| &state.fact_requests)
+    }
+
+    fn wait_for(
+        &self,
+        n: usize,
+        timeout: Duration,
+        list: fn(&State) -> &Vec<RecordedRequest>,
+    ) -> Vec<RecordedRequest> {
         let deadline = Instant::now() + timeout;
         let mut state = self.shared.lock();
-        while state.requests.len() < n {
+        while list(&state).len() < n {
             let now = Instant::now();
             if now >= deadline {
-                let arrived: Vec<String> = state
-                    .requests
+                let arrived: Vec<String> = list(&state)
                     .iter()
                     .map(|request| format!("{} {}", request.method, request.path))
                     .collect();
@@ -332,7 +371,7 @@ impl ScriptedServer {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        state.requests.clone()
+        list(&state).clone()
     }
 }
 
@@ -428,6 +467,32 @@ async fn respond(
         body,
         received_at,
     };
+    if crate::facts::is_fact_path(&recorded.path) {
+        let (status, body, delay) = {
+            let mut state = shared.lock();
+            let (status, body) = crate::facts::answer(&state.facts, &recorded.path);
+            state.fact_requests.push(recorded);
+            (status, body, state.facts_delay)
+        };
+        shared.arrived.notify_all();
+        if let Some(delay) = delay {
+            tokio::time::sleep(delay).await;
+        }
+        let body = PacedBody::new(
+            vec![bytes::Bytes::from(body)],
+            crate::reply::Chunking::Natural,
+            crate::reply::Ending::Complete,
+            true,
+            None,
+            watch,
+        );
+        let mut response = Response::new(body);
+        *response.status_mut() = status;
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        return response;
+    }
     let answer = shared.record(recorded, body_len);
     if let Some(requests) = answer.reply.hold_until() {
         shared.hold(requests).await;

@@ -50,7 +50,7 @@ pub use markdown::render_markdown;
 pub use settings_dialog::{
     SettingsAnswer, SettingsDialog, SettingsDialogView, run_settings_dialog,
 };
-pub use status::{StatusLine, StatusView};
+pub use status::{ModelFacts, StatusLine, StatusView};
 pub use theme::{Appearance, ColorSupport, Theme};
 pub use todos::render_todos;
 pub use tool_cell::key_argument;

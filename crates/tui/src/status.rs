@@ -1,6 +1,9 @@
 //! The status line under the input: model, permission mode, how full the context is, and what
 //! the session has cost so far.
 
+use std::sync::Arc;
+
+use cairn_llm::ModelInfo;
 use cairn_protocol::{AgentEvent, TurnSummary};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -15,6 +18,36 @@ use crate::truncate;
 /// Context use from which the figure turns to a warning, and to an error.
 const CONTEXT_WARN_PERCENT: u64 = 80;
 const CONTEXT_FULL_PERCENT: u64 = 95;
+
+/// What the session's provider knows of a model (window, prices): the status line's "%
+/// context", `/context` and the cost of a sub-agent's request read it here, from the client the
+/// session's requests go through, so every provider's models (and the settings' overrides,
+/// and a window a server reported) count, with no table of the UI's own.
+#[derive(Clone)]
+pub struct ModelFacts(Arc<dyn Fn(&str) -> ModelInfo + Send + Sync>);
+
+impl ModelFacts {
+    /// Facts as `info` answers them.
+    pub fn new(info: impl Fn(&str) -> ModelInfo + Send + Sync + 'static) -> ModelFacts {
+        ModelFacts(Arc::new(info))
+    }
+
+    /// What is known of `model`.
+    pub fn info(&self, model: &str) -> ModelInfo {
+        (self.0)(model)
+    }
+
+    /// `model`'s context window, when known.
+    pub fn window(&self, model: &str) -> Option<u64> {
+        self.info(model).context_window
+    }
+}
+
+impl std::fmt::Debug for ModelFacts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ModelFacts")
+    }
+}
 
 /// What the status line shows; [`StatusLine::apply`] keeps it up to date from the events.
 ///
@@ -48,6 +81,8 @@ pub struct StatusLine {
     pub cost_unknown: bool,
     /// The `statusLine` command, whose line shows instead of this one once it has printed.
     pub command: Option<StatusCommand>,
+    /// Thinking is on for the next request (Tab toggles it): the line says `thinking`.
+    pub thinking: bool,
 }
 
 impl StatusLine {
@@ -62,6 +97,7 @@ impl StatusLine {
             cost_usd: 0.0,
             cost_unknown: false,
             command: None,
+            thinking: false,
         }
     }
 
@@ -162,6 +198,9 @@ impl StatusLine {
             Span::styled(self.model.clone(), theme.status),
             Span::styled(self.permission_mode.clone(), mode_style),
         ];
+        if self.thinking {
+            parts.push(Span::styled("thinking", theme.status_mode));
+        }
         if let Some(percent) = self.context_percent() {
             let style = if percent >= CONTEXT_FULL_PERCENT {
                 theme.error
@@ -252,6 +291,22 @@ mod tests {
         assert_eq!(
             status.line(80, &Theme::plain()).to_string(),
             "m2 · plan · 85% context · $0.0200"
+        );
+    }
+
+    /// While thinking is on the line says so, after the mode.
+    #[test]
+    fn thinking_shows_after_the_mode() {
+        let mut status = StatusLine::new("m", "default");
+        status.thinking = true;
+        assert_eq!(
+            status.line(80, &Theme::plain()).to_string(),
+            "m · default · thinking · $0.0000"
+        );
+        status.thinking = false;
+        assert_eq!(
+            status.line(80, &Theme::plain()).to_string(),
+            "m · default · $0.0000"
         );
     }
 

@@ -6,6 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use cairn_llm::openai::split_provider;
+use cairn_llm::registry::Registry;
+use cairn_llm::thinking::Thinking;
 use cairn_llm::{ModelClient, ModelError, ModelEvent, ModelInfo, ModelRequest, ModelResponse};
 use tokio_util::sync::CancellationToken;
 
@@ -20,12 +22,16 @@ pub(super) struct RunView {
     pub env: BTreeMap<String, String>,
     /// The settings' `providers`, as the run's guards left them.
     pub providers: Option<serde_json::Value>,
+    /// Each provider's registry, by its name, with the overrides of its `models`.
+    pub registries: BTreeMap<String, Registry>,
     /// The `apiKeyHelper` command.
     pub key_helper: Option<String>,
     /// `alwaysThinkingEnabled: true`: models think before they answer.
     pub always_thinking: bool,
     /// `--max-thinking-tokens`, which wins over the variable and the setting.
     pub thinking_flag: Option<u32>,
+    /// The run's thinking switch, built from the three above, shared by every client.
+    pub thinking: Thinking,
     /// The process environment.
     pub process: ProcessVariable,
 }
@@ -33,6 +39,14 @@ pub(super) struct RunView {
 impl RunView {
     pub(super) fn var(&self, name: &str) -> Option<String> {
         run_variable(&self.env, name, |name| (self.process)(name))
+    }
+
+    /// The registry of the provider `model` goes to.
+    pub(super) fn registry(&self, model: &str) -> Registry {
+        self.registries
+            .get(&self.route(model))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Which provider `model` goes to: a configured one's name, a built-in one's, or
@@ -61,6 +75,10 @@ pub(super) fn provider_name<'a>(
 pub(super) struct RoutingClient {
     view: RunView,
     clients: Mutex<Vec<(String, Arc<dyn ModelClient>)>>,
+    /// The provider each model a response named came from: a server names its model
+    /// without the `--model` prefix (`llama3.2` for `ollama/llama3.2`), and what is known of
+    /// it (its cost, its window) is that provider's.
+    answered_by: Mutex<BTreeMap<String, String>>,
 }
 
 impl RoutingClient {
@@ -71,10 +89,12 @@ impl RoutingClient {
         let router = RoutingClient {
             view,
             clients: Mutex::new(vec![(route, first.client)]),
+            answered_by: Mutex::new(BTreeMap::new()),
         };
         Ok(ProviderClient {
             client: Arc::new(router),
             credential_variable: first.credential_variable,
+            thinking: first.thinking,
         })
     }
 
@@ -103,7 +123,15 @@ impl ModelClient for RoutingClient {
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
         let client = self.client(&request.model)?;
-        client.stream(request, on_event, cancel).await
+        let response = client.stream(request, on_event, cancel).await?;
+        let route = self.view.route(&request.model);
+        if response.model != request.model && self.view.route(&response.model) != route {
+            self.answered_by
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .insert(response.model.clone(), route);
+        }
+        Ok(response)
     }
 
     /// The search of the provider `model` routes to.
@@ -124,7 +152,13 @@ impl ModelClient for RoutingClient {
     /// The answer of the provider's client when the run has one; otherwise the registry's,
     /// without setting a client up (a response names its model without a provider prefix).
     fn model_info(&self, model: &str) -> ModelInfo {
-        let route = self.view.route(model);
+        let answered_by = self
+            .answered_by
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(model)
+            .cloned();
+        let route = answered_by.unwrap_or_else(|| self.view.route(model));
         let client = self
             .clients
             .lock()
@@ -135,11 +169,26 @@ impl ModelClient for RoutingClient {
         match client {
             Some(client) => client.model_info(model),
             None => {
-                let mut info = cairn_llm::registry::lookup(model);
-                info.context_window = cairn_llm::registry::context_window(model);
+                let id = provider_name(self.view.providers.as_ref(), model)
+                    .and_then(|provider| model.trim().strip_prefix(provider)?.strip_prefix('/'))
+                    .unwrap_or(model);
+                let mut info = self.view.registry(model).lookup(id);
+                if info.context_window.is_none() {
+                    info.context_window = cairn_llm::registry::context_window(model);
+                }
                 info
             }
         }
+    }
+
+    /// The calls read from text by every provider's client of the run.
+    fn tool_calls_from_text(&self) -> u64 {
+        self.clients
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .map(|(_, client)| client.tool_calls_from_text())
+            .sum()
     }
 }
 
@@ -173,9 +222,11 @@ mod tests {
         let view = RunView {
             env: BTreeMap::new(),
             providers: None,
+            registries: BTreeMap::new(),
             key_helper: None,
             always_thinking: false,
             thinking_flag: None,
+            thinking: Thinking::default(),
             process: Arc::new(move |name: &str| match name {
                 "ANTHROPIC_API_KEY" => Some("sk-ant".to_owned()),
                 "ANTHROPIC_BASE_URL" | "OLLAMA_HOST" => Some(url.clone()),

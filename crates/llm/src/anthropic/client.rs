@@ -28,12 +28,14 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 pub struct AnthropicClient {
     transport: Transport,
     dialect: Messages,
+    /// The registry with the settings' overrides (`providers.anthropic.models`).
+    models: crate::registry::Registry,
 }
 
 /// The Messages API's wire format.
 struct Messages {
     prompt_caching: PromptCaching,
-    thinking_budget: Option<u32>,
+    thinking: crate::thinking::Thinking,
 }
 
 /// The beta that lets thinking come between tool calls in one answer.
@@ -71,8 +73,9 @@ impl AnthropicClient {
             }),
             dialect: Messages {
                 prompt_caching: config.prompt_caching,
-                thinking_budget: config.thinking_budget,
+                thinking: config.thinking,
             },
+            models: config.models,
         })
     }
 }
@@ -80,7 +83,7 @@ impl AnthropicClient {
 impl Messages {
     /// The thinking `request` asks for ([`crate::thinking::budget_for`]).
     fn thinking_budget(&self, request: &ModelRequest) -> Option<u32> {
-        crate::thinking::budget_for(self.thinking_budget, request)
+        self.thinking.budget_for(request)
     }
 }
 
@@ -226,6 +229,15 @@ impl ModelClient for AnthropicClient {
             .await
     }
 
+    /// The registry's entry, with the settings' overrides.
+    fn model_info(&self, model: &str) -> crate::ModelInfo {
+        self.models.lookup(model)
+    }
+
+    fn tool_calls_from_text(&self) -> u64 {
+        self.transport.text_calls()
+    }
+
     /// The Messages API has the `web_search` server tool.
     fn offers_web_search(&self, _model: &str) -> bool {
         true
@@ -265,7 +277,7 @@ mod tests {
     fn the_configured_budget_is_asked_for_except_in_a_summary() {
         let dialect = Messages {
             prompt_caching: PromptCaching::Enabled,
-            thinking_budget: Some(4096),
+            thinking: crate::thinking::Thinking::new(Some(4096)),
         };
         let mut request = hello();
         request.max_tokens = 8192;
@@ -312,7 +324,7 @@ mod tests {
                 request_headers(
                     &Messages {
                         prompt_caching: PromptCaching::Enabled,
-                        thinking_budget: None,
+                        thinking: crate::thinking::Thinking::new(None),
                     },
                     &hello(),
                     &auth

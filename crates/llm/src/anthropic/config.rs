@@ -154,9 +154,12 @@ pub struct AnthropicConfig {
     pub max_response_bytes: u64,
     /// Whether requests carry prompt-caching breakpoints.
     pub prompt_caching: PromptCaching,
-    /// Extended thinking of up to this many tokens per answer (`MAX_THINKING_TOKENS`, or
-    /// the `alwaysThinkingEnabled` setting); `None` asks for none.
-    pub thinking_budget: Option<u32>,
+    /// Extended thinking of up to the switch's budget per answer (`MAX_THINKING_TOKENS`, or
+    /// the `alwaysThinkingEnabled` setting), while it is on.
+    pub thinking: crate::thinking::Thinking,
+    /// The model registry with the settings' overrides of Claude's models
+    /// (`providers.anthropic.models`).
+    pub models: crate::registry::Registry,
 }
 
 impl AnthropicConfig {
@@ -173,7 +176,8 @@ impl AnthropicConfig {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             prompt_caching: PromptCaching::Enabled,
-            thinking_budget: None,
+            thinking: crate::thinking::Thinking::default(),
+            models: crate::registry::Registry::default(),
         }
     }
 
@@ -219,7 +223,8 @@ impl AnthropicConfig {
             config.prompt_caching = PromptCaching::Disabled;
         }
         if let Some(text) = value(THINKING_VAR) {
-            config.thinking_budget = crate::thinking::parse_budget(&text, THINKING_VAR)?;
+            config.thinking =
+                crate::thinking::Thinking::new(crate::thinking::parse_budget(&text, THINKING_VAR)?);
         }
         if let Some(text) = value(API_TIMEOUT_VAR) {
             let ms = text

@@ -10,8 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::request_body::{Replay, chat_body, nine_char_tool_ids};
 use super::stream::ChatDecoder;
-use crate::registry::{self, ModelInfo};
-use crate::thinking::{self, ReasoningEffort};
+use super::window_probe::WindowProbes;
+use crate::registry::{ModelInfo, Registry};
+use crate::thinking::{ReasoningEffort, Thinking};
 use crate::transport::{
     Auth, AuthHeaders, Dialect, StreamDecode, Transport, TransportSettings, endpoint, sensitive,
 };
@@ -23,6 +24,10 @@ use crate::{
 /// The window assumed for a model the registry does not know: small enough for any current
 /// model of an OpenAI-compatible server.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+
+/// How long, once an answer has streamed, the client waits for its model's window lookup
+/// still under way ([`window_probe`](super::window_probe)).
+const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 /// What an [`OpenAiClient`] needs. `Debug` never shows the key.
 #[derive(Clone)]
@@ -57,10 +62,14 @@ pub struct OpenAiConfig {
     /// Headers sent with every request (a custom provider's `headers`), marked sensitive:
     /// one may carry a key.
     pub headers: Vec<(String, String)>,
-    /// The run's thinking budget (`--max-thinking-tokens`, `MAX_THINKING_TOKENS`,
-    /// `alwaysThinkingEnabled`): sent as `reasoning_effort` to the models the registry marks
-    /// as taking one; without a budget the server's default holds.
-    pub thinking_budget: Option<u32>,
+    /// The run's thinking switch (`--max-thinking-tokens`, `MAX_THINKING_TOKENS`,
+    /// `alwaysThinkingEnabled`, the UI's Tab): its budget is sent as `reasoning_effort` to
+    /// the models the registry marks as taking one; without a budget the server's default
+    /// holds.
+    pub thinking: Thinking,
+    /// The model registry with the settings' overrides of this provider's models
+    /// (`providers.<name>.models`).
+    pub models: Registry,
 }
 
 impl OpenAiConfig {
@@ -83,7 +92,8 @@ impl OpenAiConfig {
             model_prefix: None,
             max_tokens_field: "max_tokens",
             headers: Vec::new(),
-            thinking_budget: None,
+            thinking: Thinking::default(),
+            models: Registry::default(),
         }
     }
 }
@@ -103,13 +113,16 @@ impl fmt::Debug for OpenAiConfig {
 pub struct OpenAiClient {
     transport: Transport,
     dialect: Chat,
+    /// The windows the server reported for models the registry does not know.
+    windows: WindowProbes,
 }
 
 /// The Chat Completions wire format.
 struct Chat {
     model_prefix: Option<&'static str>,
     max_tokens_field: &'static str,
-    thinking_budget: Option<u32>,
+    thinking: Thinking,
+    models: Registry,
 }
 
 impl Chat {
@@ -165,8 +178,10 @@ impl OpenAiClient {
             dialect: Chat {
                 model_prefix: config.model_prefix,
                 max_tokens_field: config.max_tokens_field,
-                thinking_budget: config.thinking_budget,
+                thinking: config.thinking,
+                models: config.models,
             },
+            windows: WindowProbes::default(),
         })
     }
 }
@@ -175,7 +190,7 @@ impl Dialect for Chat {
     fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError> {
         // Reasoning goes back where the model's registry entry says it must.
         let model = self.server_model(&request.model);
-        let info = registry::lookup(model);
+        let info = self.models.lookup(model);
         let replay = if info.capabilities.reasoning_replay {
             Replay::ReasoningContent
         } else {
@@ -196,7 +211,7 @@ impl Dialect for Chat {
             object.remove("max_tokens");
             object.insert(self.max_tokens_field.to_owned(), max_tokens.into());
             if info.capabilities.reasoning_effort
-                && let Some(budget) = thinking::budget_for(self.thinking_budget, request)
+                && let Some(budget) = self.thinking.budget_for(request)
             {
                 let effort = ReasoningEffort::for_budget(budget).as_str();
                 object.insert("reasoning_effort".to_owned(), effort.into());
@@ -252,6 +267,35 @@ impl Dialect for Chat {
     }
 }
 
+impl OpenAiClient {
+    /// The window the server reported for `model` (asked when a request for it was first
+    /// sent), waiting up to `limit` for a lookup under way; `None` when it said none.
+    pub async fn reported_window(&self, model: &str, limit: Duration) -> Option<u64> {
+        self.windows
+            .settle(self.dialect.server_model(model), limit)
+            .await
+    }
+
+    /// Starts asking the server for the window of `model` when neither the registry nor the
+    /// settings know it: in the background, so the request goes out at once.
+    fn ask_for_window(&self, model: &str) {
+        let model = self.dialect.server_model(model);
+        if self.dialect.models.lookup(model).context_window.is_some() {
+            return;
+        }
+        let Ok(http) = self.transport.http_client() else {
+            return;
+        };
+        let settings = &self.transport.settings;
+        self.windows.start(
+            http,
+            self.transport.fixed_headers(),
+            &settings.base_url,
+            model,
+        );
+    }
+}
+
 impl fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let settings = &self.transport.settings;
@@ -270,16 +314,37 @@ impl ModelClient for OpenAiClient {
         on_event: &mut (dyn FnMut(ModelEvent) + Send),
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, ModelError> {
-        self.transport
+        self.ask_for_window(&request.model);
+        let response = self
+            .transport
             .stream(&self.dialect, request, on_event, cancel)
-            .await
+            .await?;
+        // The answer is in: a window lookup still under way gets a moment more, so that what
+        // follows from this answer counts with the server's window.
+        let settled = self
+            .windows
+            .settle(self.dialect.server_model(&request.model), SETTLE_LIMIT);
+        tokio::select! {
+            _ = settled => {}
+            () = cancel.cancelled() => {}
+        }
+        Ok(response)
     }
 
-    /// The registry's entry; a model it does not know gets a 128K window and no price.
+    /// The registry's entry with the settings' overrides; a model neither knows gets the
+    /// window its server reported, until it has 128K, and no price.
     fn model_info(&self, model: &str) -> ModelInfo {
-        let mut info = registry::lookup(self.dialect.server_model(model));
-        info.context_window.get_or_insert(DEFAULT_CONTEXT_WINDOW);
+        let model = self.dialect.server_model(model);
+        let mut info = self.dialect.models.lookup(model);
+        if info.context_window.is_none() {
+            info.context_window =
+                Some(self.windows.window(model).unwrap_or(DEFAULT_CONTEXT_WINDOW));
+        }
         info
+    }
+
+    fn tool_calls_from_text(&self) -> u64 {
+        self.transport.text_calls()
     }
 }
 
@@ -302,7 +367,8 @@ mod tests {
             let error = Chat {
                 model_prefix: None,
                 max_tokens_field: "max_tokens",
-                thinking_budget: None,
+                thinking: Thinking::default(),
+                models: Registry::default(),
             }
             .classify(status, body.to_string().as_bytes(), None, OPENAI, "gpt-4o");
             (error.is_prompt_too_long(), error.to_string())
@@ -356,7 +422,8 @@ mod tests {
         let chat = Chat {
             model_prefix: Some("openrouter"),
             max_tokens_field: "max_tokens",
-            thinking_budget: None,
+            thinking: Thinking::default(),
+            models: Registry::default(),
         };
         assert_eq!(
             chat.server_model("openrouter/deepseek/deepseek-r1"),
@@ -370,7 +437,8 @@ mod tests {
             Chat {
                 model_prefix: None,
                 max_tokens_field: "max_tokens",
-                thinking_budget: None,
+                thinking: Thinking::default(),
+                models: Registry::default(),
             }
             .server_model("ollama/x"),
             "ollama/x"
@@ -385,7 +453,8 @@ mod tests {
             let chat = Chat {
                 model_prefix: Some("openai"),
                 max_tokens_field: "max_completion_tokens",
-                thinking_budget: budget,
+                thinking: Thinking::new(budget),
+                models: Registry::default(),
             };
             let request = ModelRequest {
                 model: model.to_owned(),

@@ -8,6 +8,7 @@ mod client;
 pub mod providers;
 pub mod request_body;
 pub mod stream;
+mod window_probe;
 
 pub use client::{DEFAULT_CONTEXT_WINDOW, OpenAiClient, OpenAiConfig};
 pub use providers::{BUILTIN_PROVIDERS, BuiltinProvider, split_provider};

@@ -312,6 +312,7 @@ pub(super) const SHORTCUTS: &[(&str, &str)] = &[
         "new line (also alt+enter, ctrl+j, or \\ then enter)",
     ),
     ("shift+tab", "cycle the permission mode"),
+    ("tab", "thinking on or off (empty input)"),
     ("esc", "stop the turn"),
     ("ctrl+o", "the whole transcript"),
     ("ctrl+c", "clear the input, twice to exit"),

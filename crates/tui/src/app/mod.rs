@@ -93,9 +93,13 @@ pub struct AppConfig {
     pub initial_prompt: Option<String>,
     /// Turns a model alias (`opus`) into the id the API takes.
     pub resolve_model: fn(&str) -> String,
-    /// How many tokens a model's context window holds (`None`: unknown), for the status
-    /// line's "% context"; asked again when the model changes.
-    pub context_window: fn(&str) -> Option<u64>,
+    /// What the session's provider knows of a model: its window for the status line's "%
+    /// context" and `/context` (asked again when the model changes or a request ends), its
+    /// prices for a sub-agent's cost.
+    pub model_facts: crate::ModelFacts,
+    /// The run's thinking switch, which Tab on an empty input turns on and off for the next
+    /// request; `None` when the run has none to turn.
+    pub thinking: Option<cairn_llm::thinking::Thinking>,
     /// Where sent prompts are kept across sessions (`~/.cairn/history.jsonl`); `None` keeps
     /// them in memory only.
     pub history_path: Option<PathBuf>,
@@ -289,7 +293,11 @@ impl App {
             transcript.push_warning(warning.clone());
         }
         let mut status = StatusLine::new(config.model.clone(), config.permission_mode.clone());
-        status.context_window = (config.context_window)(&config.model);
+        status.context_window = config.model_facts.window(&config.model);
+        status.thinking = config
+            .thinking
+            .as_ref()
+            .is_some_and(cairn_llm::thinking::Thinking::is_on);
         if let Some(command) = &config.status_command {
             status.show_command(crate::status_command::StatusCommand::start(
                 command,
@@ -626,7 +634,7 @@ impl App {
             (AgentEvent::AssistantMessage { usage, model, .. }, Some(parent))
                 if !envelope.from.is_main() =>
             {
-                let cost = cairn_llm::registry::lookup(model).cost_usd(usage);
+                let cost = self.config.model_facts.info(model).cost_usd(usage);
                 self.usage += *usage;
                 match cost {
                     Some(cost) => self.cost_usd += cost,
@@ -653,7 +661,7 @@ impl App {
             self.status.apply(event);
         }
         if let AgentEvent::ModelChanged { .. } | AgentEvent::AssistantMessage { .. } = event {
-            self.status.context_window = (self.config.context_window)(&self.status.model);
+            self.status.context_window = self.config.model_facts.window(&self.status.model);
         }
         self.transcript.apply(event);
         let finishes_a_cell = matches!(
@@ -864,6 +872,15 @@ impl App {
         }
         if key.code == KeyCode::BackTab {
             self.cycle_permission_mode();
+            return;
+        }
+        // Tab on an empty input turns thinking on or off for the next request, as in Claude
+        // Code; the status line says `thinking` while it is on.
+        if key.code == KeyCode::Tab
+            && self.composer.is_empty()
+            && let Some(thinking) = &self.config.thinking
+        {
+            self.status.thinking = thinking.toggle();
             return;
         }
 
