@@ -9,7 +9,9 @@
 //! [`Spawner::spawn`]: crate::Spawner::spawn
 //! [`SessionParts::agents`]: crate::SessionParts::agents
 
+mod confined;
 mod filter;
+mod guide;
 mod roles;
 mod tool;
 
@@ -129,6 +131,8 @@ pub struct AgentCatalog {
     max_concurrent: usize,
     spill_dir: PathBuf,
     environment: String,
+    /// The user's home, where `statusline-setup` finds the settings it may edit.
+    home: Option<PathBuf>,
 }
 
 impl Default for AgentCatalog {
@@ -147,6 +151,7 @@ impl AgentCatalog {
             max_concurrent: DEFAULT_MAX_CONCURRENT,
             spill_dir: std::env::temp_dir().join("cairn-agents"),
             environment: String::new(),
+            home: None,
         }
     }
 
@@ -168,7 +173,9 @@ impl AgentCatalog {
             .iter()
             .map(|problem| format!("agent definition {problem}"))
             .collect();
-        Ok((AgentCatalog::built_in().with_custom(set.agents), warnings))
+        let mut catalog = AgentCatalog::built_in().with_custom(set.agents);
+        catalog.home = home.map(Path::to_path_buf);
+        Ok((catalog, warnings))
     }
 
     /// The catalog with `agents` added; a custom agent replaces a role of the same name.
@@ -337,7 +344,14 @@ mod tests {
         );
         assert_eq!(
             catalog.names(),
-            vec!["general-purpose", "Plan", "Verification", "explore"]
+            vec![
+                "general-purpose",
+                "Plan",
+                "Verification",
+                "statusline-setup",
+                "cairn-guide",
+                "explore"
+            ]
         );
     }
 }
