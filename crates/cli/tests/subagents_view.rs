@@ -190,14 +190,30 @@ fn statusline_setup_reads_and_edits_only_the_users_settings_file() {
         "Read",
         json!({"file_path": settings}),
     ));
+    harness.server.push(Reply::tool_use(
+        "toolu_edit",
+        "Edit",
+        json!({
+            "file_path": settings,
+            "old_string": "{\"model\": \"SETTINGS-MARK\"}",
+            "new_string": "{\"model\": \"SETTINGS-MARK\", \"statusLine\": {\"type\": \"command\", \"command\": \"jq -r .model.id\"}}"
+        }),
+    ));
     harness.server.push(Reply::text("Set."));
     harness.server.push(Reply::text("Done."));
     run(
         &harness,
-        &["-p", "Set up my status line.", "--allowedTools", "Read"],
+        &[
+            "-p",
+            "Set up my status line.",
+            "--allowedTools",
+            "Read",
+            "--allowedTools",
+            "Edit",
+        ],
     );
 
-    let requests = harness.server.wait_for_requests(5, WAIT);
+    let requests = harness.server.wait_for_requests(6, WAIT);
     assert_eq!(tool_names(&requests[1]), ["Read", "Edit"]);
     let system = requests[1].body["system"].to_string();
     assert!(system.contains("statusLine"), "{system}");
@@ -216,6 +232,14 @@ fn statusline_setup_reads_and_edits_only_the_users_settings_file() {
     );
     let (failed, text) = tool_result(&requests, 3);
     assert!(!failed && text.contains("SETTINGS-MARK"), "{text}");
+    let (failed, text) = tool_result(&requests, 4);
+    assert!(!failed, "{text}");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        written["statusLine"],
+        json!({"type": "command", "command": "jq -r .model.id"})
+    );
 }
 
 #[test]
