@@ -142,7 +142,8 @@ impl Default for AgentCatalog {
 }
 
 impl AgentCatalog {
-    /// The built-in roles (`general-purpose`, `Explore`, `Plan`, `Verification`), at most
+    /// The built-in roles (`general-purpose`, `Explore`, `Plan`, `Verification`,
+    /// `statusline-setup`, `cairn-guide`), at most
     /// [`DEFAULT_MAX_CONCURRENT`] at once, Explore on `haiku`.
     pub fn built_in() -> AgentCatalog {
         AgentCatalog {
