@@ -46,8 +46,9 @@ pub(crate) struct ToolCall {
     pub file_before: Option<String>,
     /// A permission dialog asks about this call and the user has not answered yet.
     pub awaiting_approval: bool,
-    /// What the sub-agent an `Agent` call started has done, once it sent an event.
-    pub sub_agent: Option<SubAgentProgress>,
+    /// What the sub-agent an `Agent` call started has done, once it sent an event (boxed:
+    /// most calls start none).
+    pub sub_agent: Option<Box<SubAgentProgress>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -246,7 +247,7 @@ pub(crate) fn shown_argument(tool: &str, input: &Value, cwd: Option<&Path>) -> O
 /// The progress of the sub-agent a finished `Agent` call ran, when its cell saw it end.
 fn ended_sub_agent(call: &ToolCall) -> Option<&SubAgentProgress> {
     call.sub_agent
-        .as_ref()
+        .as_deref()
         .filter(|progress| progress.has_ended())
 }
 

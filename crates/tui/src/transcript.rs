@@ -264,7 +264,7 @@ impl Transcript {
     pub fn apply_sub_agent(&mut self, parent_tool_use_id: &str, event: &AgentEvent) {
         if let Some(call) = self.tool_call(parent_tool_use_id) {
             call.sub_agent
-                .get_or_insert_with(SubAgentProgress::starting_now)
+                .get_or_insert_with(|| Box::new(SubAgentProgress::starting_now()))
                 .apply(event);
         }
     }
