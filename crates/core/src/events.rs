@@ -147,3 +147,114 @@ impl EventSink for Recorder {
         self.next.emit(envelope);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use cairn_protocol::{CollectedEvents, EventSender, Message, TurnEnd, TurnSummary};
+    use cairn_session::{Entry, NewSession, SessionId, SessionStore, read_entries};
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn finished() -> AgentEvent {
+        AgentEvent::TurnFinished(TurnSummary {
+            op_id: String::new(),
+            end: TurnEnd::Completed,
+            result: String::new(),
+            requests: 1,
+            usage: Default::default(),
+            cost_usd: 0.0,
+            cost_unknown: false,
+            duration_api_ms: 0,
+        })
+    }
+
+    /// The user messages' texts of a file.
+    fn prompts(path: &std::path::Path) -> Vec<String> {
+        read_entries(path)
+            .unwrap()
+            .entries
+            .into_iter()
+            .filter_map(|entry| match entry {
+                Entry::User(entry) => Some(entry.message.text()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sub_agents_running_at_once_each_get_their_own_file() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(home.path());
+        let id = SessionId::new();
+        let new = NewSession {
+            model: "claude-sonnet-4-5".into(),
+            git_branch: None,
+        };
+        let faces = Arc::new(CollectedEvents::default());
+        let recorder = Arc::new(Recorder::new(
+            store.start(project.path(), &id, new),
+            faces.clone(),
+        ));
+        let main = EventSender::new(recorder);
+        main.emit(AgentEvent::UserMessage {
+            message: Message::user_text("Look twice."),
+        });
+        for (call, role) in [("toolu_a", "Explore"), ("toolu_b", "Plan")] {
+            main.emit(AgentEvent::ToolCallInputComplete {
+                id: call.into(),
+                name: "Task".into(),
+                input: json!({"description": role, "prompt": "…", "subagent_type": role}),
+            });
+        }
+        let first = main.nested("agent_1", "toolu_a");
+        let second = main.nested("agent_2", "toolu_b");
+        first.emit(AgentEvent::UserMessage {
+            message: Message::user_text("first's task"),
+        });
+        second.emit(AgentEvent::UserMessage {
+            message: Message::user_text("second's task"),
+        });
+        first.emit(AgentEvent::UserMessage {
+            message: Message::user_text("first again"),
+        });
+        second.emit(finished());
+        first.emit(finished());
+        main.emit(finished());
+
+        let session = store.path(project.path(), &id);
+        assert_eq!(prompts(&session), ["Look twice."]);
+        let links: Vec<(String, Option<String>, String)> = read_entries(&session)
+            .unwrap()
+            .entries
+            .into_iter()
+            .filter_map(|entry| match entry {
+                Entry::SubAgent(link) => Some((link.agent_id, link.agent_type, link.tool_use_id)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            links,
+            [
+                ("agent_1".into(), Some("Explore".into()), "toolu_a".into()),
+                ("agent_2".into(), Some("Plan".into()), "toolu_b".into()),
+            ]
+        );
+        let dir = store.session_dir(project.path(), &id).join("subagents");
+        assert_eq!(
+            prompts(&dir.join("agent-agent_1.jsonl")),
+            ["first's task", "first again"]
+        );
+        assert_eq!(prompts(&dir.join("agent-agent_2.jsonl")), ["second's task"]);
+        // Every event still reaches the face, none of them a warning.
+        let events = faces.take();
+        assert_eq!(events.len(), 9);
+        assert!(
+            !events
+                .iter()
+                .any(|envelope| matches!(envelope.event, AgentEvent::Warning { .. }))
+        );
+    }
+}
