@@ -142,7 +142,14 @@ fn an_explore_sub_agent_has_its_own_request_and_only_its_answer_returns_in_strea
     let init = &lines[0];
     assert_eq!(
         init["agents"],
-        json!(["general-purpose", "Explore", "Plan", "Verification"])
+        json!([
+            "general-purpose",
+            "Explore",
+            "Plan",
+            "Verification",
+            "statusline-setup",
+            "cairn-guide"
+        ])
     );
     let assistants: Vec<(Value, Value)> = lines
         .iter()

@@ -244,7 +244,7 @@ async fn task_is_an_alias_loose_role_names_work_and_an_unknown_role_lists_the_ro
         result_of(&requests[3], "toolu_2"),
         (
             "No agent type named \"deployer\". Available agent types: general-purpose, \
-             Explore, Plan, Verification."
+             Explore, Plan, Verification, statusline-setup, cairn-guide."
                 .to_string(),
             true
         )
@@ -253,7 +253,7 @@ async fn task_is_an_alias_loose_role_names_work_and_an_unknown_role_lists_the_ro
 
 #[tokio::test]
 async fn each_role_gets_its_tools_and_never_the_agent_tool() {
-    let cases: [(&str, &[&str]); 3] = [
+    let cases: [(&str, &[&str]); 4] = [
         (
             "general-purpose",
             &[
@@ -276,6 +276,7 @@ async fn each_role_gets_its_tools_and_never_the_agent_tool() {
             "Verification",
             &["Bash", "BashOutput", "Read", "Glob", "Grep", "LS"],
         ),
+        ("statusline-setup", &["Read", "Edit"]),
     ];
     for (role, tools) in cases {
         let workspace = tempfile::tempdir().unwrap();

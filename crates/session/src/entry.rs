@@ -63,7 +63,7 @@ pub(crate) enum HeaderLine<'a> {
 ///
 /// On disk the variant is the `"type"` field, written first:
 /// `user`, `assistant`, `tool_results`, `permission`, `todos`, `compaction`, `model_change`,
-/// `turn_failed`, `collapse`.
+/// `turn_failed`, `collapse`, `sub_agent`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Entry {
@@ -89,6 +89,10 @@ pub enum Entry {
     /// a resume shows the same view. Added within version 1: a cairn from before it skips the
     /// line with a warning, and its resumed requests show the conversation uncollapsed.
     Collapse(CollapseEntry),
+    /// A sub-agent started by one of the conversation's `Agent` calls, and the file its own
+    /// transcript went to. Added within version 1: a cairn from before it skips the line with
+    /// a warning and loads the rest unchanged.
+    SubAgent(SubAgentEntry),
 }
 
 impl Entry {
@@ -143,6 +147,7 @@ impl Entry {
             Entry::ModelChange(entry) => entry.timestamp,
             Entry::TurnFailed(entry) => entry.timestamp,
             Entry::Collapse(entry) => entry.timestamp,
+            Entry::SubAgent(entry) => entry.timestamp,
         }
     }
 
@@ -158,7 +163,8 @@ impl Entry {
             | Entry::Todos(_)
             | Entry::ModelChange(_)
             | Entry::TurnFailed(_)
-            | Entry::Collapse(_) => false,
+            | Entry::Collapse(_)
+            | Entry::SubAgent(_) => false,
         }
     }
 }
@@ -292,4 +298,30 @@ pub struct TurnFailedEntry {
     pub timestamp: u64,
     /// The error, as the user was told it.
     pub message: String,
+}
+
+/// A `sub_agent` entry: the parent's link to a sub-agent's transcript. The sub-agent's file
+/// is a session file of its own (same header, same entries), named by `file` relative to the
+/// directory of the parent's file, so a fork's copy of the entry still finds it.
+///
+/// ```json
+/// {"type":"sub_agent","timestamp":1760000000400,"agent_id":"agent_1","agent_type":"Explore","description":"find the loader","tool_use_id":"toolu_01","file":"0b7c…/subagents/agent-agent_1.jsonl"}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubAgentEntry {
+    /// When the sub-agent started, in Unix milliseconds.
+    pub timestamp: u64,
+    /// The sub-agent's id, as its events and hooks name it.
+    pub agent_id: String,
+    /// Its role or custom agent (`Explore`), as the `Agent` call named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_type: Option<String>,
+    /// The task in a few words, as the `Agent` call gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The id of the `Agent` call's `tool_use` block that started it.
+    pub tool_use_id: String,
+    /// Its transcript, relative to the directory of the parent's file:
+    /// `<session-id>/subagents/agent-<agent-id>.jsonl`.
+    pub file: String,
 }

@@ -30,6 +30,12 @@
 //! - Entries are built only from cairn's own types. No request, HTTP header, API key or
 //!   `Authorization` value is ever written.
 //!
+//! A sub-agent's transcript is a file of the same format beside its parent's, under the
+//! parent's own directory: `<project-key>/<session-id>/subagents/agent-<agent-id>.jsonl` (the
+//! layout Claude Code uses), linked from the parent's file by a `sub_agent` entry
+//! ([`SubAgentEntry`], [`SessionLog::start_sub_agent`]). Only the parent's file is listed,
+//! resumed or continued; cleaning up a session removes its directory, sub-agents included.
+//!
 //! # Versions
 //!
 //! The header's `format_version` says how to read the rest. A file of a newer version than
@@ -90,14 +96,14 @@ mod writer;
 
 pub use entry::{
     AssistantEntry, CollapseEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry,
-    ModelChangeEntry, PermissionEntry, PermissionOutcome, SessionHeader, TodosEntry,
+    ModelChangeEntry, PermissionEntry, PermissionOutcome, SessionHeader, SubAgentEntry, TodosEntry,
     TurnFailedEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};
 pub use history::{INTERRUPTED_TOOL_RESULT, LOST_START};
 pub use id::{InvalidSessionId, SessionId};
 pub use load::{LoadedSession, SessionEntries, load_file, read_entries};
-pub use log::{LogWarning, Persistence, SessionLog};
+pub use log::{LogWarning, Persistence, SessionLog, SubAgentStart};
 pub use project::project_key;
 pub use recorder::entry_for;
 pub use store::{CleanupScope, NewSession, SessionStore};

@@ -101,8 +101,9 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSession, Ses
             }
             Entry::Collapse(entry) => collapsed_through = Some(entry.collapsed_through),
             Entry::ModelChange(entry) => model = Some(entry.model),
-            // Not part of the conversation: the model never saw the error.
-            Entry::TurnFailed(_) => {}
+            // Not part of the conversation: the model never saw the error, and a sub-agent's
+            // work reached it only as its `Agent` call's result.
+            Entry::TurnFailed(_) | Entry::SubAgent(_) => {}
         }
     })?;
     let (messages, repair, history_warnings) = history.finish();

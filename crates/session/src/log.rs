@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::{Entry, SessionError, SessionHeader, SessionWriter};
+use crate::{Entry, SessionError, SessionHeader, SessionWriter, SubAgentEntry, now_ms};
 
 /// Where a [`SessionLog`]'s entries go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,10 +184,89 @@ impl SessionLog {
         }
     }
 
+    /// Starts the transcript of a sub-agent beside this session's file, under
+    /// `<session-id>/subagents/`, and links it from this file with a `sub_agent` entry. The
+    /// sub-agent's log is a [`SessionLog`] like this one (0600, append-only, one line per
+    /// entry, a failure one warning); its header is this session's, started now. An agent id
+    /// whose file exists already (a resumed session's earlier sub-agent of the same id) gets
+    /// a numbered name. While this session has no file (nothing said yet, or memory only),
+    /// the sub-agent's log keeps nothing either.
+    pub fn start_sub_agent(&mut self, start: SubAgentStart) -> SessionLog {
+        let Target::File(writer) = &self.target else {
+            return SessionLog {
+                target: Target::Memory,
+                warning: None,
+            };
+        };
+        let parent = writer.path();
+        let (Some(dir), Some(stem)) = (parent.parent(), parent.file_stem()) else {
+            return SessionLog {
+                target: Target::Memory,
+                warning: None,
+            };
+        };
+        let stem = stem.to_string_lossy().into_owned();
+        let header = SessionHeader {
+            started_at: now_ms(),
+            forked_from: None,
+            ..writer.header().clone()
+        };
+        let id: String = start
+            .agent_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let mut opened = Err(SessionError::AlreadyExists {
+            path: dir.to_owned(),
+        });
+        let mut file = String::new();
+        for attempt in 1..=100 {
+            let name = match attempt {
+                1 => format!("agent-{id}.jsonl"),
+                n => format!("agent-{id}-{n}.jsonl"),
+            };
+            file = format!("{stem}/subagents/{name}");
+            opened = SessionWriter::create(dir.join(&file), &header);
+            if !matches!(opened, Err(SessionError::AlreadyExists { .. })) {
+                break;
+            }
+        }
+        if opened.is_ok() {
+            self.append(&Entry::SubAgent(SubAgentEntry {
+                timestamp: now_ms(),
+                agent_id: start.agent_id,
+                agent_type: start.agent_type,
+                description: start.description,
+                tool_use_id: start.tool_use_id,
+                file,
+            }));
+        }
+        SessionLog::new(opened)
+    }
+
     fn fail(&mut self, error: SessionError) {
         self.target = Target::Memory;
         self.warning = Some(LogWarning { error });
     }
+}
+
+/// What [`SessionLog::start_sub_agent`] records of a sub-agent as it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubAgentStart {
+    /// The sub-agent's id.
+    pub agent_id: String,
+    /// Its role or custom agent, as the `Agent` call named it.
+    pub agent_type: Option<String>,
+    /// The task in a few words, as the `Agent` call gave it.
+    pub description: Option<String>,
+    /// The `Agent` call's `tool_use` id.
+    pub tool_use_id: String,
 }
 
 /// Why a session stopped being saved.

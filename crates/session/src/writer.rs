@@ -33,6 +33,8 @@ pub struct SessionWriter {
     needs_newline: bool,
     /// The directory entry of a new file is fsynced once, at the first `sync`.
     dir_synced: bool,
+    /// The file's first line, which a sub-agent's file starts with too.
+    header: SessionHeader,
 }
 
 impl SessionWriter {
@@ -66,6 +68,7 @@ impl SessionWriter {
             file,
             needs_newline: false,
             dir_synced: false,
+            header: header.clone(),
         };
         writer.write_line(&HeaderLine::Header(header))?;
         Ok(writer)
@@ -102,6 +105,7 @@ impl SessionWriter {
             file,
             needs_newline,
             dir_synced: true,
+            header,
         })
     }
 
@@ -135,6 +139,11 @@ impl SessionWriter {
     /// The session file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The file's header.
+    pub(crate) fn header(&self) -> &SessionHeader {
+        &self.header
     }
 
     /// Appends lines that are already serialised (each ending with a newline), in one write.
@@ -179,6 +188,16 @@ impl SessionWriter {
             file,
             needs_newline: false,
             dir_synced: true,
+            header: SessionHeader {
+                format_version: FORMAT_VERSION,
+                cairn_version: "test".into(),
+                session_id: crate::SessionId::new(),
+                cwd: "/".into(),
+                git_branch: None,
+                model: "m".into(),
+                started_at: 0,
+                forked_from: None,
+            },
         }
     }
 }

@@ -83,6 +83,8 @@ pub struct Reply {
     reasoning_field: &'static str,
     /// Held back until this many requests with a held reply have arrived.
     hold_until: Option<usize>,
+    /// Held back until the test calls [`crate::ScriptedServer::release_held`].
+    held_for_release: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -297,6 +299,20 @@ impl Reply {
         self.hold_until
     }
 
+    /// Holds the response back until the test calls [`crate::ScriptedServer::release_held`]
+    /// (each call releases one such reply, in arrival order): the client is then known to be
+    /// waiting on this request for as long as the test looks at what it shows meanwhile.
+    /// [`crate::ScriptedServer::wait_held`] waits until the request has arrived.
+    pub fn held_until_released(mut self) -> Reply {
+        self.held_for_release = true;
+        self
+    }
+
+    /// Whether this reply waits for [`crate::ScriptedServer::release_held`].
+    pub(crate) fn held_for_release(&self) -> bool {
+        self.held_for_release
+    }
+
     /// Waits this long before sending the response head.
     pub fn with_delay(mut self, delay: Duration) -> Reply {
         self.delay = Some(delay);
@@ -397,6 +413,7 @@ impl Reply {
             ending: Ending::Complete,
             reasoning_field: "reasoning_content",
             hold_until: None,
+            held_for_release: false,
         }
     }
 

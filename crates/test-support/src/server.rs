@@ -103,6 +103,10 @@ struct State {
     fact_requests: Vec<RecordedRequest>,
     /// How long each answer to those paths waits before it is sent.
     facts_delay: Option<Duration>,
+    /// Requests waiting on a reply held until released ([`Reply::held_until_released`]).
+    awaiting_release: usize,
+    /// Releases given ([`ScriptedServer::release_held`]) and not yet taken by a reply.
+    releases: usize,
 }
 
 impl Shared {
@@ -197,6 +201,28 @@ impl Shared {
             notified.as_mut().enable();
             if self.lock().held_requests >= requests {
                 return;
+            }
+            notified.await;
+        }
+    }
+}
+
+impl Shared {
+    /// Waits for one release ([`ScriptedServer::release_held`]) and takes it.
+    async fn wait_for_release(&self) {
+        self.lock().awaiting_release += 1;
+        self.arrived.notify_all();
+        loop {
+            let notified = self.held.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut state = self.lock();
+                if state.releases > 0 {
+                    state.releases -= 1;
+                    state.awaiting_release -= 1;
+                    return;
+                }
             }
             notified.await;
         }
@@ -322,6 +348,38 @@ impl ScriptedServer {
     /// among [`ScriptedServer::requests`].
     pub fn fact_requests(&self) -> Vec<RecordedRequest> {
         self.shared.lock().fact_requests.clone()
+    }
+
+    /// Sends one reply held by [`Reply::held_until_released`]: the first still held, or, if
+    /// none has arrived yet, the next one to arrive.
+    pub fn release_held(&self) {
+        self.shared.lock().releases += 1;
+        self.shared.held.notify_waiters();
+    }
+
+    /// Blocks (Condvar, no sleeping loops) until a request whose reply is held until released
+    /// is waiting; panics with a clear message after `timeout`.
+    pub fn wait_held(&self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.shared.lock();
+        while state.awaiting_release == 0 {
+            let now = Instant::now();
+            if now >= deadline {
+                let arrived = state.requests.len();
+                drop(state);
+                panic!(
+                    "scripted server at {}: waited {timeout:?} for a request with a held reply, \
+                     but none is waiting ({arrived} request(s) arrived)",
+                    self.url,
+                );
+            }
+            state = self
+                .shared
+                .arrived
+                .wait_timeout(state, deadline - now)
+                .map(|(state, _)| state)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
     }
 
     /// Every request so far, in arrival order.
@@ -496,6 +554,9 @@ async fn respond(
     let answer = shared.record(recorded, body_len);
     if let Some(requests) = answer.reply.hold_until() {
         shared.hold(requests).await;
+    }
+    if answer.reply.held_for_release() {
+        shared.wait_for_release().await;
     }
     let chat = crate::openai::is_chat_completions(parts.uri.path());
     let rendered = answer.reply.render_in(chat, &model, answer.message_number);

@@ -35,6 +35,7 @@ mod question_dialog;
 mod settings_dialog;
 mod status;
 pub mod status_command;
+mod sub_agent;
 mod table;
 mod theme;
 mod todos;

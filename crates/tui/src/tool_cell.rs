@@ -11,6 +11,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::diff::{DiffStats, render_diff_from};
+use crate::sub_agent::SubAgentProgress;
 use crate::theme::Theme;
 use crate::todos::render_todos;
 use crate::wrap::{Prefix, sanitize, text_width, truncate, wrap_words};
@@ -45,6 +46,9 @@ pub(crate) struct ToolCall {
     pub file_before: Option<String>,
     /// A permission dialog asks about this call and the user has not answered yet.
     pub awaiting_approval: bool,
+    /// What the sub-agent an `Agent` call started has done, once it sent an event (boxed:
+    /// most calls start none).
+    pub sub_agent: Option<Box<SubAgentProgress>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +109,7 @@ fn argument_of(tool: &str, input: &Value) -> Option<String> {
         "LS" => field("path"),
         "WebFetch" => field("url"),
         "WebSearch" => field("query"),
-        "Task" => field("description"),
+        "Agent" | "Task" => field("description"),
         "Skill" => field("skill").or_else(|| field("command")),
         "BashOutput" => field("bash_id"),
         "KillShell" => field("shell_id"),
@@ -187,7 +191,21 @@ pub(crate) fn render_tool_call_with(
             "Waiting for approval…",
             theme.warning,
         ))),
-        (None, _) => body.push(Line::from(Span::styled("Running…", theme.dim))),
+        (None, _) => match &call.sub_agent {
+            Some(progress) => body.extend(progress.running_lines(body_width, theme, cwd)),
+            None => body.push(Line::from(Span::styled("Running…", theme.dim))),
+        },
+        // A sub-agent's answer is for the model; the cell sums up what the run took.
+        (Some(outcome), Detail::Compact) if ended_sub_agent(call).is_some() => {
+            if outcome.is_error {
+                body.extend(result_body(call, outcome, body_width, theme, cwd, 0));
+            }
+            let summary = ended_sub_agent(call).map(SubAgentProgress::summary);
+            body.extend(summary_lines(
+                vec![Span::styled(summary.unwrap_or_default(), theme.dim)],
+                body_width,
+            ));
+        }
         (Some(outcome), Detail::Compact) => {
             body.extend(result_body(
                 call,
@@ -215,6 +233,24 @@ pub(crate) fn render_tool_call_with(
     lines
 }
 
+/// The key argument as a cell's header shows it: a path inside `cwd` relative to it.
+pub(crate) fn shown_argument(tool: &str, input: &Value, cwd: Option<&Path>) -> Option<String> {
+    let argument = key_argument(tool, input)?;
+    Some(match tool {
+        "Read" | "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "LS" => {
+            shorten_path(&argument, cwd)
+        }
+        _ => argument,
+    })
+}
+
+/// The progress of the sub-agent a finished `Agent` call ran, when its cell saw it end.
+fn ended_sub_agent(call: &ToolCall) -> Option<&SubAgentProgress> {
+    call.sub_agent
+        .as_deref()
+        .filter(|progress| progress.has_ended())
+}
+
 fn header(call: &ToolCall, width: usize, theme: &Theme, cwd: Option<&Path>) -> Line<'static> {
     let dot = match &call.result {
         None => theme.tool_pending,
@@ -229,14 +265,8 @@ fn header(call: &ToolCall, width: usize, theme: &Theme, cwd: Option<&Path>) -> L
     let argument = call
         .input
         .as_ref()
-        .and_then(|input| key_argument(&call.name, input));
+        .and_then(|input| shown_argument(&call.name, input, cwd));
     if let Some(argument) = argument {
-        let argument = match call.name.as_str() {
-            "Read" | "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "LS" => {
-                shorten_path(&argument, cwd)
-            }
-            _ => argument,
-        };
         let room = width.saturating_sub(2 + text_width(&name) + 2).max(1);
         spans.push(Span::raw(format!(
             "({})",

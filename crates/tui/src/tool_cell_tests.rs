@@ -15,6 +15,7 @@ fn call(name: &str, input: Value, text: &str, is_error: bool) -> ToolCall {
         }),
         file_before: None,
         awaiting_approval: false,
+        sub_agent: None,
     }
 }
 

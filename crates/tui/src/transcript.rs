@@ -21,6 +21,7 @@ use cairn_protocol::{AgentEvent, RetryNotice, TodoItem, TurnEnd};
 use ratatui::text::{Line, Span};
 
 use crate::markdown::{GrowingMarkdown, MarkdownPieces};
+use crate::sub_agent::SubAgentProgress;
 use crate::theme::Theme;
 use crate::tool_cell::{Detail, ToolCall, ToolOutcome, render_tool_call_with};
 use crate::wrap::{Prefix, sanitize, wrap_words};
@@ -166,6 +167,7 @@ impl Transcript {
                     result: None,
                     file_before: None,
                     awaiting_approval: false,
+                    sub_agent: None,
                 }));
             }
             AgentEvent::ToolCallInputComplete { id, name, input } => {
@@ -179,6 +181,7 @@ impl Transcript {
                         result: None,
                         file_before: None,
                         awaiting_approval: false,
+                        sub_agent: None,
                     })),
                 }
             }
@@ -201,6 +204,7 @@ impl Transcript {
                         result: Some(outcome),
                         file_before: None,
                         awaiting_approval: false,
+                        sub_agent: None,
                     })),
                 }
             }
@@ -252,6 +256,17 @@ impl Transcript {
             AgentEvent::TurnFinished(summary) => self.finish_everything(Some(&summary.end)),
         }
         self.advance();
+    }
+
+    /// Takes in one event of the sub-agent the `Agent` call `parent_tool_use_id` started: its
+    /// cell shows the sub-agent's progress while it runs and sums it up once it ends. The
+    /// sub-agent's own messages stay out of the transcript.
+    pub fn apply_sub_agent(&mut self, parent_tool_use_id: &str, event: &AgentEvent) {
+        if let Some(call) = self.tool_call(parent_tool_use_id) {
+            call.sub_agent
+                .get_or_insert_with(|| Box::new(SubAgentProgress::starting_now()))
+                .apply(event);
+        }
     }
 
     /// Remembers the file a Write call `id` is about to replace, as it is before the call, so

@@ -712,3 +712,65 @@ fn a_notice_during_a_partly_finished_answer_follows_it() {
         ["  ", "  More.", "  ", "  Last", "", "· second note", ""]
     );
 }
+
+#[test]
+fn an_agent_call_shows_its_sub_agents_progress_then_its_summary() {
+    let mut transcript = Transcript::new();
+    transcript.set_working_dir("/work");
+    let theme = Theme::plain();
+    transcript.apply(&AgentEvent::ToolCallInputComplete {
+        id: "toolu_agent".into(),
+        name: "Agent".into(),
+        input: json!({"description": "find the loader", "prompt": "…", "subagent_type": "Explore"}),
+    });
+    assert_eq!(
+        texts(&transcript.render_live(60, &theme)),
+        vec!["● Agent(find the loader)", "  ⎿ Running…"]
+    );
+    let sub_agent = [
+        AgentEvent::UserMessage {
+            message: Message::user_text("…"),
+        },
+        AgentEvent::ToolCallInputComplete {
+            id: "toolu_read".into(),
+            name: "Read".into(),
+            input: json!({"file_path": "/work/src/load.rs"}),
+        },
+        message_done(Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::text("…")],
+        }),
+    ];
+    for event in &sub_agent {
+        transcript.apply_sub_agent("toolu_agent", event);
+    }
+    // Another call's sub-agent is not this cell's.
+    transcript.apply_sub_agent("toolu_other", &finished(TurnEnd::Completed));
+    let live = texts(&transcript.render_live(60, &theme));
+    assert_eq!(
+        live[..2],
+        ["● Agent(find the loader)", "  ⎿ Read(src/load.rs)"]
+    );
+    assert!(
+        live[2].starts_with("    1 request · 1 tool use · 0 tokens · cost unknown · "),
+        "{live:?}"
+    );
+    transcript.apply_sub_agent("toolu_agent", &finished(TurnEnd::Completed));
+    transcript.apply(&AgentEvent::ToolCallResult {
+        id: "toolu_agent".into(),
+        name: "Agent".into(),
+        content: cairn_protocol::ToolResultContent::Text("It is in src/load.rs.".into()),
+        is_error: false,
+    });
+    transcript.apply(&finished(TurnEnd::Completed));
+    let shown = texts(&transcript.render_finished(80, &theme));
+    assert_eq!(shown[0], "● Agent(find the loader)");
+    assert!(
+        shown[1].starts_with("  ⎿ Done (1 request · 1 tool use · 0 tokens · cost unknown · "),
+        "{shown:?}"
+    );
+    assert!(
+        !shown.iter().any(|line| line.contains("It is in")),
+        "{shown:?}"
+    );
+}

@@ -9,7 +9,9 @@
 //! [`Spawner::spawn`]: crate::Spawner::spawn
 //! [`SessionParts::agents`]: crate::SessionParts::agents
 
+mod confined;
 mod filter;
+mod guide;
 mod roles;
 mod tool;
 
@@ -129,6 +131,8 @@ pub struct AgentCatalog {
     max_concurrent: usize,
     spill_dir: PathBuf,
     environment: String,
+    /// The user's home, where `statusline-setup` finds the settings it may edit.
+    home: Option<PathBuf>,
 }
 
 impl Default for AgentCatalog {
@@ -138,7 +142,8 @@ impl Default for AgentCatalog {
 }
 
 impl AgentCatalog {
-    /// The built-in roles (`general-purpose`, `Explore`, `Plan`, `Verification`), at most
+    /// The built-in roles (`general-purpose`, `Explore`, `Plan`, `Verification`,
+    /// `statusline-setup`, `cairn-guide`), at most
     /// [`DEFAULT_MAX_CONCURRENT`] at once, Explore on `haiku`.
     pub fn built_in() -> AgentCatalog {
         AgentCatalog {
@@ -147,6 +152,7 @@ impl AgentCatalog {
             max_concurrent: DEFAULT_MAX_CONCURRENT,
             spill_dir: std::env::temp_dir().join("cairn-agents"),
             environment: String::new(),
+            home: None,
         }
     }
 
@@ -168,7 +174,9 @@ impl AgentCatalog {
             .iter()
             .map(|problem| format!("agent definition {problem}"))
             .collect();
-        Ok((AgentCatalog::built_in().with_custom(set.agents), warnings))
+        let mut catalog = AgentCatalog::built_in().with_custom(set.agents);
+        catalog.home = home.map(Path::to_path_buf);
+        Ok((catalog, warnings))
     }
 
     /// The catalog with `agents` added; a custom agent replaces a role of the same name.
@@ -337,7 +345,14 @@ mod tests {
         );
         assert_eq!(
             catalog.names(),
-            vec!["general-purpose", "Plan", "Verification", "explore"]
+            vec![
+                "general-purpose",
+                "Plan",
+                "Verification",
+                "statusline-setup",
+                "cairn-guide",
+                "explore"
+            ]
         );
     }
 }

@@ -1,6 +1,13 @@
 //! The built-in roles: what each is for, the tools it gets and its system prompt.
 
-use super::{AgentProfile, ModelChoice, ToolChoice};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cairn_tools::{CompositeExecutor, ToolContext, ToolExecutor, ToolRegistry};
+
+use super::confined::ConfinedTools;
+use super::guide::{CAIRN_DOCS_TOOL, CairnDocsTool};
+use super::{AgentCatalog, AgentProfile, ModelChoice, ToolChoice};
 
 /// What every sub-agent is told before its role's prompt.
 pub(super) const SUB_AGENT_PREAMBLE: &str = "You are a sub-agent of cairn, a coding agent: \
@@ -33,6 +40,50 @@ const VERIFICATION: &str = "You check that a claimed change really works. You ca
     tests and any check that bears on the claim, and look at what they print. Answer with a \
     verdict first, PASS or FAIL, then the evidence: each command you ran, whether it passed, \
     and the lines of output that show it.";
+
+/// The role that sets up the status line.
+pub(super) const STATUSLINE_SETUP: &str = "statusline-setup";
+
+/// The role that answers questions about cairn.
+pub(super) const CAIRN_GUIDE: &str = "cairn-guide";
+
+const STATUSLINE: &str = "You set up cairn's status line: the line under the input box.     It is configured by `statusLine` in the user's settings file, as in Claude Code:     `{\"statusLine\": {\"type\": \"command\", \"command\": \"<shell command>\"}}`. cairn     runs the command with `sh`, gives it the session as JSON on standard input (`session_id`,     `model.id` and `model.display_name`, `workspace.current_dir` and `workspace.project_dir`,     `cwd`, `version`, `cost.total_cost_usd`) and shows the first line it prints, without     colours. You can only read and edit that settings file: read it first, then change or add     the `statusLine` key with one Edit, keeping every other key and the file valid JSON. A     command that reads the JSON is usually best written with `jq`. Answer with the command     you set and what it will show; if the file does not exist, say so and give the JSON to     put in it.";
+
+const GUIDE: &str = "You answer questions about cairn itself: what it does, how to     install, configure and use it, which Claude Code features it has and how it differs.     Your only source is cairn's own documentation, through the CairnDocs tool: search it for     the words of the question, read what you find, and answer from it, quoting the setting,     flag or file names exactly. When the documents do not say, answer that they do not     rather than guess.";
+
+/// The user's settings files `statusline-setup` may read and edit.
+pub(super) fn statusline_settings(home: Option<&Path>) -> Vec<PathBuf> {
+    home.map(|home| home.join(".claude").join("settings.json"))
+        .into_iter()
+        .collect()
+}
+
+/// A role's tools as it runs with them: `statusline-setup`'s held to the user's settings
+/// file, `cairn-guide`'s with the documentation tool only it is offered. A custom agent of
+/// either name gets its tools as its definition says.
+pub(super) fn equip(
+    profile: &AgentProfile,
+    tools: Arc<dyn ToolExecutor>,
+    catalog: &AgentCatalog,
+) -> Arc<dyn ToolExecutor> {
+    if profile.origin.is_some() {
+        return tools;
+    }
+    match profile.name.as_str() {
+        STATUSLINE_SETUP => Arc::new(ConfinedTools::new(
+            tools,
+            STATUSLINE_SETUP,
+            statusline_settings(catalog.home.as_deref()),
+        )),
+        CAIRN_GUIDE => {
+            // The documents are compiled in: the tool's context holds no files.
+            let mut docs = ToolRegistry::new(ToolContext::new(std::env::temp_dir()));
+            docs.register(CairnDocsTool);
+            Arc::new(CompositeExecutor::new(vec![Arc::new(docs), tools]))
+        }
+        _ => tools,
+    }
+}
 
 /// The built-in roles, in the order the `Agent` tool lists them.
 pub(super) fn built_in() -> Vec<AgentProfile> {
@@ -79,6 +130,22 @@ pub(super) fn built_in() -> Vec<AgentProfile> {
             VERIFICATION,
             with(&["Bash", "BashOutput"]),
             ModelChoice::Inherit,
+        ),
+        AgentProfile::built_in(
+            STATUSLINE_SETUP,
+            "Configures the user's cairn status line (`statusLine` in ~/.claude/settings.json). \
+             Reads and edits that file only.",
+            STATUSLINE,
+            ToolChoice::Only(vec!["Read".into(), "Edit".into()]),
+            ModelChoice::Inherit,
+        ),
+        AgentProfile::built_in(
+            CAIRN_GUIDE,
+            "Answers questions about cairn itself (features, settings, flags, how it differs \
+             from Claude Code) from cairn's own documentation.",
+            GUIDE,
+            ToolChoice::Only(vec![CAIRN_DOCS_TOOL.into()]),
+            ModelChoice::Small,
         ),
     ]
 }

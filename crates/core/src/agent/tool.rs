@@ -199,7 +199,7 @@ impl AgentTool {
                 pipeline: Arc::new(StandardPipeline::new(
                     self.catalog.spill_dir.join(&agent_id),
                 )),
-                tools: Some(Arc::new(tools)),
+                tools: Some(super::roles::equip(profile, Arc::new(tools), &self.catalog)),
             },
             AgentScope::SubAgent {
                 agent_id: agent_id.clone(),

@@ -379,13 +379,7 @@ pub(super) fn resize(terminal: &mut Terminal<InlineBackend>) -> Result<(), AppEr
 }
 
 /// `950`, `1.2k`, `34k`: a count short enough for the spinner line.
-pub(super) fn compact_count(count: u64) -> String {
-    match count {
-        0..1_000 => count.to_string(),
-        1_000..10_000 => format!("{:.1}k", count as f64 / 1000.0),
-        _ => format!("{}k", count / 1000),
-    }
-}
+pub(super) use crate::sub_agent::compact_count;
 
 #[cfg(test)]
 mod tests {

@@ -591,8 +591,8 @@ impl App {
         Ok(!self.scrollback.is_empty() || self.transcript.has_unflushed())
     }
 
-    /// One event from the engine. A sub-agent's work is not drawn in the transcript yet; what
-    /// needs the user from it (a permission question, a warning) is.
+    /// One event from the engine. A sub-agent's work shows as progress under its `Agent`
+    /// call's cell; what needs the user from it (a permission question, a warning) is drawn.
     fn on_envelope(&mut self, envelope: &EventEnvelope) {
         self.tally_agents(envelope);
         let for_the_user = matches!(
@@ -602,6 +602,9 @@ impl App {
         if envelope.from.is_main() || for_the_user {
             self.on_agent_event(&envelope.event);
             self.note_approval_wait();
+        }
+        if let Some(parent) = &envelope.from.parent_tool_use_id {
+            self.transcript.apply_sub_agent(parent, &envelope.event);
         }
     }
 

@@ -91,6 +91,7 @@ pub(super) fn cells_of(message: &Message) -> Vec<Cell> {
                 result: None,
                 file_before: None,
                 awaiting_approval: false,
+                sub_agent: None,
             })),
             ContentBlock::RedactedThinking { .. }
             | ContentBlock::ToolResult { .. }
