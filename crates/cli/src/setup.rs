@@ -273,11 +273,14 @@ pub fn prepare_for_host(
         &model,
         run_variable(&settings, SMALL_MODEL_VARIABLE),
     );
+    // Every side request of the session's tools and recall counts in its turns' totals.
+    let side_tally = cairn_llm::SideTally::default();
     // The web tools follow the built-ins, before any MCP tool a session loads later.
     let builtins = cairn_core::web::with_web_tools(
         Arc::new(registry),
         governance.governance.gate().clone(),
-        SideModel::small(provider.client.clone(), small_model.as_deref()),
+        SideModel::small(provider.client.clone(), small_model.as_deref())
+            .with_tally(side_tally.clone()),
     );
     let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
         builtins,
@@ -342,7 +345,8 @@ pub fn prepare_for_host(
             .governance
             .gate()
             .allow_own_state(&memory.directory);
-        let side = SideModel::small(provider.client.clone(), small_model.as_deref());
+        let side = SideModel::small(provider.client.clone(), small_model.as_deref())
+            .with_tally(side_tally.clone());
         Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
     });
     let config = EngineConfig {
@@ -369,6 +373,7 @@ pub fn prepare_for_host(
         ),
         governance: governance.governance,
     };
+    let approved_plan = opened.approved_plan.clone();
     let host = SessionHost::new(
         SessionParts {
             client: provider.client,
@@ -380,7 +385,9 @@ pub fn prepare_for_host(
             agents: Some(agents),
         },
         broker,
-    );
+    )
+    .with_side_tally(side_tally)
+    .with_approved_plan(approved_plan);
     Ok(Prepared {
         unsupported: unsupported_note(&settings),
         settings_sources: settings.sources().iter().map(ToString::to_string).collect(),

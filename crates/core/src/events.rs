@@ -54,6 +54,12 @@ impl EventSink for Recorder {
             if let Some(entry) = entry_for(&envelope.event) {
                 log.append(&entry);
             }
+            // An approved plan is an entry of its own, after the results that approved it.
+            if let AgentEvent::ToolResultsMessage { message } = &envelope.event
+                && let Some(plan) = crate::engine::approved_in(message)
+            {
+                log.append(&cairn_session::Entry::plan(plan));
+            }
             if matches!(envelope.event, AgentEvent::TurnFinished(_)) {
                 log.sync();
             }

@@ -184,6 +184,20 @@ impl SessionHost {
         }
     }
 
+    /// Counts the side requests added to `tally` in the main engine's turns
+    /// ([`Engine::with_side_tally`]).
+    pub fn with_side_tally(mut self, tally: cairn_llm::SideTally) -> Self {
+        self.engine = self.engine.with_side_tally(tally);
+        self
+    }
+
+    /// The plan the user approved, from the session's record, for a resumed session
+    /// ([`Engine::with_approved_plan`]).
+    pub fn with_approved_plan(mut self, plan: Option<String>) -> Self {
+        self.engine = self.engine.with_approved_plan(plan);
+        self
+    }
+
     /// The sub-agents the `Agent` tool can start (for `/agents`); `None` without the tool.
     pub fn agents(&self) -> Option<&AgentCatalog> {
         self.agents.as_ref()

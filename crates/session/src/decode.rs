@@ -89,6 +89,7 @@ pub(crate) fn decode_current(line: &[u8]) -> Result<Decoded, serde_json::Error> 
         "model_change" => Entry::ModelChange(serde_json::from_slice(line)?),
         "turn_failed" => Entry::TurnFailed(serde_json::from_slice(line)?),
         "collapse" => Entry::Collapse(serde_json::from_slice(line)?),
+        "plan" => Entry::Plan(serde_json::from_slice(line)?),
         "header" => {
             return Err(serde::de::Error::custom(
                 "a second header in the middle of the file",

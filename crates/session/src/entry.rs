@@ -63,7 +63,7 @@ pub(crate) enum HeaderLine<'a> {
 ///
 /// On disk the variant is the `"type"` field, written first:
 /// `user`, `assistant`, `tool_results`, `permission`, `todos`, `compaction`, `model_change`,
-/// `turn_failed`, `collapse`.
+/// `turn_failed`, `collapse`, `plan`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Entry {
@@ -89,6 +89,11 @@ pub enum Entry {
     /// a resume shows the same view. Added within version 1: a cairn from before it skips the
     /// line with a warning, and its resumed requests show the conversation uncollapsed.
     Collapse(CollapseEntry),
+    /// The user approved a plan (`ExitPlanMode`): the plan the session follows from here on,
+    /// which a resume restores and a compaction carries into the new opening. Added within
+    /// version 1: a cairn from before it skips the line with a warning and finds the plan in
+    /// the conversation instead.
+    Plan(PlanEntry),
 }
 
 impl Entry {
@@ -132,6 +137,14 @@ impl Entry {
         })
     }
 
+    /// A `plan` entry stamped now.
+    pub fn plan(plan: impl Into<String>) -> Self {
+        Entry::Plan(PlanEntry {
+            timestamp: now_ms(),
+            plan: plan.into(),
+        })
+    }
+
     /// When the entry was written, in Unix milliseconds.
     pub fn timestamp(&self) -> u64 {
         match self {
@@ -143,6 +156,7 @@ impl Entry {
             Entry::ModelChange(entry) => entry.timestamp,
             Entry::TurnFailed(entry) => entry.timestamp,
             Entry::Collapse(entry) => entry.timestamp,
+            Entry::Plan(entry) => entry.timestamp,
         }
     }
 
@@ -158,7 +172,8 @@ impl Entry {
             | Entry::Todos(_)
             | Entry::ModelChange(_)
             | Entry::TurnFailed(_)
-            | Entry::Collapse(_) => false,
+            | Entry::Collapse(_)
+            | Entry::Plan(_) => false,
         }
     }
 }
@@ -269,6 +284,20 @@ pub struct CollapseEntry {
     pub tokens_before: u64,
     /// Estimated tokens of a request after it.
     pub tokens_after: u64,
+}
+
+/// A `plan` entry: the plan the user approved, whole, each time one is approved; the last
+/// one is the session's.
+///
+/// ```json
+/// {"type":"plan","timestamp":1760000000400,"plan":"# Plan\n\n1. Fix the off-by-one."}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanEntry {
+    /// When it was approved, in Unix milliseconds.
+    pub timestamp: u64,
+    /// The plan, as the model wrote it (Markdown).
+    pub plan: String,
 }
 
 /// A `model_change` entry: requests went to another model from here on.

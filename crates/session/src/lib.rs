@@ -90,7 +90,7 @@ mod writer;
 
 pub use entry::{
     AssistantEntry, CollapseEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry,
-    ModelChangeEntry, PermissionEntry, PermissionOutcome, SessionHeader, TodosEntry,
+    ModelChangeEntry, PermissionEntry, PermissionOutcome, PlanEntry, SessionHeader, TodosEntry,
     TurnFailedEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};

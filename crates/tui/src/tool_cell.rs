@@ -140,6 +140,24 @@ fn shorten_path(path: &str, cwd: Option<&Path>) -> String {
         )
 }
 
+/// What a call that has not answered yet says it is doing: the web tools name their search
+/// or page, the others are running.
+fn running_note(call: &ToolCall) -> String {
+    let field = |name: &str| {
+        call.input
+            .as_ref()
+            .and_then(|input| input.get(name))
+            .and_then(Value::as_str)
+            .map(one_line)
+    };
+    match call.name.as_str() {
+        "WebSearch" => field("query").map(|query| format!("Searching: {query}…")),
+        "WebFetch" => field("url").map(|url| format!("Fetching: {url}…")),
+        _ => None,
+    }
+    .unwrap_or_else(|| "Running…".to_string())
+}
+
 pub(crate) fn render_tool_call_with(
     call: &ToolCall,
     width: u16,
@@ -187,7 +205,7 @@ pub(crate) fn render_tool_call_with(
             "Waiting for approval…",
             theme.warning,
         ))),
-        (None, _) => body.push(Line::from(Span::styled("Running…", theme.dim))),
+        (None, _) => body.push(Line::from(Span::styled(running_note(call), theme.dim))),
         (Some(outcome), Detail::Compact) => {
             body.extend(result_body(
                 call,

@@ -3,10 +3,12 @@
 //! follows one turn end to end.
 
 mod plan;
+mod side;
 mod turn;
 mod window;
 
 pub use plan::CARRIED_PLAN_HEADER;
+pub(crate) use plan::approved_in;
 
 pub use turn::{INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};
 
@@ -68,6 +70,11 @@ pub struct Engine {
     current_op: String,
     /// Whose turns these are: the main agent's, or a sub-agent's (whose hooks differ).
     scope: AgentScope,
+    /// The side requests of the session's tools and recall, put in each turn's totals.
+    side_tally: cairn_llm::SideTally,
+    /// The plan the user approved last, recorded in the session and carried through
+    /// compaction (see `plan`).
+    approved_plan: Option<String>,
 }
 
 /// Whose turns an engine runs. A sub-agent's prompt is not the user's, so its turns fire no
@@ -165,7 +172,16 @@ impl Engine {
             recall_running: None,
             current_op: String::new(),
             scope: AgentScope::Main,
+            side_tally: Default::default(),
+            approved_plan: None,
         }
+    }
+
+    /// Counts the side requests added to `tally` (WebFetch's, WebSearch's, recall's) in the
+    /// totals of the turn they happen in.
+    pub fn with_side_tally(mut self, tally: cairn_llm::SideTally) -> Self {
+        self.side_tally = tally;
+        self
     }
 
     /// Marks this engine as a sub-agent's (see [`AgentScope`]); only the spawner does this.
@@ -191,7 +207,18 @@ impl Engine {
     /// Continues a conversation (a resumed session): `messages` become the history the next
     /// turn is appended to.
     pub fn with_history(mut self, messages: Vec<Message>) -> Self {
+        // A session recorded before plans had entries of their own keeps its plan here.
+        self.approved_plan = plan::approved_plan(&messages);
         self.messages = messages;
+        self
+    }
+
+    /// The plan the user approved in the session this engine continues, as its record says;
+    /// `None` leaves what the history holds.
+    pub fn with_approved_plan(mut self, plan: Option<String>) -> Self {
+        if plan.is_some() {
+            self.approved_plan = plan;
+        }
         self
     }
 
