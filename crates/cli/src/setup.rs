@@ -258,6 +258,8 @@ pub fn prepare_for_host(
         Some(sources) if !sources.project => ProjectGrants::Withheld,
         Some(_) | None => ProjectGrants::Honoured,
     };
+    // A skill's `model` holds for the rest of the turn the model loads it in.
+    let skill_model = cairn_core::skill::SkillModel::default();
     if let Some(tool) = SkillTool::offered(
         skills,
         governance.governance.gate().clone(),
@@ -265,7 +267,7 @@ pub fn prepare_for_host(
         cwd.clone(),
         home.clone(),
     ) {
-        registry.register(tool);
+        registry.register(tool.with_turn_model(skill_model.clone()));
     }
     // Side requests, WebFetch's answers and the Explore role: the provider's small model.
     let small_model = crate::provider::small_model(
@@ -387,7 +389,8 @@ pub fn prepare_for_host(
         broker,
     )
     .with_side_tally(side_tally)
-    .with_approved_plan(approved_plan);
+    .with_approved_plan(approved_plan)
+    .with_skill_model(skill_model);
     Ok(Prepared {
         unsupported: unsupported_note(&settings),
         settings_sources: settings.sources().iter().map(ToString::to_string).collect(),

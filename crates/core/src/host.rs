@@ -198,6 +198,13 @@ impl SessionHost {
         self
     }
 
+    /// Sends the rest of a turn to the model a skill loaded in it asks for
+    /// ([`Engine::with_skill_model`]).
+    pub fn with_skill_model(mut self, skill_model: crate::skill::SkillModel) -> Self {
+        self.engine = self.engine.with_skill_model(skill_model);
+        self
+    }
+
     /// The sub-agents the `Agent` tool can start (for `/agents`); `None` without the tool.
     pub fn agents(&self) -> Option<&AgentCatalog> {
         self.agents.as_ref()

@@ -75,6 +75,8 @@ pub struct Engine {
     /// The plan the user approved last, recorded in the session and carried through
     /// compaction (see `plan`).
     approved_plan: Option<String>,
+    /// The model a skill loaded in this turn asks for, until the turn ends.
+    skill_model: crate::skill::SkillModel,
 }
 
 /// Whose turns an engine runs. A sub-agent's prompt is not the user's, so its turns fire no
@@ -174,7 +176,15 @@ impl Engine {
             scope: AgentScope::Main,
             side_tally: Default::default(),
             approved_plan: None,
+            skill_model: Default::default(),
         }
+    }
+
+    /// Sends the rest of a turn to the model a skill loaded in it asks for (the Skill tool
+    /// sets `skill_model`).
+    pub fn with_skill_model(mut self, skill_model: crate::skill::SkillModel) -> Self {
+        self.skill_model = skill_model;
+        self
     }
 
     /// Counts the side requests added to `tally` (WebFetch's, WebSearch's, recall's) in the
@@ -312,6 +322,7 @@ impl Engine {
                 self.config.model = model;
             }
             self.config.governance.gate().clear_turn_rules();
+            self.skill_model.clear();
             if let Some(model) = next_model {
                 events.emit(AgentEvent::ModelChanged {
                     model: model.clone(),
@@ -357,7 +368,11 @@ impl Engine {
     /// The model id the next request goes to: the session's model choice (`config.model`)
     /// for the permission mode in force, so that `opusplan` plans with opus.
     fn request_model(&self) -> String {
-        models::model_for_mode(&self.config.model, self.config.governance.gate().mode())
+        let model = self
+            .skill_model
+            .current()
+            .unwrap_or_else(|| self.config.model.clone());
+        models::model_for_mode(&model, self.config.governance.gate().mode())
     }
 }
 

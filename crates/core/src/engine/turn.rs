@@ -188,14 +188,11 @@ impl Engine {
                 (HookEvent::SubagentStop, Some(agent_type.clone()))
             }
         };
-        let Some(outcome) = self
+        let outcome = self
             .config
             .governance
             .run_hooks(event, subject.as_deref(), input, events, cancel)
-            .await
-        else {
-            return None;
-        };
+            .await?;
         let reason = outcome.block?;
         if *continuations >= MAX_STOP_CONTINUATIONS {
             events.emit(AgentEvent::Warning {
