@@ -7,9 +7,15 @@
 //!   from the start) that was served from the cache;
 //! - the billed-input equivalent (input + 1.25 × cache writes + 0.1 × cache reads), with and
 //!   without caching (`DISABLE_PROMPT_CACHING=1`);
-//! - the size of the static prompt plus the tool definitions, which every request carries.
+//! - the size of the static prompt plus the tool definitions, which every request carries;
+//! - what deferring the rarely used built-ins (WebFetch, WebSearch, NotebookEdit) behind
+//!   `ToolSearch` would change, replayed on the same requests: with the tools never loaded
+//!   (each request carries a `ToolSearch` listing them instead), and with one of them loaded
+//!   halfway (appended to the tool list from there on, as tool search loads a tool, which
+//!   rewrites the cached prefix after the tools once). cairn does not defer them: a session
+//!   that loads one once loses what the others save.
 //!
-//! `cargo bench -p cairn-cli --bench prompt_cache`
+//! `cargo bench -p cairn-cli --bench prompt_cache --profile dev`
 
 #![allow(
     clippy::unwrap_used,
@@ -32,7 +38,12 @@ struct Figures {
     served_from_cache: u64,
     billed_equivalent: f64,
     fixed_prefix_tokens: u64,
+    /// The request bodies as sent, for the deferral replay.
+    bodies: Vec<Value>,
 }
+
+/// The built-ins Claude Code defers behind tool search that `-p` offers.
+const RARELY_USED: [&str; 3] = ["WebFetch", "WebSearch", "NotebookEdit"];
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing else to parse.
@@ -58,7 +69,82 @@ fn main() {
             "static prompt + tool definitions: ~{} tokens per request",
             cached.fixed_prefix_tokens
         );
+        let offered = billed(&cached.bodies);
+        let never = billed(&deferred(&cached.bodies, None));
+        let halfway = billed(&deferred(&cached.bodies, Some(cached.bodies.len() / 2)));
+        println!(
+            "deferring {}: never loaded {:.0} ({:+.1}%), loaded once halfway {:.0} ({:+.1}%), \
+             against {offered:.0} offered",
+            RARELY_USED.join(", "),
+            never,
+            100.0 * (never / offered - 1.0),
+            halfway,
+            100.0 * (halfway / offered - 1.0),
+        );
     }
+}
+
+/// The billed-input equivalent of `bodies` replayed through a fresh cache.
+fn billed(bodies: &[Value]) -> f64 {
+    let mut cache = PromptCache::default();
+    bodies
+        .iter()
+        .map(|body| {
+            let usage = cache.account(body);
+            usage.input_tokens as f64
+                + 1.25 * usage.cache_creation_input_tokens as f64
+                + 0.1 * usage.cache_read_input_tokens as f64
+        })
+        .sum()
+}
+
+/// `bodies` as they would go with [`RARELY_USED`] deferred: a `ToolSearch` definition
+/// listing them (name and the start of the description, as its listing does) instead of
+/// them, and from request `load_at` on the first of them loaded after it.
+fn deferred(bodies: &[Value], load_at: Option<usize>) -> Vec<Value> {
+    bodies
+        .iter()
+        .enumerate()
+        .map(|(index, body)| {
+            let mut body = body.clone();
+            let tools = body["tools"].as_array().cloned().unwrap_or_default();
+            let (rare, mut kept): (Vec<Value>, Vec<Value>) = tools
+                .into_iter()
+                .partition(|tool| RARELY_USED.iter().any(|name| tool["name"] == *name));
+            let listing: String = rare
+                .iter()
+                .map(|tool| {
+                    let description: String = tool["description"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .chars()
+                        .take(80)
+                        .collect();
+                    format!(
+                        "- {}: {description}\n",
+                        tool["name"].as_str().unwrap_or_default()
+                    )
+                })
+                .collect();
+            kept.push(json!({
+                "name": "ToolSearch",
+                "description": format!(
+                    "Loads deferred tools by name (select:<name>) or by keywords; their \
+                     definitions join the tool list once loaded.\n\nDeferred tools:\n{listing}"
+                ),
+                "input_schema": {"type": "object", "properties": {
+                    "query": {"type": "string"},
+                    "max_results": {"type": "integer"}}, "required": ["query"]}
+            }));
+            if load_at.is_some_and(|at| index >= at)
+                && let Some(first) = rare.first()
+            {
+                kept.push(first.clone());
+            }
+            body["tools"] = Value::Array(kept);
+            body
+        })
+        .collect()
 }
 
 fn make_project(dir: &Path) {
@@ -116,6 +202,7 @@ fn run_session(project: &Path, turns: usize, caching: bool) -> Figures {
         served_from_cache: 0,
         billed_equivalent: 0.0,
         fixed_prefix_tokens: 0,
+        bodies: Vec::new(),
     };
     let mut reads = 0;
     for (index, body) in bodies.iter().enumerate() {
@@ -138,6 +225,7 @@ fn run_session(project: &Path, turns: usize, caching: bool) -> Figures {
         .take(tools + 1)
         .map(|(_, tokens)| tokens)
         .sum();
+    figures.bodies = bodies;
     figures
 }
 

@@ -73,8 +73,10 @@ pub struct Printer {
     verbose: bool,
     session: SessionInfo,
     denials: Vec<PermissionDenial>,
-    /// The summed usage of each model the run's messages came from.
+    /// The summed usage of each model the run's messages and side requests came from.
     usage_by_model: BTreeMap<String, Usage>,
+    /// The server-side web searches each model ran.
+    web_searches_by_model: BTreeMap<String, u64>,
     /// The main agent's last stop reason.
     stop_reason: Option<StopReason>,
     /// What the sub-agents' requests cost, in USD, at the registry's prices; the main turn's
@@ -131,6 +133,7 @@ impl Printer {
             session,
             denials: Vec::new(),
             usage_by_model: BTreeMap::new(),
+            web_searches_by_model: BTreeMap::new(),
             stop_reason: None,
             sub_agents_cost: 0.0,
             sub_agents_cost_unknown: false,
@@ -218,6 +221,21 @@ impl Printer {
                         session_id: self.session.session_id.clone(),
                         uuid: line_uuid(),
                     }));
+                }
+            }
+            AgentEvent::SideRequests(side) => {
+                // Their usage and cost are in the turn's summary already (the main agent's)
+                // or, for a sub-agent's, nowhere yet.
+                *self.usage_by_model.entry(side.model.clone()).or_default() += side.usage;
+                *self
+                    .web_searches_by_model
+                    .entry(side.model.clone())
+                    .or_default() += side.web_search_requests;
+                if !envelope.from.is_main() {
+                    match side.cost_usd {
+                        Some(cost) => self.sub_agents_cost += cost,
+                        None => self.sub_agents_cost_unknown = true,
+                    }
                 }
             }
             AgentEvent::ToolResultsMessage { message } => {
@@ -339,7 +357,13 @@ impl Printer {
                 .iter()
                 .map(|(model, usage)| {
                     let info = self.model_info(model);
-                    (model.clone(), ModelUsage::new(usage, &info))
+                    let mut model_usage = ModelUsage::new(usage, &info);
+                    let searches = self.web_searches_by_model.get(model).copied().unwrap_or(0);
+                    model_usage.web_search_requests = searches;
+                    model_usage.cost_usd = model_usage
+                        .cost_usd
+                        .map(|cost| cost + searches as f64 * cairn_llm::side::WEB_SEARCH_USD);
+                    (model.clone(), model_usage)
                 })
                 .collect(),
             permission_denials: self.denials.clone(),

@@ -28,6 +28,8 @@ pub struct OpenedSession {
     pub history: Vec<Message>,
     /// How many leading messages of `history` the context pipeline last showed collapsed.
     pub collapsed_through: Option<u64>,
+    /// The plan the user approved last (the session's last `plan` entry).
+    pub approved_plan: Option<String>,
     /// The session's own directory, for spilled tool results.
     pub dir: PathBuf,
     pub transcript_path: PathBuf,
@@ -137,6 +139,7 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
     }
     let mut opened = finish(&store, cwd, id, log, loaded.messages);
     opened.collapsed_through = loaded.collapsed_through;
+    opened.approved_plan = loaded.approved_plan;
     Ok(opened)
 }
 
@@ -162,6 +165,7 @@ fn finish(
         log,
         history,
         collapsed_through: None,
+        approved_plan: None,
         transcript_path,
     }
 }

@@ -263,6 +263,8 @@ pub fn prepare_for_host(
         Some(sources) if !sources.project => ProjectGrants::Withheld,
         Some(_) | None => ProjectGrants::Honoured,
     };
+    // A skill's `model` holds for the rest of the turn the model loads it in.
+    let skill_model = cairn_core::skill::SkillModel::default();
     if let Some(tool) = SkillTool::offered(
         skills,
         governance.governance.gate().clone(),
@@ -270,7 +272,7 @@ pub fn prepare_for_host(
         cwd.clone(),
         home.clone(),
     ) {
-        registry.register(tool);
+        registry.register(tool.with_turn_model(skill_model.clone()));
     }
     // Side requests, WebFetch's answers and the Explore role: the provider's small model.
     let small_model = crate::provider::small_model(
@@ -278,11 +280,14 @@ pub fn prepare_for_host(
         &model,
         run_variable(&settings, SMALL_MODEL_VARIABLE),
     );
+    // Every side request of the session's tools and recall counts in its turns' totals.
+    let side_tally = cairn_llm::SideTally::default();
     // The web tools follow the built-ins, before any MCP tool a session loads later.
     let builtins = cairn_core::web::with_web_tools(
         Arc::new(registry),
         governance.governance.gate().clone(),
-        SideModel::small(provider.client.clone(), small_model.as_deref()),
+        SideModel::small(provider.client.clone(), small_model.as_deref())
+            .with_tally(side_tally.clone()),
     );
     let tools: Arc<dyn ToolExecutor> = crate::mcp::compose_tools(
         builtins,
@@ -347,7 +352,8 @@ pub fn prepare_for_host(
             .governance
             .gate()
             .allow_own_state(&memory.directory);
-        let side = SideModel::small(provider.client.clone(), small_model.as_deref());
+        let side = SideModel::small(provider.client.clone(), small_model.as_deref())
+            .with_tally(side_tally.clone());
         Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
     });
     let config = EngineConfig {
@@ -375,6 +381,7 @@ pub fn prepare_for_host(
         governance: governance.governance,
     };
     let client = Arc::clone(&provider.client);
+    let approved_plan = opened.approved_plan.clone();
     let host = SessionHost::new(
         SessionParts {
             client: provider.client,
@@ -386,7 +393,10 @@ pub fn prepare_for_host(
             agents: Some(agents),
         },
         broker,
-    );
+    )
+    .with_side_tally(side_tally)
+    .with_approved_plan(approved_plan)
+    .with_skill_model(skill_model);
     Ok(Prepared {
         unsupported: unsupported_note(&settings),
         settings_sources: settings.sources().iter().map(ToString::to_string).collect(),

@@ -263,7 +263,7 @@ pub struct ModelUsage {
     pub output_tokens: u64,
     pub cache_read_input_tokens: u64,
     pub cache_creation_input_tokens: u64,
-    /// cairn has no server-side web search: always 0.
+    /// The provider's server-side web searches (WebSearch's), as Anthropic reports them.
     pub web_search_requests: u64,
     /// `null` for a model without known prices, never `0`.
     #[serde(rename = "costUSD")]

@@ -80,6 +80,12 @@ impl Logs {
         if let Some(entry) = entry_for(event) {
             self.main.append(&entry);
         }
+        // An approved plan is an entry of its own, after the results that approved it.
+        if let AgentEvent::ToolResultsMessage { message } = event
+            && let Some(plan) = crate::engine::approved_in(message)
+        {
+            self.main.append(&cairn_session::Entry::plan(plan));
+        }
         if matches!(event, AgentEvent::TurnFinished(_)) {
             self.main.sync();
         }

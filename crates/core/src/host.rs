@@ -184,6 +184,27 @@ impl SessionHost {
         }
     }
 
+    /// Counts the side requests added to `tally` in the main engine's turns
+    /// ([`Engine::with_side_tally`]).
+    pub fn with_side_tally(mut self, tally: cairn_llm::SideTally) -> Self {
+        self.engine = self.engine.with_side_tally(tally);
+        self
+    }
+
+    /// The plan the user approved, from the session's record, for a resumed session
+    /// ([`Engine::with_approved_plan`]).
+    pub fn with_approved_plan(mut self, plan: Option<String>) -> Self {
+        self.engine = self.engine.with_approved_plan(plan);
+        self
+    }
+
+    /// Sends the rest of a turn to the model a skill loaded in it asks for
+    /// ([`Engine::with_skill_model`]).
+    pub fn with_skill_model(mut self, skill_model: crate::skill::SkillModel) -> Self {
+        self.engine = self.engine.with_skill_model(skill_model);
+        self
+    }
+
     /// The sub-agents the `Agent` tool can start (for `/agents`); `None` without the tool.
     pub fn agents(&self) -> Option<&AgentCatalog> {
         self.agents.as_ref()

@@ -8,10 +8,11 @@
 //! ([`PermissionGate::add_turn_rules`]): deny and ask rules, destructive commands, protected
 //! files and paths outside the workspace come first, as for any allow rule of a settings file.
 //! A project's skill grants no more than the project's settings could: nothing when the run
-//! does not read them (`--setting-sources` without `project`).
+//! does not read them (`--setting-sources` without `project`). A skill's `model` holds from
+//! the call to the end of the turn too ([`SkillModel`]), as for its slash command's turn.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use cairn_context::skills::{
@@ -37,6 +38,34 @@ pub enum ProjectGrants {
     Withheld,
 }
 
+/// The model a skill the model loaded asks for: the Skill tool sets it, the engine sends the
+/// rest of the turn's requests to it and forgets it when the turn ends. Clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct SkillModel(Arc<Mutex<Option<String>>>);
+
+impl SkillModel {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Sends the rest of this turn to `model` (an id, aliases resolved).
+    pub fn set(&self, model: String) {
+        *self.lock() = Some(model);
+    }
+
+    /// The model a skill asked for in this turn, if one did.
+    pub fn current(&self) -> Option<String> {
+        self.lock().clone()
+    }
+
+    /// The turn is over: the session's model again.
+    pub fn clear(&self) {
+        *self.lock() = None;
+    }
+}
+
 /// What a `Skill` call asks for.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SkillInput {
@@ -56,6 +85,7 @@ pub struct SkillTool {
     project_grants: ProjectGrants,
     project: PathBuf,
     home: PathBuf,
+    turn_model: SkillModel,
 }
 
 impl SkillTool {
@@ -74,7 +104,15 @@ impl SkillTool {
             project_grants,
             project,
             home,
+            turn_model: SkillModel::default(),
         }
+    }
+
+    /// Puts a loaded skill's `model` in force through `turn_model`, which the session's
+    /// engine reads ([`crate::Engine::with_skill_model`]).
+    pub fn with_turn_model(mut self, turn_model: SkillModel) -> SkillTool {
+        self.turn_model = turn_model;
+        self
     }
 
     /// The tool when `skills` has one the model may use; `None` offers no tool.
@@ -192,6 +230,13 @@ impl Tool for SkillTool {
         };
         let mut text = skill.expand(input.args.as_deref().unwrap_or(""));
         text.push_str(&self.grant(skill));
+        if let Some(model) = &skill.model {
+            let model = cairn_llm::models::resolve_model(model);
+            text.push_str(&format!(
+                "\n\n[model: the rest of this turn runs on {model}, as the skill asks]"
+            ));
+            self.turn_model.set(model);
+        }
         ToolOutput::text(text)
     }
 }

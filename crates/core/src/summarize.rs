@@ -2,10 +2,8 @@
 //! more with the same system prompt and tools (so the cached prefix is reused) and the summary
 //! instructions last, answered in text only. PreCompact hooks run first and may refuse.
 
-use std::sync::Mutex;
-
 use cairn_context::{Summarizer, Trigger};
-use cairn_llm::{ModelClient, ModelEvent, ModelRequest};
+use cairn_llm::{ModelClient, ModelEvent, ModelRequest, SideTally};
 use cairn_policy::hooks::HookEvent;
 use cairn_protocol::{
     BoxFuture, ContentBlock, EventSender, Message, Role, SystemPrompt, ToolSpec, Usage,
@@ -18,16 +16,6 @@ use crate::governance::Governance;
 /// The longest summary asked for, in tokens.
 const SUMMARY_MAX_TOKENS: u32 = 20_000;
 
-/// What a summary costs, added to the turn that made it.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct SummaryCost {
-    pub requests: u32,
-    pub usage: Usage,
-    pub cost_usd: f64,
-    /// Some summary went to a model without known prices.
-    pub cost_unknown: bool,
-}
-
 /// Summarizes through the session's own client and request shape.
 pub(crate) struct ConversationSummarizer<'a> {
     pub client: &'a dyn ModelClient,
@@ -37,7 +25,8 @@ pub(crate) struct ConversationSummarizer<'a> {
     pub governance: &'a Governance,
     pub events: &'a EventSender,
     pub cancel: &'a CancellationToken,
-    pub cost: Mutex<SummaryCost>,
+    /// What the summaries cost, by model, for the turn that made them.
+    pub cost: SideTally,
 }
 
 /// The trigger as hooks and stream-json name it.
@@ -129,17 +118,9 @@ impl Summarizer for ConversationSummarizer<'_> {
 impl ConversationSummarizer<'_> {
     /// Adds one summary request's counts and cost.
     fn add_cost(&self, model: &str, usage: Usage) {
-        let mut cost = self
-            .cost
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        cost.requests += 1;
-        cost.usage += usage;
         let model = if model.is_empty() { &self.model } else { model };
-        match self.client.model_info(model).cost_usd(&usage) {
-            Some(usd) => cost.cost_usd += usd,
-            None => cost.cost_unknown = true,
-        }
+        let cost_usd = self.client.model_info(model).cost_usd(&usage);
+        self.cost.add(model, usage, cost_usd, 0);
     }
 }
 

@@ -247,3 +247,51 @@ async fn a_plan_approved_with_a_mode_goes_on_in_it_and_a_plain_allow_ends_plan_m
         ));
     }
 }
+
+#[tokio::test]
+async fn an_approved_plan_is_a_session_entry_of_its_own_that_a_resume_restores() {
+    use cairn_session::{Entry, NewSession, SessionId, SessionStore, read_entries};
+
+    let workspace = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(home.path());
+    let id = SessionId::new();
+    let new = NewSession {
+        model: "claude-sonnet-4-5".into(),
+        git_branch: None,
+    };
+    let client = ScriptedClient::new(vec![
+        calls(vec![tool_use(
+            "x1",
+            "ExitPlanMode",
+            json!({"plan": "1. Fix it"}),
+        )]),
+        says("Fixing it."),
+    ]);
+    let engine =
+        engine(client, workspace.path()).with_session_log(store.start(workspace.path(), &id, new));
+    turn(engine, PermissionMode::Plan, |_, _| {
+        PermissionAnswer::AllowOnce
+    })
+    .await;
+
+    let loaded = store.load(workspace.path(), &id).unwrap();
+    assert_eq!(loaded.approved_plan.as_deref(), Some("1. Fix it"));
+    // Right after the results that approved it.
+    let entries = read_entries(&loaded.path).unwrap().entries;
+    let plan = entries
+        .iter()
+        .position(|entry| matches!(entry, Entry::Plan(plan) if plan.plan == "1. Fix it"))
+        .expect("a plan entry");
+    assert!(
+        matches!(entries[plan - 1], Entry::ToolResults(_)),
+        "{entries:?}"
+    );
+    assert_eq!(
+        entries
+            .iter()
+            .filter(|entry| matches!(entry, Entry::Plan(_)))
+            .count(),
+        1
+    );
+}

@@ -112,7 +112,9 @@ pub use openai::{OpenAiClient, OpenAiConfig};
 pub use registry::{Capabilities, ModelInfo};
 pub use retry::RetryPolicy;
 pub use retry::{MAX_RETRY_AFTER, is_retryable_status};
-pub use side::{SearchHit, SideAnswer, SideModel, WebSearchAnswer, WebSearchRequest};
+pub use side::{
+    Citation, SearchHit, SideAnswer, SideModel, SideTally, WebSearchAnswer, WebSearchRequest,
+};
 
 /// One request to a model, independent of the provider.
 #[derive(Debug, Clone, PartialEq)]

@@ -425,8 +425,32 @@ pub enum AgentEvent {
     },
     /// The context pipeline made the conversation smaller before a request.
     Compacted(Compaction),
+    /// Requests made beside the conversation (a compaction's summary, WebFetch's answer, a
+    /// web search, memory recall) that count in the turn's totals: one model's share.
+    SideRequests(SideRequests),
     /// The turn is over; the last event of every turn, [`Op::Compact`]'s included.
     TurnFinished(TurnSummary),
+}
+
+/// One model's side requests (see [`AgentEvent::SideRequests`]), already in the
+/// [`TurnSummary`] of their turn; the faces add them to what they show by model.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SideRequests {
+    /// The model that answered them.
+    pub model: String,
+    /// How many requests.
+    pub requests: u32,
+    /// Their tokens.
+    pub usage: Usage,
+    /// Their cost in USD (searches included); `None` when the model's prices are unknown.
+    pub cost_usd: Option<f64>,
+    /// The provider's server-side web searches among them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub web_search_requests: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What the context pipeline did to fit the conversation in the window.

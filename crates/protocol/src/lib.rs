@@ -52,7 +52,7 @@ pub use child_env::{child_environment, declare_credential_variables, is_credenti
 pub use envelope::{AgentAddress, CollectedEvents, EventEnvelope, EventSender, EventSink};
 pub use event::{
     AgentEvent, Compaction, DecisionSource, Op, PermissionAnswer, PermissionDecision, RetryNotice,
-    TodoItem, TodoStatus, TurnEnd, TurnSummary,
+    SideRequests, TodoItem, TodoStatus, TurnEnd, TurnSummary,
 };
 pub use message::{
     ContentBlock, ImageSource, Message, Role, StopReason, SystemPrompt, ToolResultBlock,

@@ -90,6 +90,7 @@ pub(crate) fn decode_current(line: &[u8]) -> Result<Decoded, serde_json::Error> 
         "turn_failed" => Entry::TurnFailed(serde_json::from_slice(line)?),
         "collapse" => Entry::Collapse(serde_json::from_slice(line)?),
         "sub_agent" => Entry::SubAgent(serde_json::from_slice(line)?),
+        "plan" => Entry::Plan(serde_json::from_slice(line)?),
         "header" => {
             return Err(serde::de::Error::custom(
                 "a second header in the middle of the file",

@@ -63,7 +63,7 @@ pub(crate) enum HeaderLine<'a> {
 ///
 /// On disk the variant is the `"type"` field, written first:
 /// `user`, `assistant`, `tool_results`, `permission`, `todos`, `compaction`, `model_change`,
-/// `turn_failed`, `collapse`, `sub_agent`.
+/// `turn_failed`, `collapse`, `sub_agent`, `plan`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Entry {
@@ -93,6 +93,11 @@ pub enum Entry {
     /// transcript went to. Added within version 1: a cairn from before it skips the line with
     /// a warning and loads the rest unchanged.
     SubAgent(SubAgentEntry),
+    /// The user approved a plan (`ExitPlanMode`): the plan the session follows from here on,
+    /// which a resume restores and a compaction carries into the new opening. Added within
+    /// version 1: a cairn from before it skips the line with a warning and finds the plan in
+    /// the conversation instead.
+    Plan(PlanEntry),
 }
 
 impl Entry {
@@ -136,6 +141,14 @@ impl Entry {
         })
     }
 
+    /// A `plan` entry stamped now.
+    pub fn plan(plan: impl Into<String>) -> Self {
+        Entry::Plan(PlanEntry {
+            timestamp: now_ms(),
+            plan: plan.into(),
+        })
+    }
+
     /// When the entry was written, in Unix milliseconds.
     pub fn timestamp(&self) -> u64 {
         match self {
@@ -148,6 +161,7 @@ impl Entry {
             Entry::TurnFailed(entry) => entry.timestamp,
             Entry::Collapse(entry) => entry.timestamp,
             Entry::SubAgent(entry) => entry.timestamp,
+            Entry::Plan(entry) => entry.timestamp,
         }
     }
 
@@ -164,7 +178,8 @@ impl Entry {
             | Entry::ModelChange(_)
             | Entry::TurnFailed(_)
             | Entry::Collapse(_)
-            | Entry::SubAgent(_) => false,
+            | Entry::SubAgent(_)
+            | Entry::Plan(_) => false,
         }
     }
 }
@@ -275,6 +290,20 @@ pub struct CollapseEntry {
     pub tokens_before: u64,
     /// Estimated tokens of a request after it.
     pub tokens_after: u64,
+}
+
+/// A `plan` entry: the plan the user approved, whole, each time one is approved; the last
+/// one is the session's.
+///
+/// ```json
+/// {"type":"plan","timestamp":1760000000400,"plan":"# Plan\n\n1. Fix the off-by-one."}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanEntry {
+    /// When it was approved, in Unix milliseconds.
+    pub timestamp: u64,
+    /// The plan, as the model wrote it (Markdown).
+    pub plan: String,
 }
 
 /// A `model_change` entry: requests went to another model from here on.

@@ -96,7 +96,8 @@ mod writer;
 
 pub use entry::{
     AssistantEntry, CollapseEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry,
-    ModelChangeEntry, PermissionEntry, PermissionOutcome, SessionHeader, SubAgentEntry, TodosEntry,
+    ModelChangeEntry, PermissionEntry, PermissionOutcome, PlanEntry, SessionHeader, SubAgentEntry,
+    TodosEntry,
     TurnFailedEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};

@@ -56,6 +56,8 @@ pub struct LoadedSession {
     /// `collapse` entry after the last compaction boundary), for the context pipeline to show
     /// the same view; `None` if none was.
     pub collapsed_through: Option<u64>,
+    /// The plan the user approved last (the last `plan` entry), compacted or not.
+    pub approved_plan: Option<String>,
     /// The message that was appended to `messages` to answer tool calls left without a result.
     /// Write it to the file (`Entry::tool_results(repair)`) so that the file agrees.
     pub repair: Option<Message>,
@@ -80,6 +82,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSession, Ses
     let mut permissions = Vec::new();
     let mut last_compaction = None;
     let mut collapsed_through = None;
+    let mut approved_plan = None;
     let (header, mut warnings) = scan_lines(path, bytes, |line| {
         let Decoded::Entry(entry) = line.decoded else {
             return;
@@ -100,6 +103,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSession, Ses
                 collapsed_through = None;
             }
             Entry::Collapse(entry) => collapsed_through = Some(entry.collapsed_through),
+            Entry::Plan(entry) => approved_plan = Some(entry.plan),
             Entry::ModelChange(entry) => model = Some(entry.model),
             // Not part of the conversation: the model never saw the error, and a sub-agent's
             // work reached it only as its `Agent` call's result.
@@ -120,6 +124,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSession, Ses
         permissions,
         last_compaction,
         collapsed_through,
+        approved_plan,
         repair,
         warnings,
     })

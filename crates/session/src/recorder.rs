@@ -76,6 +76,7 @@ pub fn entry_for(event: &AgentEvent) -> Option<Entry> {
             ..
         }) => Some(Entry::turn_failed(message.clone())),
         AgentEvent::Compacted(_)
+        | AgentEvent::SideRequests(_)
         | AgentEvent::TextDelta { .. }
         | AgentEvent::ThinkingDelta { .. }
         | AgentEvent::ToolCallStarted { .. }

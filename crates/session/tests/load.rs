@@ -243,6 +243,7 @@ fn every_entry_type_round_trips() {
                 opening: compacted_opening(),
             }),
             collapsed_through: None,
+            approved_plan: None,
             repair: None,
             warnings: vec![],
         }

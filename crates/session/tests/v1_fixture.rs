@@ -111,6 +111,7 @@ fn expected(path: PathBuf) -> LoadedSession {
             opening: Vec::new(),
         }),
         collapsed_through: None,
+        approved_plan: None,
         repair: None,
         warnings: vec![],
     }

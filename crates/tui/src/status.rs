@@ -150,6 +150,7 @@ impl StatusLine {
                     + usage.output_tokens;
                 self.cost_usd += cost_usd;
             }
+            AgentEvent::SideRequests(side) => self.cost_usd += side.cost_usd.unwrap_or(0.0),
             AgentEvent::TurnFinished(TurnSummary {
                 cost_unknown: true, ..
             }) => self.cost_unknown = true,

@@ -144,6 +144,24 @@ fn shorten_path(path: &str, cwd: Option<&Path>) -> String {
         )
 }
 
+/// What a call that has not answered yet says it is doing: the web tools name their search
+/// or page, the others are running.
+fn running_note(call: &ToolCall) -> String {
+    let field = |name: &str| {
+        call.input
+            .as_ref()
+            .and_then(|input| input.get(name))
+            .and_then(Value::as_str)
+            .map(one_line)
+    };
+    match call.name.as_str() {
+        "WebSearch" => field("query").map(|query| format!("Searching: {query}…")),
+        "WebFetch" => field("url").map(|url| format!("Fetching: {url}…")),
+        _ => None,
+    }
+    .unwrap_or_else(|| "Running…".to_string())
+}
+
 pub(crate) fn render_tool_call_with(
     call: &ToolCall,
     width: u16,
@@ -193,7 +211,7 @@ pub(crate) fn render_tool_call_with(
         ))),
         (None, _) => match &call.sub_agent {
             Some(progress) => body.extend(progress.running_lines(body_width, theme, cwd)),
-            None => body.push(Line::from(Span::styled("Running…", theme.dim))),
+            None => body.push(Line::from(Span::styled(running_note(call), theme.dim))),
         },
         // A sub-agent's answer is for the model; the cell sums up what the run took.
         (Some(outcome), Detail::Compact) if ended_sub_agent(call).is_some() => {

@@ -245,7 +245,7 @@ impl Transcript {
                 self.push_info(format!("Model: {model}"));
             }
             AgentEvent::Warning { message } => self.push_warning(message.clone()),
-            AgentEvent::Debug { .. } => {}
+            AgentEvent::Debug { .. } | AgentEvent::SideRequests(_) => {}
             AgentEvent::Compacted(compaction) => match Boundary::of(compaction) {
                 Some(boundary) => self.push_cell(Cell::Boundary(boundary)),
                 None => self.push_info(format!(

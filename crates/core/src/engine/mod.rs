@@ -3,10 +3,12 @@
 //! follows one turn end to end.
 
 mod plan;
+mod side;
 mod turn;
 mod window;
 
 pub use plan::CARRIED_PLAN_HEADER;
+pub(crate) use plan::approved_in;
 
 pub use turn::{INTERRUPTED_NOTE, PLAN_MODE_ACTIVE, PLAN_MODE_ENDED};
 
@@ -68,6 +70,13 @@ pub struct Engine {
     current_op: String,
     /// Whose turns these are: the main agent's, or a sub-agent's (whose hooks differ).
     scope: AgentScope,
+    /// The side requests of the session's tools and recall, put in each turn's totals.
+    side_tally: cairn_llm::SideTally,
+    /// The plan the user approved last, recorded in the session and carried through
+    /// compaction (see `plan`).
+    approved_plan: Option<String>,
+    /// The model a skill loaded in this turn asks for, until the turn ends.
+    skill_model: crate::skill::SkillModel,
 }
 
 /// Whose turns an engine runs. A sub-agent's prompt is not the user's, so its turns fire no
@@ -165,7 +174,24 @@ impl Engine {
             recall_running: None,
             current_op: String::new(),
             scope: AgentScope::Main,
+            side_tally: Default::default(),
+            approved_plan: None,
+            skill_model: Default::default(),
         }
+    }
+
+    /// Sends the rest of a turn to the model a skill loaded in it asks for (the Skill tool
+    /// sets `skill_model`).
+    pub fn with_skill_model(mut self, skill_model: crate::skill::SkillModel) -> Self {
+        self.skill_model = skill_model;
+        self
+    }
+
+    /// Counts the side requests added to `tally` (WebFetch's, WebSearch's, recall's) in the
+    /// totals of the turn they happen in.
+    pub fn with_side_tally(mut self, tally: cairn_llm::SideTally) -> Self {
+        self.side_tally = tally;
+        self
     }
 
     /// Marks this engine as a sub-agent's (see [`AgentScope`]); only the spawner does this.
@@ -191,7 +217,18 @@ impl Engine {
     /// Continues a conversation (a resumed session): `messages` become the history the next
     /// turn is appended to.
     pub fn with_history(mut self, messages: Vec<Message>) -> Self {
+        // A session recorded before plans had entries of their own keeps its plan here.
+        self.approved_plan = plan::approved_plan(&messages);
         self.messages = messages;
+        self
+    }
+
+    /// The plan the user approved in the session this engine continues, as its record says;
+    /// `None` leaves what the history holds.
+    pub fn with_approved_plan(mut self, plan: Option<String>) -> Self {
+        if plan.is_some() {
+            self.approved_plan = plan;
+        }
         self
     }
 
@@ -285,6 +322,7 @@ impl Engine {
                 self.config.model = model;
             }
             self.config.governance.gate().clear_turn_rules();
+            self.skill_model.clear();
             if let Some(model) = next_model {
                 events.emit(AgentEvent::ModelChanged {
                     model: model.clone(),
@@ -330,7 +368,11 @@ impl Engine {
     /// The model id the next request goes to: the session's model choice (`config.model`)
     /// for the permission mode in force, so that `opusplan` plans with opus.
     fn request_model(&self) -> String {
-        models::model_for_mode(&self.config.model, self.config.governance.gate().mode())
+        let model = self
+            .skill_model
+            .current()
+            .unwrap_or_else(|| self.config.model.clone());
+        models::model_for_mode(&model, self.config.governance.gate().mode())
     }
 }
 

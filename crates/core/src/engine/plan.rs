@@ -1,9 +1,11 @@
-//! The plan the user approved, kept through compaction.
+//! The plan the user approved, kept in the session and through compaction.
 //!
-//! The conversation is where the approved plan lives: the result of the `ExitPlanMode` call
-//! the user approved carries it (after [`APPROVED_PLAN_HEADING`]), and a compaction carries
-//! it over into the new conversation's opening (after [`CARRIED_PLAN_HEADER`]). A resumed
-//! session's conversation holds it the same way, so `-c` keeps it with nothing else to load.
+//! The result of the `ExitPlanMode` call the user approved carries the plan (after
+//! [`APPROVED_PLAN_HEADING`]). The engine keeps the last one ([`approved_in`] finds it in the
+//! results message), the recorder writes it to the session as a `plan` entry of its own, a
+//! resume restores it from there, and a compaction carries it over into the new
+//! conversation's opening (after [`CARRIED_PLAN_HEADER`]). A session recorded before plans had
+//! entries finds it in its conversation instead ([`approved_plan`]).
 
 use cairn_protocol::{ContentBlock, Message, Role};
 use cairn_tools::plan::APPROVED_PLAN_HEADING;
@@ -11,6 +13,28 @@ use cairn_tools::plan::APPROVED_PLAN_HEADING;
 /// What precedes the approved plan in the opening of a compacted conversation.
 pub const CARRIED_PLAN_HEADER: &str =
     "[The plan the user approved, carried over from before compaction: follow it]\n";
+
+/// The plan a results message says the user approved (an `ExitPlanMode` result that is not
+/// an error), if it says so.
+pub(crate) fn approved_in(message: &Message) -> Option<String> {
+    if message.role != Role::User {
+        return None;
+    }
+    message.content.iter().rev().find_map(|block| match block {
+        ContentBlock::ToolResult {
+            content,
+            is_error: false,
+            ..
+        } => plan_in_result(&content.text()),
+        _ => None,
+    })
+}
+
+/// The plan after the approval heading of an `ExitPlanMode` result.
+fn plan_in_result(text: &str) -> Option<String> {
+    let (_, plan) = text.split_once(&format!("\n\n{APPROVED_PLAN_HEADING}"))?;
+    Some(plan.to_string())
+}
 
 /// The plan the user approved last in `conversation`, if there is one.
 pub(super) fn approved_plan(conversation: &[Message]) -> Option<String> {
@@ -24,11 +48,7 @@ pub(super) fn approved_plan(conversation: &[Message]) -> Option<String> {
                 content,
                 is_error: false,
                 ..
-            } => {
-                let text = content.text();
-                let (_, plan) = text.split_once(&format!("\n\n{APPROVED_PLAN_HEADING}"))?;
-                Some(plan.to_string())
-            }
+            } => plan_in_result(&content.text()),
             ContentBlock::Text { text } => {
                 text.strip_prefix(CARRIED_PLAN_HEADER).map(str::to_string)
             }
@@ -74,5 +94,12 @@ mod tests {
             "a plan carried over by a compaction"
         );
         assert_eq!(approved_plan(&[Message::user_text("hi")]), None);
+        assert_eq!(approved_in(&conversation[1]), Some("1. First".to_string()));
+        assert_eq!(approved_in(&conversation[2]), None, "a refused plan");
+        assert_eq!(
+            approved_in(&conversation[0]),
+            None,
+            "a carried plan is no approval"
+        );
     }
 }

@@ -69,6 +69,7 @@ impl Engine {
             Ok(()) => self.turn_loop(events, cancel, &mut tally).await,
             Err(end) => end,
         };
+        self.count_side_requests(&mut tally, events);
         let mut summary = tally.finish(end);
         summary.op_id = std::mem::take(&mut self.current_op);
         events.emit(AgentEvent::TurnFinished(summary.clone()));
@@ -145,6 +146,25 @@ impl Engine {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> bool {
+        let Some(text) = self.stop_hooks_reason(continuations, events, cancel).await else {
+            return false;
+        };
+        let message = Message::user_text(text);
+        events.emit(AgentEvent::UserMessage {
+            message: message.clone(),
+        });
+        self.messages.push(message);
+        true
+    }
+
+    /// What Stop hooks that want the model to go on tell it (`None` lets the turn end), within
+    /// [`MAX_STOP_CONTINUATIONS`]; the caller puts it in the conversation.
+    async fn stop_hooks_reason(
+        &mut self,
+        continuations: &mut u32,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
         let mut input = serde_json::Map::new();
         input.insert(
             "stop_hook_active".into(),
@@ -168,17 +188,12 @@ impl Engine {
                 (HookEvent::SubagentStop, Some(agent_type.clone()))
             }
         };
-        let Some(outcome) = self
+        let outcome = self
             .config
             .governance
             .run_hooks(event, subject.as_deref(), input, events, cancel)
-            .await
-        else {
-            return false;
-        };
-        let Some(reason) = outcome.block else {
-            return false;
-        };
+            .await?;
+        let reason = outcome.block?;
         if *continuations >= MAX_STOP_CONTINUATIONS {
             events.emit(AgentEvent::Warning {
                 message: format!(
@@ -186,15 +201,10 @@ impl Engine {
                     *continuations + 1
                 ),
             });
-            return false;
+            return None;
         }
         *continuations += 1;
-        let message = Message::user_text(format!("A {event} hook says: {reason}"));
-        events.emit(AgentEvent::UserMessage {
-            message: message.clone(),
-        });
-        self.messages.push(message);
-        true
+        Some(format!("A {event} hook says: {reason}"))
     }
 
     /// A request interrupted while its answer streamed. What the provider reported of it
@@ -419,6 +429,16 @@ impl Engine {
             {
                 results.extend(self.take_recalled(events).await);
             }
+            // A plan handed back ends the turn, so the Stop hooks have their say; what they
+            // want changed goes to the model with the results.
+            let hook_says = match ran.handed_back {
+                Some(_) if !cancel.is_cancelled() => {
+                    self.stop_hooks_reason(&mut stop_continuations, events, cancel)
+                        .await
+                }
+                _ => None,
+            };
+            results.extend(hook_says.iter().map(ContentBlock::text));
             let message = Message {
                 role: Role::User,
                 content: results,
@@ -426,12 +446,15 @@ impl Engine {
             events.emit(AgentEvent::ToolResultsMessage {
                 message: message.clone(),
             });
+            self.approved_plan = super::approved_in(&message).or(self.approved_plan.take());
             self.messages.push(message);
             if cancel.is_cancelled() {
                 return TurnEnd::Interrupted;
             }
             // Nobody is here to approve the plan: it is what the turn gives back.
-            if let Some(plan) = ran.handed_back {
+            if let Some(plan) = ran.handed_back
+                && hook_says.is_none()
+            {
                 tally.result = plan;
                 return TurnEnd::Completed;
             }

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Engine;
 use super::plan::{approved_plan, carried_plan};
+use super::side::add_side_requests;
 use super::turn::TurnTally;
 use crate::assembly::system_reminder;
 use crate::summarize::{ConversationSummarizer, trigger_name};
@@ -71,7 +72,7 @@ impl Engine {
             cost: Default::default(),
         };
         // A compaction summarises the approval away: the plan is carried over as it was.
-        let plan = approved_plan(&self.messages);
+        let plan = self.approved_plan.clone();
         let opening_before = self.messages.first().cloned();
         let projected = tokio::select! {
             projected = self.config.pipeline.project(
@@ -83,14 +84,11 @@ impl Engine {
             _ = cancel.cancelled() => None,
         };
         // What the summary requests cost counts even when the turn was interrupted after.
-        let cost = summarizer
-            .cost
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        tally.requests += cost.requests;
-        tally.usage += cost.usage;
-        tally.cost_usd += cost.cost_usd;
-        tally.cost_unknown |= cost.cost_unknown;
+        for summaries in summarizer.cost.take() {
+            // A summary is a request of the turn, as Claude Code counts it.
+            tally.requests += summaries.requests;
+            add_side_requests(tally, summaries, events);
+        }
         let Some(projected) = projected else {
             return Err(TurnEnd::Interrupted);
         };
@@ -186,6 +184,7 @@ impl Engine {
             }
             Err(end) => end,
         };
+        self.count_side_requests(&mut tally, events);
         let mut summary = tally.finish(end);
         summary.op_id = std::mem::take(&mut self.current_op);
         events.emit(AgentEvent::TurnFinished(summary.clone()));

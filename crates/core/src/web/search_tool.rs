@@ -1,8 +1,9 @@
 //! The `WebSearch` tool: the provider's server-side search in a side request, its results
-//! listed with their URLs before the answer that cites them.
+//! listed with their URLs before the answer that cites them, and the passages it cites
+//! quoted after it.
 
 use async_trait::async_trait;
-use cairn_llm::{SideModel, WebSearchAnswer};
+use cairn_llm::{Citation, SideModel, WebSearchAnswer};
 use cairn_protocol::ToolSpec;
 use cairn_tools::{
     CallContext, PrepareError, PreparedCall, Reach, Safety, ToolCall, ToolExecutor, ToolOutput,
@@ -76,7 +77,8 @@ impl WebSearchTool {
     }
 }
 
-/// The result the model reads: the query, the links found, then the answer.
+/// The result the model reads: the query, the links found, the answer, then the passages the
+/// answer cites, quoted with their sources (each once).
 fn search_result(query: &str, answer: &WebSearchAnswer) -> String {
     let mut text = format!("Web search results for query: \"{query}\"\n\n");
     if answer.hits.is_empty() {
@@ -98,8 +100,34 @@ fn search_result(query: &str, answer: &WebSearchAnswer) -> String {
         text.push_str(answer_text);
         text.push('\n');
     }
+    let mut quoted: Vec<&Citation> = Vec::new();
+    for citation in &answer.citations {
+        if !citation.cited_text.trim().is_empty() && !quoted.contains(&citation) {
+            quoted.push(citation);
+        }
+    }
+    if !quoted.is_empty() {
+        text.push_str("\nQuoted from the results:\n");
+        for citation in quoted {
+            let title = if citation.title.is_empty() {
+                citation.url.as_str()
+            } else {
+                citation.title.as_str()
+            };
+            text.push_str(&format!(
+                "- \"{}\" ([{title}]({}))\n",
+                one_line(&citation.cited_text),
+                citation.url
+            ));
+        }
+    }
     text.push_str("\nCite the sources you use from these results as Markdown links.");
     text
+}
+
+/// `text` on one line, its whitespace collapsed.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether the model's `name` means this tool, in any case or spelling (`web_search`).
@@ -210,6 +238,15 @@ mod tests {
                 title: "Rust".into(),
                 url: "https://www.rust-lang.org/".into(),
             }],
+            citations: vec![
+                Citation {
+                    url: "https://www.rust-lang.org/".into(),
+                    title: "Rust".into(),
+                    cited_text: "Rust 1.90\n is out.".into(),
+                };
+                2
+            ],
+            web_search_requests: 1,
             model: "claude-haiku-4-5".into(),
             usage: Default::default(),
         };
@@ -217,8 +254,9 @@ mod tests {
             search_result("rust release", &answer),
             "Web search results for query: \"rust release\"\n\nLinks:\n\
              - [Rust](https://www.rust-lang.org/)\n\nRust 1.90 is out \
-             ([Rust](https://www.rust-lang.org/)).\n\nCite the sources you use from these \
-             results as Markdown links."
+             ([Rust](https://www.rust-lang.org/)).\n\nQuoted from the results:\n\
+             - \"Rust 1.90 is out.\" ([Rust](https://www.rust-lang.org/))\n\nCite the \
+             sources you use from these results as Markdown links."
         );
     }
 

@@ -1,7 +1,8 @@
 //! Anthropic's server-side web search: a side request offering the `web_search_20250305`
 //! server tool. The API runs the searches itself; the answer streams as usual, with
 //! `server_tool_use` and `web_search_tool_result` blocks between the text, from which the
-//! results' titles and URLs are taken.
+//! results' titles and URLs are taken, with the passages the answer cites (`citations_delta`)
+//! and the number of searches the API ran (`usage.server_tool_use.web_search_requests`).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::AuthHeaders;
 use super::stream::StreamDecoder;
-use crate::side::{SearchHit, WebSearchAnswer, WebSearchRequest};
+use crate::side::{Citation, SearchHit, WebSearchAnswer, WebSearchRequest};
 use crate::sse::{SseError, SseFramer};
 use crate::transport::{Dialect, StreamDecode, Transport};
 use crate::{ModelError, ModelEvent, ModelRequest, ModelResponse, ProviderVariables};
@@ -28,7 +29,57 @@ const SEARCH_SYSTEM: &str = "You search the web to answer the user's query. Sear
 struct SearchDialect<'a> {
     messages: &'a dyn Dialect,
     search: &'a WebSearchRequest,
-    hits: Arc<Mutex<Vec<SearchHit>>>,
+    found: Arc<Mutex<Found>>,
+}
+
+/// What the second reading of the stream found.
+#[derive(Debug, Default, PartialEq)]
+struct Found {
+    hits: Vec<SearchHit>,
+    citations: Vec<Citation>,
+    /// The searches the API reports it ran (the latest count it gave).
+    web_search_requests: u64,
+}
+
+impl Found {
+    /// Takes what one event's data says.
+    fn read(&mut self, data: &str) {
+        let Ok(event) = serde_json::from_str::<Value>(data) else {
+            return;
+        };
+        self.hits.extend(hits_in(&event));
+        match event["type"].as_str() {
+            Some("content_block_start") => {
+                let block = &event["content_block"];
+                if let Some(citations) = block["citations"].as_array() {
+                    self.citations.extend(citations.iter().filter_map(citation));
+                }
+            }
+            Some("content_block_delta") if event["delta"]["type"] == "citations_delta" => {
+                self.citations.extend(citation(&event["delta"]["citation"]));
+            }
+            _ => {}
+        }
+        let usage = match event["type"].as_str() {
+            Some("message_start") => &event["message"]["usage"],
+            _ => &event["usage"],
+        };
+        if let Some(searches) = usage["server_tool_use"]["web_search_requests"].as_u64() {
+            self.web_search_requests = searches;
+        }
+    }
+}
+
+/// A citation of a search result, as the API gives it on a text block.
+fn citation(value: &Value) -> Option<Citation> {
+    if value["type"] != "web_search_result_location" {
+        return None;
+    }
+    Some(Citation {
+        url: value["url"].as_str()?.to_string(),
+        title: value["title"].as_str().unwrap_or_default().to_string(),
+        cited_text: value["cited_text"].as_str().unwrap_or_default().to_string(),
+    })
 }
 
 /// The server tool's definition for `search`.
@@ -70,14 +121,14 @@ impl Dialect for SearchDialect<'_> {
 
     fn decoder(&self, _request: &ModelRequest) -> Box<dyn StreamDecode> {
         // A retried attempt starts its results over.
-        self.hits
+        *self
+            .found
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clear();
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Found::default();
         Box::new(SearchDecoder {
             inner: StreamDecoder::new(),
             framer: SseFramer::new(),
-            hits: Arc::clone(&self.hits),
+            found: Arc::clone(&self.found),
         })
     }
 
@@ -103,14 +154,11 @@ impl Dialect for SearchDialect<'_> {
 struct SearchDecoder {
     inner: StreamDecoder,
     framer: SseFramer,
-    hits: Arc<Mutex<Vec<SearchHit>>>,
+    found: Arc<Mutex<Found>>,
 }
 
-/// The results in a `content_block_start` event's data, if it opens a search result block.
-fn hits_in(data: &str) -> Vec<SearchHit> {
-    let Ok(event) = serde_json::from_str::<Value>(data) else {
-        return Vec::new();
-    };
+/// The results in a `content_block_start` event, if it opens a search result block.
+fn hits_in(event: &Value) -> Vec<SearchHit> {
     let block = &event["content_block"];
     if event["type"] != "content_block_start" || block["type"] != "web_search_tool_result" {
         return Vec::new();
@@ -135,15 +183,13 @@ impl StreamDecode for SearchDecoder {
         chunk: &[u8],
         on_event: &mut dyn FnMut(ModelEvent),
     ) -> Result<(), ModelError> {
-        let hits = &self.hits;
+        let found = &self.found;
         // A broken stream is the conversation decoder's to report.
         let _ = self.framer.feed(chunk, |event| {
-            let found = hits_in(event.data);
-            if !found.is_empty() {
-                hits.lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .extend(found);
-            }
+            found
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .read(event.data);
             Ok::<(), SseError>(())
         });
         self.inner.push(chunk, on_event)
@@ -168,11 +214,11 @@ pub(super) async fn search_web(
     search: &WebSearchRequest,
     cancel: &CancellationToken,
 ) -> Result<WebSearchAnswer, ModelError> {
-    let hits = Arc::new(Mutex::new(Vec::new()));
+    let found = Arc::new(Mutex::new(Found::default()));
     let dialect = SearchDialect {
         messages,
         search,
-        hits: Arc::clone(&hits),
+        found: Arc::clone(&found),
     };
     let request = ModelRequest {
         model: search.model.clone(),
@@ -200,10 +246,16 @@ pub(super) async fn search_web(
         content: response.content,
     }
     .text();
-    let hits = std::mem::take(&mut *hits.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+    let found = std::mem::take(
+        &mut *found
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    );
     Ok(WebSearchAnswer {
         text,
-        hits,
+        hits: found.hits,
+        citations: found.citations,
+        web_search_requests: found.web_search_requests,
         model: response.model,
         usage: response.usage,
     })
@@ -249,7 +301,7 @@ mod tests {
             {"type": "web_search_result", "title": "Docs", "url": "https://doc.rust-lang.org/"}
         ]}});
         assert_eq!(
-            hits_in(&data.to_string()),
+            hits_in(&data),
             vec![
                 SearchHit {
                     title: "Rust".into(),
@@ -263,6 +315,39 @@ mod tests {
         );
         let text = json!({"type": "content_block_start", "index": 0,
                           "content_block": {"type": "text", "text": ""}});
-        assert_eq!(hits_in(&text.to_string()), vec![]);
+        assert_eq!(hits_in(&text), vec![]);
+    }
+
+    #[test]
+    fn citations_and_the_search_count_are_read_from_the_stream() {
+        let mut found = Found::default();
+        let events = [
+            json!({"type": "message_start", "message": {"usage": {"input_tokens": 10,
+                   "server_tool_use": {"web_search_requests": 0}}}}),
+            json!({"type": "content_block_delta", "index": 2, "delta": {
+                   "type": "citations_delta", "citation": {
+                   "type": "web_search_result_location", "url": "https://www.rust-lang.org/",
+                   "title": "Rust", "cited_text": "Rust 1.90 is out.",
+                   "encrypted_index": "x"}}}),
+            json!({"type": "content_block_delta", "index": 2, "delta": {
+                   "type": "text_delta", "text": "It is out."}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                   "usage": {"output_tokens": 20, "server_tool_use": {"web_search_requests": 2}}}),
+        ];
+        for event in events {
+            found.read(&event.to_string());
+        }
+        assert_eq!(
+            found,
+            Found {
+                hits: Vec::new(),
+                citations: vec![Citation {
+                    url: "https://www.rust-lang.org/".into(),
+                    title: "Rust".into(),
+                    cited_text: "Rust 1.90 is out.".into(),
+                }],
+                web_search_requests: 2,
+            }
+        );
     }
 }

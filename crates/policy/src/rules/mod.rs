@@ -14,6 +14,7 @@
 //! | `Read(//etc/**)`, `Read(~/.ssh/**)` | from the filesystem root; from home                    |
 //! | `Edit(/src/**)`                   | from the rule's [`RuleOrigin::base_dir`] (see there)     |
 //! | `WebFetch(domain:example.com)`    | fetches of that host; `domain:*.example.com` its subdomains |
+//! | `Skill(changelog)`, `Skill(review:*)` | loading that skill; those whose names start with `review` |
 //! | `mcp__github`, `mcp__github__*`   | every tool of that MCP server                            |
 //! | `mcp__github__get_issue`          | that one tool; `mcp__github__get_*` a pattern of them    |
 //!
@@ -59,6 +60,7 @@ mod domain_pattern;
 mod path_pattern;
 mod rule;
 mod rule_set;
+mod skill_pattern;
 mod suggest;
 mod tool_selector;
 mod wildcard;

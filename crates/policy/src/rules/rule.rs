@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::command_pattern::CommandPattern;
 use super::domain_pattern::DomainPattern;
 use super::path_pattern::PathPattern;
+use super::skill_pattern::SkillPattern;
 use super::tool_selector::{EDIT_TOOLS, READ_TOOLS, ToolSelector};
 
 /// Which list a rule came from: `permissions.allow`, `permissions.ask` or `permissions.deny`.
@@ -133,6 +134,7 @@ pub(crate) enum Specifier {
     Command(CommandPattern),
     Path(PathPattern),
     Domain(DomainPattern),
+    Skill(SkillPattern),
 }
 
 impl Rule {
@@ -205,6 +207,7 @@ fn parse_parts(kind: RuleKind, text: &str) -> Result<(ToolSelector, Specifier), 
         Some("Bash") => Specifier::Command(CommandPattern::parse(spec)?),
         Some("Read" | "Edit") => Specifier::Path(PathPattern::parse(spec, kind)?),
         Some("WebFetch") => Specifier::Domain(DomainPattern::parse(spec)?),
+        Some("Skill") => Specifier::Skill(SkillPattern::parse(spec)?),
         Some(tool) if EDIT_TOOLS.contains(&tool) => {
             return Err(format!(
                 "path rules are written on `Edit`, which governs {}; write `Edit({spec})`",

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use super::domain_pattern::host_of_url;
 use super::path_pattern::{Anchors, normalize};
 use super::rule::{Rule, RuleError, RuleKind, RuleOrigin, Specifier};
+use super::skill_pattern::skill_of_input;
 use super::suggest;
 
 /// What the rules need to know about one tool call.
@@ -192,6 +193,8 @@ struct Facts<'a> {
     /// `input.command` with its whitespace collapsed, for deny and ask rules.
     whole_command: Option<String>,
     host: Option<String>,
+    /// The skill a `Skill` call loads.
+    skill: Option<String>,
 }
 
 impl<'a> Facts<'a> {
@@ -210,6 +213,9 @@ impl<'a> Facts<'a> {
             .get("url")
             .and_then(serde_json::Value::as_str)
             .and_then(host_of_url);
+        let skill = (call.tool == "Skill")
+            .then(|| skill_of_input(call.input))
+            .flatten();
         let commands = match call.bash_commands {
             Some(commands) if !commands.is_empty() => commands.to_vec(),
             _ => whole_command
@@ -226,6 +232,7 @@ impl<'a> Facts<'a> {
             commands,
             whole_command,
             host,
+            skill,
         }
     }
 
@@ -257,6 +264,7 @@ impl<'a> Facts<'a> {
                 self.paths.iter().any(|p| pattern.matches(p, anchors))
             }
             Specifier::Domain(pattern) => self.host.as_deref().is_some_and(|h| pattern.matches(h)),
+            Specifier::Skill(pattern) => self.skill.as_deref().is_some_and(|s| pattern.matches(s)),
         }
     }
 
@@ -273,6 +281,7 @@ impl<'a> Facts<'a> {
                 !self.paths.is_empty() && self.paths.iter().all(|p| pattern.matches(p, anchors))
             }
             Specifier::Domain(pattern) => self.host.as_deref().is_some_and(|h| pattern.matches(h)),
+            Specifier::Skill(pattern) => self.skill.as_deref().is_some_and(|s| pattern.matches(s)),
         }
     }
 
@@ -296,7 +305,13 @@ impl<'a> Facts<'a> {
                 let base_dir = normalize(&rule.origin.base_dir, &self.cwd);
                 pattern.matches(path, self.anchors(&base_dir))
             }
-            (Specifier::Command(_) | Specifier::Path(_) | Specifier::Domain(_), _) => false,
+            (
+                Specifier::Command(_)
+                | Specifier::Path(_)
+                | Specifier::Domain(_)
+                | Specifier::Skill(_),
+                _,
+            ) => false,
         }
     }
 }

@@ -735,6 +735,14 @@ impl App {
             AgentEvent::ToolResultsMessage { message } => {
                 self.conversation.push(message.clone());
             }
+            // Requests beside the conversation count in /cost like the others.
+            AgentEvent::SideRequests(side) => {
+                self.usage += side.usage;
+                match side.cost_usd {
+                    Some(cost) => self.cost_usd += cost,
+                    None => self.cost_unknown = true,
+                }
+            }
             AgentEvent::TextDelta { text } | AgentEvent::ThinkingDelta { text } => {
                 self.streamed_bytes += text.len();
             }
