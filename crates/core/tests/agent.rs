@@ -259,7 +259,7 @@ async fn each_role_gets_its_tools_and_never_the_agent_tool() {
             &[
                 "Bash",
                 "BashOutput",
-                "KillShell",
+                "TaskStop",
                 "Read",
                 "Glob",
                 "Grep",

@@ -9,6 +9,7 @@
 //! [`Spawner::spawn`]: crate::Spawner::spawn
 //! [`SessionParts::agents`]: crate::SessionParts::agents
 
+mod background;
 mod filter;
 mod roles;
 mod tool;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use cairn_context::agents::{AgentDefinition, AgentOrigin, load_agents, parse_agents_json};
 
+pub use background::{Background, TaskNotifications};
 pub use filter::RoleTools;
 pub use roles::READ_ONLY_TOOLS;
 pub use tool::{AGENT_TOOL, AgentTool};
@@ -72,8 +74,8 @@ pub struct AgentProfile {
     pub model: ModelChoice,
     /// Model requests allowed per run; `None` for the session's limit.
     pub max_turns: Option<u32>,
-    /// The permission mode a custom agent asks for, as written. Recorded only: a sub-agent
-    /// runs under its parent's mode until engines can hold a narrower mode of their own.
+    /// The permission mode a custom agent asks for, as written: it narrows the parent's
+    /// mode for the agent (`plan`, `default`) and never widens it.
     pub permission_mode: Option<String>,
     /// Where a custom agent was defined; `None` for a built-in role.
     pub origin: Option<AgentOrigin>,

@@ -23,6 +23,7 @@ use cairn_tools::ToolExecutor;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::TaskNotifications;
 use crate::events::Recorder;
 use crate::governance::Governance;
 
@@ -68,6 +69,8 @@ pub struct Engine {
     current_op: String,
     /// Whose turns these are: the main agent's, or a sub-agent's (whose hooks differ).
     scope: AgentScope,
+    /// What this engine's background agents left for its next request.
+    notifications: Option<Arc<TaskNotifications>>,
 }
 
 /// Whose turns an engine runs. A sub-agent's prompt is not the user's, so its turns fire no
@@ -165,12 +168,30 @@ impl Engine {
             recall_running: None,
             current_op: String::new(),
             scope: AgentScope::Main,
+            notifications: None,
         }
+    }
+
+    /// Takes the notifications of this engine's background agents (see
+    /// [`crate::agent::AgentTool::with_background`]) into its next request: with the next
+    /// prompt or the next tool results. Where nobody can be asked anything (`cairn -p`), a
+    /// turn that ends while one still runs waits for it and goes on with its notification, so
+    /// the run's answer has its result and no agent outlives the run.
+    pub fn with_task_notifications(mut self, notifications: Arc<TaskNotifications>) -> Self {
+        self.notifications = Some(notifications);
+        self
     }
 
     /// Marks this engine as a sub-agent's (see [`AgentScope`]); only the spawner does this.
     pub(crate) fn for_sub_agent(mut self, scope: AgentScope) -> Self {
         self.scope = scope;
+        self
+    }
+
+    /// Judges this engine's calls by `mode` where it is narrower than the session's mode,
+    /// never by a wider one (a sub-agent's `permissionMode`, see [`Governance::narrowed_to`]).
+    pub(crate) fn narrowed_to(mut self, mode: cairn_protocol::PermissionMode) -> Self {
+        self.config.governance = self.config.governance.clone().narrowed_to(mode);
         self
     }
 
@@ -330,7 +351,7 @@ impl Engine {
     /// The model id the next request goes to: the session's model choice (`config.model`)
     /// for the permission mode in force, so that `opusplan` plans with opus.
     fn request_model(&self) -> String {
-        models::model_for_mode(&self.config.model, self.config.governance.gate().mode())
+        models::model_for_mode(&self.config.model, self.config.governance.mode())
     }
 }
 
