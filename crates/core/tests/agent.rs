@@ -331,6 +331,7 @@ async fn a_custom_agent_gets_exactly_its_tools_its_model_and_its_body_as_system_
         model: Some("opus".into()),
         max_turns: Some(3),
         permission_mode: None,
+        worktree: false,
         prompt: "You review code and nothing else.".into(),
     };
     let mut session = host(

@@ -120,11 +120,11 @@ impl ToolExecutor for CompositeExecutor {
             .map_or(Assurance::Claimed, |owner| owner.assurance(call))
     }
 
-    fn for_agent(&self) -> Option<Arc<dyn ToolExecutor>> {
+    fn for_agent(&self, workdir: Option<&std::path::Path>) -> Option<Arc<dyn ToolExecutor>> {
         let parts: Vec<Option<Arc<dyn ToolExecutor>>> = self
             .executors
             .iter()
-            .map(|executor| executor.for_agent())
+            .map(|executor| executor.for_agent(workdir))
             .collect();
         if parts.iter().all(Option::is_none) {
             return None;

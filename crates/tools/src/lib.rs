@@ -195,12 +195,12 @@ pub struct SessionState {
 
 impl SessionState {
     /// The state of a sub-agent started from this one: nothing read yet, an empty todo list,
-    /// and a shell of its own that starts where this one is (the background commands are
-    /// shared, see [`ShellRegistry::for_agent`]).
-    pub fn for_agent(&self) -> SessionState {
+    /// and a shell of its own that starts in `workdir`, else where this one is (the background
+    /// commands are shared, see [`ShellRegistry::for_agent`]).
+    pub fn for_agent(&self, workdir: Option<&Path>) -> SessionState {
         SessionState {
             files: FileTracker::default(),
-            shells: self.shells.for_agent(),
+            shells: self.shells.for_agent(workdir),
             todos: Mutex::default(),
         }
     }
@@ -436,9 +436,10 @@ pub trait ToolExecutor: Send + Sync {
     /// These tools for a sub-agent: the same tools over state of the agent's own (a shell
     /// working directory, a record of the files read, a todo list; see
     /// [`SessionState::for_agent`]), so agents running beside each other and their parent
-    /// never share what one call leaves for the next. `None` when the executor keeps no such
-    /// state and the agent may use it as it is (the default).
-    fn for_agent(&self) -> Option<Arc<dyn ToolExecutor>> {
+    /// never share what one call leaves for the next; with `workdir`, working there instead
+    /// of the project directory (an agent's own git worktree). `None` when the executor keeps
+    /// no such state and the agent may use it as it is (the default).
+    fn for_agent(&self, _workdir: Option<&Path>) -> Option<Arc<dyn ToolExecutor>> {
         None
     }
 }

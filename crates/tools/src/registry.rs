@@ -267,9 +267,12 @@ impl ToolExecutor for ToolRegistry {
         }
     }
 
-    fn for_agent(&self) -> Option<Arc<dyn ToolExecutor>> {
+    fn for_agent(&self, workdir: Option<&std::path::Path>) -> Option<Arc<dyn ToolExecutor>> {
         let mut context = self.context.clone();
-        context.session = Arc::new(self.context.session.for_agent());
+        context.session = Arc::new(self.context.session.for_agent(workdir));
+        if let Some(dir) = workdir {
+            context.cwd = dir.to_path_buf();
+        }
         Some(Arc::new(ToolRegistry {
             tools: self.tools.clone(),
             context,

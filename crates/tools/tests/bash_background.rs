@@ -267,7 +267,7 @@ async fn a_sub_agents_shell_moves_alone_and_shares_the_background_tasks() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     let parent = registry(dir.path());
-    let agent = cairn_tools::ToolExecutor::for_agent(&parent).unwrap();
+    let agent = cairn_tools::ToolExecutor::for_agent(&parent, None).unwrap();
 
     let moved = call_on(
         agent.as_ref(),

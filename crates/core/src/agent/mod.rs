@@ -13,6 +13,7 @@ mod background;
 mod filter;
 mod roles;
 mod tool;
+mod worktree;
 
 use std::path::{Path, PathBuf};
 
@@ -77,6 +78,8 @@ pub struct AgentProfile {
     /// The permission mode a custom agent asks for, as written: it narrows the parent's
     /// mode for the agent (`plan`, `default`) and never widens it.
     pub permission_mode: Option<String>,
+    /// `isolation: worktree`: it runs in a git worktree of its own.
+    pub worktree: bool,
     /// Where a custom agent was defined; `None` for a built-in role.
     pub origin: Option<AgentOrigin>,
     /// A custom agent's file.
@@ -100,6 +103,7 @@ impl AgentProfile {
             model,
             max_turns: None,
             permission_mode: None,
+            worktree: false,
             origin: None,
             path: None,
         }
@@ -116,6 +120,7 @@ impl AgentProfile {
             disallowed_tools: definition.disallowed_tools,
             max_turns: definition.max_turns,
             permission_mode: definition.permission_mode,
+            worktree: definition.worktree,
             origin: Some(definition.origin),
             path: definition.path,
         }
@@ -131,6 +136,8 @@ pub struct AgentCatalog {
     max_concurrent: usize,
     spill_dir: PathBuf,
     environment: String,
+    /// Where isolated agents' worktrees go, and the project they are made from.
+    worktrees: Option<(PathBuf, PathBuf)>,
 }
 
 impl Default for AgentCatalog {
@@ -149,6 +156,7 @@ impl AgentCatalog {
             max_concurrent: DEFAULT_MAX_CONCURRENT,
             spill_dir: std::env::temp_dir().join("cairn-agents"),
             environment: String::new(),
+            worktrees: None,
         }
     }
 
@@ -206,6 +214,14 @@ impl AgentCatalog {
     /// the platform), after its role's prompt.
     pub fn with_environment(mut self, environment: String) -> AgentCatalog {
         self.environment = environment;
+        self
+    }
+
+    /// Lets agents run in git worktrees of their own (`isolation: worktree`), made from
+    /// `project`'s repository under `root` (`~/.cairn/worktrees`); without it such an agent
+    /// is an error result.
+    pub fn with_worktrees(mut self, root: PathBuf, project: PathBuf) -> AgentCatalog {
+        self.worktrees = Some((root, project));
         self
     }
 
@@ -326,6 +342,7 @@ mod tests {
             model: Some("inherit".into()),
             max_turns: None,
             permission_mode: None,
+            worktree: false,
             prompt: "Explore my way.".into(),
         }]);
         let explore = catalog.find("Explore").unwrap();

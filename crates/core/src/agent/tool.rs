@@ -8,7 +8,9 @@ use async_trait::async_trait;
 use cairn_context::StandardPipeline;
 use cairn_llm::models;
 use cairn_policy::hooks::HookEvent;
-use cairn_protocol::{ContentBlock, PermissionMode, SystemPrompt, ToolSpec, TurnEnd, TurnSummary};
+use cairn_protocol::{
+    ContentBlock, PermissionMode, SystemPrompt, ToolResultContent, ToolSpec, TurnEnd, TurnSummary,
+};
 use cairn_tools::{
     CallContext, PrepareError, PreparedCall, Safety, ToolCall, ToolExecutor, ToolOutput,
 };
@@ -18,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::background::{AgentTask, Background, TaskStatus, task_notification};
 use super::roles::SUB_AGENT_PREAMBLE;
+use super::worktree::Worktree;
 use super::{AgentCatalog, AgentProfile, ModelChoice, RoleTools, ToolChoice};
 use crate::assembly::system_reminder;
 use crate::engine::AgentScope;
@@ -57,6 +60,8 @@ struct AgentInput {
     subagent_type: String,
     model: Option<String>,
     run_in_background: bool,
+    /// `isolation: "worktree"`.
+    worktree: bool,
 }
 
 impl AgentInput {
@@ -84,6 +89,15 @@ impl AgentInput {
                 Some(other) => {
                     return Err(format!(
                         "Agent: `run_in_background` must be true or false, not {other}."
+                    ));
+                }
+            },
+            worktree: match field("isolation") {
+                None => false,
+                Some("worktree") => true,
+                Some(other) => {
+                    return Err(format!(
+                        "Agent: `isolation` must be \"worktree\", not {other:?}."
                     ));
                 }
             },
@@ -201,11 +215,24 @@ impl AgentTool {
             );
         }
 
+        let worktree = match self.worktree_for(profile, input.worktree, &agent_id).await {
+            Ok(worktree) => worktree,
+            Err(message) => return ToolOutput::error(message),
+        };
+        if let Some(worktree) = &worktree {
+            content.push(system_reminder(&format!(
+                "You work in a git worktree of your own at {}, on branch {}: relative paths and \
+                 your shell start there. Change files there only, never in the project \
+                 directory.",
+                worktree.path.display(),
+                worktree.branch
+            )));
+        }
         // Its own shell directory, read-file record and todo list: agents that run at once
         // never share what one call leaves for the next, nor with their parent.
         let session_tools = self.spawner.tools();
         let own_tools = session_tools
-            .for_agent()
+            .for_agent(worktree.as_ref().map(|worktree| worktree.path.as_path()))
             .unwrap_or_else(|| session_tools.clone());
         let tools = RoleTools::new(
             own_tools,
@@ -261,18 +288,57 @@ impl AgentTool {
                     agent_id,
                     name: profile.name.clone(),
                     description: input.description,
+                    worktree,
                 },
             );
         }
         let started = Instant::now();
         let summary = engine.run_turn(content, &events, &cx.cancel).await;
         drop(running);
-        answer(
+        let output = answer(
             &profile.name,
             &input.description,
             summary,
             started.elapsed(),
-        )
+        );
+        with_worktree_note(output, worktree).await
+    }
+
+    /// The worktree an isolated agent (its definition's `isolation` or the call's) works in,
+    /// made now; `None` for an agent that is not isolated.
+    async fn worktree_for(
+        &self,
+        profile: &AgentProfile,
+        asked: bool,
+        agent_id: &str,
+    ) -> Result<Option<Worktree>, String> {
+        if !(profile.worktree || asked) {
+            return Ok(None);
+        }
+        let Some((root, project)) = &self.catalog.worktrees else {
+            return Err(
+                "Agent: `isolation: worktree` is not available in this session.".to_string(),
+            );
+        };
+        let worktree = Worktree::create(project, root, agent_id).await?;
+        // Cairn made it for this session: its files are the agent's workspace.
+        self.spawner
+            .governance()
+            .gate()
+            .add_workspace_root(worktree.path.clone());
+        Ok(Some(worktree))
+    }
+}
+
+/// `output` with what became of the agent's worktree, once it is done with it.
+async fn with_worktree_note(output: ToolOutput, worktree: Option<Worktree>) -> ToolOutput {
+    let Some(worktree) = worktree else {
+        return output;
+    };
+    let note = worktree.finish().await;
+    ToolOutput {
+        content: ToolResultContent::Text(format!("{}\n{note}", output.content.text())),
+        ..output
     }
 }
 
@@ -285,6 +351,7 @@ struct BackgroundRun {
     agent_id: String,
     name: String,
     description: String,
+    worktree: Option<Worktree>,
 }
 
 /// Starts `run` on a task of its own, listed for `TaskStop` (and the end of the session) and
@@ -298,6 +365,7 @@ fn start_in_background(background: &Background, run: BackgroundRun) -> ToolOutpu
         agent_id,
         name,
         description,
+        worktree,
     } = run;
     let stop = CancellationToken::new();
     let done = Arc::new(AtomicBool::new(false));
@@ -327,7 +395,11 @@ fn start_in_background(background: &Background, run: BackgroundRun) -> ToolOutpu
             TurnEnd::Interrupted => TaskStatus::Killed,
             TurnEnd::Failed { .. } | TurnEnd::HookBlocked { .. } => TaskStatus::Failed,
         };
-        let result = answer(&name, &description, summary, started.elapsed());
+        let result = with_worktree_note(
+            answer(&name, &description, summary, started.elapsed()),
+            worktree,
+        )
+        .await;
         notifications.finished(task_notification(
             &task_id,
             &description,
@@ -414,6 +486,11 @@ impl ToolExecutor for AgentTool {
                     "model": {
                         "type": "string",
                         "description": "A model for this sub-agent (sonnet, opus, haiku); its type's model otherwise."
+                    },
+                    "isolation": {
+                        "type": "string",
+                        "enum": ["worktree"],
+                        "description": "\"worktree\" to run the sub-agent in a git worktree of its own; its branch is reported when it changed something."
                     },
                     "run_in_background": {
                         "type": "boolean",

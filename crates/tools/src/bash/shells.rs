@@ -56,11 +56,15 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl ShellRegistry {
-    /// A shell for a sub-agent: it starts where this one is now and keeps its own working
-    /// directory from then on; the background commands are shared.
-    pub fn for_agent(&self) -> ShellRegistry {
+    /// A shell for a sub-agent: it starts in `workdir`, else where this one is now, and keeps
+    /// its own working directory from then on; the background commands are shared.
+    pub fn for_agent(&self, workdir: Option<&Path>) -> ShellRegistry {
+        let start = match workdir {
+            Some(dir) => Some(dir.to_path_buf()),
+            None => lock(&self.cwd).clone(),
+        };
         ShellRegistry {
-            cwd: Mutex::new(lock(&self.cwd).clone()),
+            cwd: Mutex::new(start),
             background: Arc::clone(&self.background),
         }
     }
