@@ -169,3 +169,45 @@ fn an_agent_files_permission_mode_never_widens_the_parents_mode() {
         );
     }
 }
+
+#[test]
+fn an_agent_files_skills_are_preloaded_into_its_first_request_and_an_unknown_one_is_a_warning() {
+    let harness = Harness::new();
+    let skill = harness.path(".claude/skills/greet");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: greet\ndescription: Greets.\n---\nGREET-BODY-9: say hello first.\n",
+    )
+    .unwrap();
+    let agents = harness.path(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("greeter.md"),
+        "---\nname: greeter\ndescription: Greets.\nskills: greet, missing\n---\nYou greet.\n",
+    )
+    .unwrap();
+    harness
+        .server
+        .push(agent_call("toolu_agent", "greeter", "Greet them."));
+    harness.server.push(Reply::text("Hello."));
+    harness.server.push(Reply::text("Done."));
+    let output = run(&harness, &["-p", "greet"]);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "agent definition {}: skills: no skill named \"missing\"; skipped",
+            agents.join("greeter.md").display()
+        )),
+        "{stderr}"
+    );
+    let requests = harness.server.wait_for_requests(3, WAIT);
+    let first = requests[1].body["messages"].to_string();
+    assert!(first.contains("GREET-BODY-9"), "{first}");
+    assert!(
+        !requests[0].body["messages"]
+            .to_string()
+            .contains("GREET-BODY-9")
+    );
+}

@@ -1,7 +1,7 @@
 //! Custom sub-agents, Claude Code's way: Markdown files under `.claude/agents/` (project) and
 //! `~/.claude/agents/` (user), and the `--agents` flag's JSON. A file's front matter names the
 //! agent and says what it may do (`name`, `description`, `tools`, `disallowedTools`, `model`,
-//! `maxTurns`, `permissionMode`, `isolation`); its body is the agent's system prompt.
+//! `maxTurns`, `permissionMode`, `isolation`, `skills`); its body is the agent's system prompt.
 //!
 //! A file that cannot make an agent (no `name`, no `description`, front matter that never
 //! ends) is a problem naming the file and the field, and the other agents load; a field with a
@@ -64,6 +64,8 @@ pub struct AgentDefinition {
     pub permission_mode: Option<String>,
     /// `isolation: worktree`: it runs in a git worktree of its own.
     pub worktree: bool,
+    /// The skills whose instructions it starts with, by name.
+    pub skills: Vec<String>,
     /// Its system prompt.
     pub prompt: String,
 }
@@ -284,7 +286,7 @@ fn definition(
             other => {
                 problem(
                     field,
-                    format!("expected a list of tool names, found {other}; ignored"),
+                    format!("expected a list of names, found {other}; ignored"),
                 );
                 None
             }
@@ -292,6 +294,7 @@ fn definition(
     };
     let tools = list("tools");
     let disallowed_tools = list("disallowedTools").unwrap_or_default();
+    let skills = list("skills").unwrap_or_default();
     let max_turns = match fields.get("maxTurns") {
         None => None,
         Some(Value::Number(number)) => number.as_u64().and_then(|n| u32::try_from(n).ok()),
@@ -351,6 +354,7 @@ fn definition(
         max_turns,
         permission_mode,
         worktree,
+        skills,
         prompt: text("prompt").unwrap_or_default().to_string(),
     })
 }
@@ -456,6 +460,7 @@ mod tests {
                     max_turns: Some(4),
                     permission_mode: Some("plan".into()),
                     worktree: true,
+                    skills: Vec::new(),
                     prompt: "You review code.".into(),
                 },
                 AgentDefinition {
@@ -469,6 +474,7 @@ mod tests {
                     max_turns: None,
                     permission_mode: None,
                     worktree: false,
+                    skills: Vec::new(),
                     prompt: "Notes.".into(),
                 },
             ]
@@ -549,6 +555,7 @@ mod tests {
                 max_turns: Some(2),
                 permission_mode: None,
                 worktree: false,
+                skills: Vec::new(),
                 prompt: "You check.".into(),
             }]
         );

@@ -332,6 +332,7 @@ async fn a_custom_agent_gets_exactly_its_tools_its_model_and_its_body_as_system_
         max_turns: Some(3),
         permission_mode: None,
         worktree: false,
+        skills: Vec::new(),
         prompt: "You review code and nothing else.".into(),
     };
     let mut session = host(

@@ -80,6 +80,11 @@ pub struct AgentProfile {
     pub permission_mode: Option<String>,
     /// `isolation: worktree`: it runs in a git worktree of its own.
     pub worktree: bool,
+    /// The skills a custom agent starts with, by name.
+    pub skills: Vec<String>,
+    /// Those skills' instructions, found when the catalog was loaded: they go with the
+    /// agent's prompt, as Claude Code preloads them.
+    pub preloaded_skills: Vec<String>,
     /// Where a custom agent was defined; `None` for a built-in role.
     pub origin: Option<AgentOrigin>,
     /// A custom agent's file.
@@ -104,6 +109,8 @@ impl AgentProfile {
             max_turns: None,
             permission_mode: None,
             worktree: false,
+            skills: Vec::new(),
+            preloaded_skills: Vec::new(),
             origin: None,
             path: None,
         }
@@ -121,6 +128,8 @@ impl AgentProfile {
             max_turns: definition.max_turns,
             permission_mode: definition.permission_mode,
             worktree: definition.worktree,
+            skills: definition.skills,
+            preloaded_skills: Vec::new(),
             origin: Some(definition.origin),
             path: definition.path,
         }
@@ -173,12 +182,49 @@ impl AgentCatalog {
         if let Some(flag) = flag {
             set = set.merged(parse_agents_json(flag)?);
         }
-        let warnings = set
+        let mut warnings: Vec<String> = set
             .problems
             .iter()
             .map(|problem| format!("agent definition {problem}"))
             .collect();
-        Ok((AgentCatalog::built_in().with_custom(set.agents), warnings))
+        let mut catalog = AgentCatalog::built_in().with_custom(set.agents);
+        warnings.extend(catalog.preload_skills(project, home));
+        Ok((catalog, warnings))
+    }
+
+    /// Finds the instructions of the skills each custom agent names (the project's and the
+    /// user's skills); a name no skill has is a warning naming the agent and the field.
+    fn preload_skills(&mut self, project: &Path, home: Option<&Path>) -> Vec<String> {
+        if self
+            .profiles
+            .iter()
+            .all(|profile| profile.skills.is_empty())
+        {
+            return Vec::new();
+        }
+        let skills = cairn_context::skills::load_skills(project, home);
+        let mut warnings = Vec::new();
+        for profile in &mut self.profiles {
+            for name in &profile.skills {
+                match skills.find(name) {
+                    Some(skill) => profile.preloaded_skills.push(format!(
+                        "The skill {:?}, preloaded for you:\n\n{}",
+                        skill.name,
+                        skill.expand("")
+                    )),
+                    None => {
+                        let place = profile.path.as_ref().map_or_else(
+                            || "--agents".to_string(),
+                            |path| path.display().to_string(),
+                        );
+                        warnings.push(format!(
+                            "agent definition {place}: skills: no skill named {name:?}; skipped"
+                        ));
+                    }
+                }
+            }
+        }
+        warnings
     }
 
     /// The catalog with `agents` added; a custom agent replaces a role of the same name.
@@ -343,6 +389,7 @@ mod tests {
             max_turns: None,
             permission_mode: None,
             worktree: false,
+            skills: Vec::new(),
             prompt: "Explore my way.".into(),
         }]);
         let explore = catalog.find("Explore").unwrap();

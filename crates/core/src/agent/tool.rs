@@ -192,6 +192,12 @@ impl AgentTool {
         let model = self.model_for(profile, input.model.as_deref());
 
         let mut content = vec![ContentBlock::text(input.prompt)];
+        content.extend(
+            profile
+                .preloaded_skills
+                .iter()
+                .map(|skill| system_reminder(skill)),
+        );
         let mut hook_input = Map::new();
         hook_input.insert("agent_id".into(), agent_id.clone().into());
         hook_input.insert("agent_type".into(), profile.name.clone().into());
