@@ -130,7 +130,11 @@ fn agent_catalog(
             .with_small_model(small_model)
             .with_max_concurrent(max_concurrent)
             .with_spill_dir(spill_dir)
-            .with_environment(environment),
+            .with_environment(environment)
+            .with_worktrees(
+                crate::session::cairn_home()?.join("worktrees"),
+                cwd.to_path_buf(),
+            ),
         warnings,
     ))
 }

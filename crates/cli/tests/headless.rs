@@ -153,7 +153,7 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
             "Agent",
             "Bash",
             "BashOutput",
-            "KillShell",
+            "TaskStop",
             "Read",
             "Glob",
             "Grep",

@@ -16,7 +16,9 @@ use cairn_test_support::{RecordedRequest, Reply, ScriptedBlock};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
+mod subagents_support;
 mod support;
+use subagents_support::result_of;
 use support::{Harness, WAIT};
 
 fn agent_call(id: &str, name: &str, role: &str, prompt: &str) -> ScriptedBlock {
@@ -45,29 +47,6 @@ fn tool_names(request: &RecordedRequest) -> Vec<String> {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap().to_string())
         .collect()
-}
-
-/// The `tool_result` for `id` in the last message of `request`: its text and `is_error`.
-fn result_of(request: &RecordedRequest, id: &str) -> (String, bool) {
-    let messages = request.body["messages"].as_array().unwrap();
-    let result = messages.last().unwrap()["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|block| block["tool_use_id"] == json!(id))
-        .unwrap()
-        .clone();
-    let text = match &result["content"] {
-        Value::String(text) => text.clone(),
-        blocks => blocks
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|block| block["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
-    (text, result["is_error"] == json!(true))
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Custom sub-agents, Claude Code's way: Markdown files under `.claude/agents/` (project) and
 //! `~/.claude/agents/` (user), and the `--agents` flag's JSON. A file's front matter names the
 //! agent and says what it may do (`name`, `description`, `tools`, `disallowedTools`, `model`,
-//! `maxTurns`, `permissionMode`); its body is the agent's system prompt.
+//! `maxTurns`, `permissionMode`, `isolation`, `skills`); its body is the agent's system prompt.
 //!
 //! A file that cannot make an agent (no `name`, no `description`, front matter that never
 //! ends) is a problem naming the file and the field, and the other agents load; a field with a
@@ -62,6 +62,10 @@ pub struct AgentDefinition {
     pub max_turns: Option<u32>,
     /// The permission mode it asks for (`plan`, `default`, …), as written.
     pub permission_mode: Option<String>,
+    /// `isolation: worktree`: it runs in a git worktree of its own.
+    pub worktree: bool,
+    /// The skills whose instructions it starts with, by name.
+    pub skills: Vec<String>,
     /// Its system prompt.
     pub prompt: String,
 }
@@ -282,7 +286,7 @@ fn definition(
             other => {
                 problem(
                     field,
-                    format!("expected a list of tool names, found {other}; ignored"),
+                    format!("expected a list of names, found {other}; ignored"),
                 );
                 None
             }
@@ -290,6 +294,7 @@ fn definition(
     };
     let tools = list("tools");
     let disallowed_tools = list("disallowedTools").unwrap_or_default();
+    let skills = list("skills").unwrap_or_default();
     let max_turns = match fields.get("maxTurns") {
         None => None,
         Some(Value::Number(number)) => number.as_u64().and_then(|n| u32::try_from(n).ok()),
@@ -325,6 +330,17 @@ fn definition(
         }
         None => None,
     };
+    let worktree = match text("isolation") {
+        Some("worktree") => true,
+        Some(other) => {
+            problem(
+                "isolation",
+                format!("unknown isolation {other:?} (expected worktree); ignored"),
+            );
+            false
+        }
+        None => false,
+    };
     Some(AgentDefinition {
         name: name.trim().to_string(),
         description: description.to_string(),
@@ -337,6 +353,8 @@ fn definition(
             .map(String::from),
         max_turns,
         permission_mode,
+        worktree,
+        skills,
         prompt: text("prompt").unwrap_or_default().to_string(),
     })
 }
@@ -412,7 +430,8 @@ mod tests {
             &project.path().join(".claude/agents"),
             "reviewer.md",
             "---\nname: reviewer\ndescription: Reviews diffs.\ntools: Read, Grep\n\
-             disallowedTools:\n  - Bash\nmodel: haiku\nmaxTurns: 4\npermissionMode: plan\n---\n\
+             disallowedTools:\n  - Bash\nmodel: haiku\nmaxTurns: 4\npermissionMode: plan\n\
+             isolation: worktree\n---\n\
              You review code.\n",
         );
         write(
@@ -440,6 +459,8 @@ mod tests {
                     model: Some("haiku".into()),
                     max_turns: Some(4),
                     permission_mode: Some("plan".into()),
+                    worktree: true,
+                    skills: Vec::new(),
                     prompt: "You review code.".into(),
                 },
                 AgentDefinition {
@@ -452,6 +473,8 @@ mod tests {
                     model: None,
                     max_turns: None,
                     permission_mode: None,
+                    worktree: false,
+                    skills: Vec::new(),
                     prompt: "Notes.".into(),
                 },
             ]
@@ -531,6 +554,8 @@ mod tests {
                 model: None,
                 max_turns: Some(2),
                 permission_mode: None,
+                worktree: false,
+                skills: Vec::new(),
                 prompt: "You check.".into(),
             }]
         );

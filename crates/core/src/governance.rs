@@ -8,7 +8,7 @@ use cairn_policy::hooks::{HookCommon, HookEvent, HookOutcome, HookPermission, Ho
 use cairn_policy::{CallInfo, PermissionGate, Verdict};
 use cairn_protocol::{
     AgentEvent, DecisionSource, EventSender, PermissionAnswer, PermissionBroker,
-    PermissionDecision, PermissionQuestion, ToolResultBlock, ToolResultContent,
+    PermissionDecision, PermissionMode, PermissionQuestion, ToolResultBlock, ToolResultContent,
 };
 use cairn_tools::{
     Access, Assurance, Destructiveness, PreparedCall, Reach, ToolCall, ToolExecutor, ToolOutput,
@@ -109,6 +109,22 @@ pub struct Governance {
     /// The project whose `.claude/settings.local.json` keeps the rules the user allows for
     /// good; `None` keeps them for the session only.
     rules_kept_in: Option<std::path::PathBuf>,
+    /// The widest mode this engine's calls are judged by (a sub-agent's `permissionMode`):
+    /// the gate's mode when it is narrower, this one otherwise. `None` for the gate's mode.
+    mode_ceiling: Option<PermissionMode>,
+}
+
+/// How much a mode lets run without a question, narrowest first: `plan` refuses every
+/// change, `dontAsk` refuses what no rule allows, `default` asks, `acceptEdits` lets edits
+/// run, `bypassPermissions` lets everything run.
+fn breadth(mode: PermissionMode) -> u8 {
+    match mode {
+        PermissionMode::Plan => 0,
+        PermissionMode::DontAsk => 1,
+        PermissionMode::Default => 2,
+        PermissionMode::AcceptEdits => 3,
+        PermissionMode::BypassPermissions => 4,
+    }
 }
 
 impl Governance {
@@ -121,6 +137,30 @@ impl Governance {
             hooks,
             hook_common,
             rules_kept_in: None,
+            mode_ceiling: None,
+        }
+    }
+
+    /// This governance with calls judged by `mode` where it is narrower than the mode in
+    /// force, never by a wider one: a sub-agent whose file asks for `plan` plans under a
+    /// `default` parent, one that asks for `bypassPermissions` runs in `default` there. The
+    /// gate, its rules and the hooks stay the parent's.
+    pub fn narrowed_to(mut self, mode: PermissionMode) -> Self {
+        let ceiling = match self.mode_ceiling {
+            Some(before) if breadth(before) < breadth(mode) => before,
+            Some(_) | None => mode,
+        };
+        self.mode_ceiling = Some(ceiling);
+        self
+    }
+
+    /// The mode this engine's calls are judged by now: the gate's, narrowed by
+    /// [`Governance::narrowed_to`].
+    pub fn mode(&self) -> PermissionMode {
+        let mode = self.gate.mode();
+        match self.mode_ceiling {
+            Some(ceiling) if breadth(ceiling) < breadth(mode) => ceiling,
+            Some(_) | None => mode,
         }
     }
 
@@ -194,7 +234,7 @@ impl Governance {
             reason,
         }) = self
             .gate
-            .plan_mode_refusal(&call_info(&call, tools.as_ref(), broker))
+            .plan_mode_refusal_in(&call_info(&call, tools.as_ref(), broker), self.mode())
         {
             return Err(self.refuse(&call, source, rule, reason, events));
         }
@@ -236,7 +276,8 @@ impl Governance {
         }
 
         let verdict = claimed_reason(
-            self.gate.check(&call_info(&call, tools.as_ref(), broker)),
+            self.gate
+                .check_in(&call_info(&call, tools.as_ref(), broker), self.mode()),
             &call,
             tools.as_ref(),
         );
@@ -326,7 +367,8 @@ impl Governance {
         broker: &dyn PermissionBroker,
     ) -> Result<(), ToolOutput> {
         let denied_by_rule = matches!(
-            self.gate.check(&call_info(call, tools.as_ref(), broker)),
+            self.gate
+                .check_in(&call_info(call, tools.as_ref(), broker), self.mode()),
             Verdict::Deny {
                 source: DecisionSource::Rule,
                 ..

@@ -29,7 +29,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{AgentCatalog, AgentTool};
+use crate::agent::{AgentCatalog, AgentTool, Background, TaskNotifications};
 use crate::assembly::Turn;
 use crate::engine::{AgentScope, Engine, EngineConfig};
 use crate::events::ChannelSink;
@@ -154,24 +154,29 @@ impl SessionHost {
             governance: config.governance.clone(),
             broker: broker.clone(),
         };
+        let notifications = Arc::new(TaskNotifications::default());
         let tools: Arc<dyn ToolExecutor> = match agents.clone() {
             // First, as Claude Code offers it: the tools a session adds later (loaded by tool
             // search) go at the end, after a prefix that stays the same.
             Some(catalog) => Arc::new(CompositeExecutor::new(vec![
-                Arc::new(AgentTool::new(
-                    spawner.clone(),
-                    catalog,
-                    config.model.clone(),
-                    config.max_output_tokens,
-                    config.max_requests,
-                )),
+                Arc::new(
+                    AgentTool::new(
+                        spawner.clone(),
+                        catalog,
+                        config.model.clone(),
+                        config.max_output_tokens,
+                        config.max_requests,
+                    )
+                    .with_background(Background::new(tool_state.clone(), notifications.clone())),
+                ),
                 tools,
             ])),
             None => tools,
         };
         let engine = Engine::new(client, tools, config)
             .with_history(history)
-            .with_permissions(broker);
+            .with_permissions(broker)
+            .with_task_notifications(notifications);
         let engine = match log {
             Some(log) => engine.with_session_log(log),
             None => engine,

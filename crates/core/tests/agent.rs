@@ -259,7 +259,7 @@ async fn each_role_gets_its_tools_and_never_the_agent_tool() {
             &[
                 "Bash",
                 "BashOutput",
-                "KillShell",
+                "TaskStop",
                 "Read",
                 "Glob",
                 "Grep",
@@ -332,6 +332,8 @@ async fn a_custom_agent_gets_exactly_its_tools_its_model_and_its_body_as_system_
         model: Some("opus".into()),
         max_turns: Some(3),
         permission_mode: None,
+        worktree: false,
+        skills: Vec::new(),
         prompt: "You review code and nothing else.".into(),
     };
     let mut session = host(

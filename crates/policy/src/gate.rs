@@ -138,6 +138,8 @@ const SESSION_TOOLS: &[&str] = &[
     "TodoWrite",
     "BashOutput",
     "KillShell",
+    "TaskStop",
+    "TaskOutput",
     "ToolSearch",
     "ExitPlanMode",
     "EnterPlanMode",
@@ -201,10 +203,20 @@ impl PermissionGate {
     /// every other check of the call (whether it can work at all, hooks), since in plan mode
     /// the call must not run whatever else holds. `None` when plan mode is off or lets it run.
     pub fn plan_mode_refusal(&self, call: &CallInfo<'_>) -> Option<Verdict> {
-        if self.mode() != PermissionMode::Plan {
+        self.plan_mode_refusal_in(call, self.mode())
+    }
+
+    /// [`PermissionGate::plan_mode_refusal`] as if `mode` were in force (a sub-agent's
+    /// narrower mode).
+    pub fn plan_mode_refusal_in(
+        &self,
+        call: &CallInfo<'_>,
+        mode: PermissionMode,
+    ) -> Option<Verdict> {
+        if mode != PermissionMode::Plan {
             return None;
         }
-        match self.check(call) {
+        match self.check_in(call, mode) {
             refusal @ Verdict::Deny {
                 source: DecisionSource::Mode,
                 ..
@@ -423,7 +435,12 @@ impl PermissionGate {
     /// write to a protected file); then ask and allow rules, where an allow rule does not
     /// cover a command reaching outside the workspace; then the mode's level.
     pub fn check(&self, call: &CallInfo<'_>) -> Verdict {
-        let mode = self.mode();
+        self.check_in(call, self.mode())
+    }
+
+    /// [`PermissionGate::check`] as if `mode` were in force (a sub-agent's narrower mode);
+    /// the rules and the workspace are the gate's.
+    pub fn check_in(&self, call: &CallInfo<'_>, mode: PermissionMode) -> Verdict {
         let workspace_roots = self.workspace_roots();
         let resolved_roots: Vec<PathBuf> = workspace_roots
             .iter()

@@ -119,6 +119,23 @@ impl ToolExecutor for CompositeExecutor {
         self.owner(&call.name)
             .map_or(Assurance::Claimed, |owner| owner.assurance(call))
     }
+
+    fn for_agent(&self, workdir: Option<&std::path::Path>) -> Option<Arc<dyn ToolExecutor>> {
+        let parts: Vec<Option<Arc<dyn ToolExecutor>>> = self
+            .executors
+            .iter()
+            .map(|executor| executor.for_agent(workdir))
+            .collect();
+        if parts.iter().all(Option::is_none) {
+            return None;
+        }
+        let executors = parts
+            .into_iter()
+            .zip(&self.executors)
+            .map(|(own, shared)| own.unwrap_or_else(|| Arc::clone(shared)))
+            .collect();
+        Some(Arc::new(CompositeExecutor { executors }))
+    }
 }
 
 /// The result of a prepared call whose tool went away (its server stopped offering it).

@@ -82,8 +82,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use ask::{AskUserQuestionInput, AskUserQuestionTool, QuestionOption, UserQuestion};
 pub use bash::{
-    BashOutputTool, BashTool, KillShellTool, Reaped, ShellRegistry, WorkspaceRoots,
-    forget_recorded_process_groups, hide_own_process_from_commands, reap_orphaned_process_groups,
+    BackgroundTask, BashOutputTool, BashTool, KillShellTool, Reaped, ShellRegistry, TaskStopTool,
+    WorkspaceRoots, forget_recorded_process_groups, hide_own_process_from_commands,
+    reap_orphaned_process_groups,
 };
 pub use composite::CompositeExecutor;
 pub use edit::{EditTool, MultiEditTool};
@@ -190,6 +191,19 @@ pub struct SessionState {
     pub shells: ShellRegistry,
     /// The todo list as `TodoWrite` last wrote it; empty at the start of a session.
     pub todos: Mutex<Vec<TodoItem>>,
+}
+
+impl SessionState {
+    /// The state of a sub-agent started from this one: nothing read yet, an empty todo list,
+    /// and a shell of its own that starts in `workdir`, else where this one is (the background
+    /// commands are shared, see [`ShellRegistry::for_agent`]).
+    pub fn for_agent(&self, workdir: Option<&Path>) -> SessionState {
+        SessionState {
+            files: FileTracker::default(),
+            shells: self.shells.for_agent(workdir),
+            todos: Mutex::default(),
+        }
+    }
 }
 
 /// What every tool call may know about where it runs.
@@ -418,6 +432,16 @@ pub trait ToolExecutor: Send + Sync {
 
     /// Runs a prepared call. Never fails: every problem becomes an error output.
     async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput;
+
+    /// These tools for a sub-agent: the same tools over state of the agent's own (a shell
+    /// working directory, a record of the files read, a todo list; see
+    /// [`SessionState::for_agent`]), so agents running beside each other and their parent
+    /// never share what one call leaves for the next; with `workdir`, working there instead
+    /// of the project directory (an agent's own git worktree). `None` when the executor keeps
+    /// no such state and the agent may use it as it is (the default).
+    fn for_agent(&self, _workdir: Option<&Path>) -> Option<Arc<dyn ToolExecutor>> {
+        None
+    }
 }
 
 /// What one tool call gets from the engine that runs it, beside the tools' own

@@ -103,7 +103,7 @@ impl ToolRegistry {
         let mut registry = ToolRegistry::new(context);
         registry.register(crate::BashTool);
         registry.register(crate::BashOutputTool);
-        registry.register(crate::KillShellTool);
+        registry.register(crate::TaskStopTool);
         registry.register(crate::ReadTool);
         registry.register(crate::GlobTool);
         registry.register(crate::GrepTool);
@@ -195,6 +195,7 @@ fn aliases(tool: &str) -> &'static [&'static str] {
             "terminal",
             "runshellcommand",
         ],
+        "TaskStop" => &["killshell", "killbash", "stoptask", "killtask"],
         "Glob" => &["findfiles", "globfiles"],
         "Grep" => &["search", "searchfiles", "ripgrep", "rg"],
         "NotebookEdit" => &["editnotebook", "notebook"],
@@ -264,6 +265,18 @@ impl ToolExecutor for ToolRegistry {
             }
             None => ToolOutput::error(format!("No tool named \"{}\".", call.name)),
         }
+    }
+
+    fn for_agent(&self, workdir: Option<&std::path::Path>) -> Option<Arc<dyn ToolExecutor>> {
+        let mut context = self.context.clone();
+        context.session = Arc::new(self.context.session.for_agent(workdir));
+        if let Some(dir) = workdir {
+            context.cwd = dir.to_path_buf();
+        }
+        Some(Arc::new(ToolRegistry {
+            tools: self.tools.clone(),
+            context,
+        }))
     }
 }
 

@@ -420,6 +420,20 @@ impl ToolExecutor for DeferredTools {
         }
         self.both.assurance(call)
     }
+    /// A sub-agent's conversation starts with nothing loaded, over its own built-in state.
+    fn for_agent(&self, workdir: Option<&std::path::Path>) -> Option<Arc<dyn ToolExecutor>> {
+        let always = self
+            .always
+            .for_agent(workdir)
+            .unwrap_or_else(|| self.always.clone());
+        let deferrable = self
+            .deferrable
+            .for_agent(workdir)
+            .unwrap_or_else(|| self.deferrable.clone());
+        let mut tools = DeferredTools::new(always, deferrable, self.budget);
+        tools.pinned = self.pinned.clone();
+        Some(Arc::new(tools))
+    }
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ async fn output_is_read_once_and_each_read_returns_only_what_is_new() {
         started,
         ToolOutput::text(format!(
             "Started in the background as shell bash_1, in {}. Read its output with BashOutput \
-             (bash_id \"bash_1\") and stop it with KillShell (shell_id \"bash_1\").",
+             (bash_id \"bash_1\") and stop it with TaskStop (task_id \"bash_1\").",
             dir.path().display()
         ))
     );
@@ -241,5 +241,88 @@ fn the_schemas_use_claude_codes_field_names() {
         ]
     );
     assert_eq!(fields("BashOutput"), ["bash_id", "filter"]);
-    assert_eq!(fields("KillShell"), ["shell_id"]);
+    assert_eq!(fields("TaskStop"), ["shell_id", "task_id"]);
+    assert!(specs.iter().all(|spec| spec.name != "KillShell"));
+}
+
+/// Runs `tool` with `input` through any executor (a sub-agent's).
+async fn call_on(tools: &dyn cairn_tools::ToolExecutor, tool: &str, input: Value) -> ToolOutput {
+    let call = cairn_tools::ToolCall {
+        id: "t1".into(),
+        name: tool.into(),
+        input,
+    };
+    match tools.prepare(&call) {
+        Ok(prepared) => {
+            let detached =
+                cairn_tools::CallContext::detached(tokio_util::sync::CancellationToken::new());
+            tools.execute(&prepared, &detached).await
+        }
+        Err(refused) => refused,
+    }
+}
+
+#[tokio::test]
+async fn a_sub_agents_shell_moves_alone_and_shares_the_background_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let parent = registry(dir.path());
+    let agent = cairn_tools::ToolExecutor::for_agent(&parent, None).unwrap();
+
+    let moved = call_on(
+        agent.as_ref(),
+        "Bash",
+        json!({"command": "cd sub && pwd -P"}),
+    )
+    .await;
+    assert!(!moved.is_error, "{moved:?}");
+    let here = call_on(agent.as_ref(), "Bash", json!({"command": "pwd -P"})).await;
+    let sub = dir.path().join("sub").canonicalize().unwrap();
+    assert_eq!(text(&here).lines().next(), Some(sub.to_str().unwrap()));
+    let parents = call(&parent, "Bash", json!({"command": "pwd -P"})).await;
+    let root = dir.path().canonicalize().unwrap();
+    assert_eq!(text(&parents).lines().next(), Some(root.to_str().unwrap()));
+
+    // A file the parent read is not read for the agent.
+    std::fs::write(dir.path().join("notes.txt"), "old\n").unwrap();
+    call(&parent, "Read", json!({"file_path": "notes.txt"})).await;
+    let edit = call_on(
+        agent.as_ref(),
+        "Edit",
+        json!({"file_path": dir.path().join("notes.txt"), "old_string": "old", "new_string": "new"}),
+    )
+    .await;
+    assert!(
+        edit.is_error && text(&edit).contains("has not been read"),
+        "{edit:?}"
+    );
+
+    // A command the agent started in the background: the parent stops it by its task id, and
+    // KillShell, the older name, still answers.
+    let command = format!("{}; wait", sleeper_writing_pid("pid"));
+    call_on(
+        agent.as_ref(),
+        "Bash",
+        json!({"command": command, "run_in_background": true}),
+    )
+    .await;
+    let pid = pid_in(&dir.path().join("sub/pid")).await;
+    let stopped = call(&parent, "TaskStop", json!({"task_id": "bash_1"})).await;
+    assert_eq!(
+        stopped,
+        ToolOutput::text(format!(
+            "Killed shell bash_1 ({command}) and every process it started."
+        ))
+    );
+    wait_until_dead(pid).await;
+    let again = call_on(agent.as_ref(), "KillShell", json!({"shell_id": "bash_1"})).await;
+    assert!(
+        text(&again).contains("was no longer running (killed)"),
+        "{again:?}"
+    );
+    let neither = call(&parent, "TaskStop", json!({})).await;
+    assert!(
+        neither.is_error && text(&neither).contains("`task_id`"),
+        "{neither:?}"
+    );
 }

@@ -9,16 +9,19 @@
 //! [`Spawner::spawn`]: crate::Spawner::spawn
 //! [`SessionParts::agents`]: crate::SessionParts::agents
 
+mod background;
 mod confined;
 mod filter;
 mod guide;
 mod roles;
 mod tool;
+mod worktree;
 
 use std::path::{Path, PathBuf};
 
 use cairn_context::agents::{AgentDefinition, AgentOrigin, load_agents, parse_agents_json};
 
+pub use background::{Background, TaskNotifications};
 pub use filter::RoleTools;
 pub use roles::READ_ONLY_TOOLS;
 pub use tool::{AGENT_TOOL, AgentTool};
@@ -74,9 +77,16 @@ pub struct AgentProfile {
     pub model: ModelChoice,
     /// Model requests allowed per run; `None` for the session's limit.
     pub max_turns: Option<u32>,
-    /// The permission mode a custom agent asks for, as written. Recorded only: a sub-agent
-    /// runs under its parent's mode until engines can hold a narrower mode of their own.
+    /// The permission mode a custom agent asks for, as written: it narrows the parent's
+    /// mode for the agent (`plan`, `default`) and never widens it.
     pub permission_mode: Option<String>,
+    /// `isolation: worktree`: it runs in a git worktree of its own.
+    pub worktree: bool,
+    /// The skills a custom agent starts with, by name.
+    pub skills: Vec<String>,
+    /// Those skills' instructions, found when the catalog was loaded: they go with the
+    /// agent's prompt, as Claude Code preloads them.
+    pub preloaded_skills: Vec<String>,
     /// Where a custom agent was defined; `None` for a built-in role.
     pub origin: Option<AgentOrigin>,
     /// A custom agent's file.
@@ -100,6 +110,9 @@ impl AgentProfile {
             model,
             max_turns: None,
             permission_mode: None,
+            worktree: false,
+            skills: Vec::new(),
+            preloaded_skills: Vec::new(),
             origin: None,
             path: None,
         }
@@ -116,6 +129,9 @@ impl AgentProfile {
             disallowed_tools: definition.disallowed_tools,
             max_turns: definition.max_turns,
             permission_mode: definition.permission_mode,
+            worktree: definition.worktree,
+            skills: definition.skills,
+            preloaded_skills: Vec::new(),
             origin: Some(definition.origin),
             path: definition.path,
         }
@@ -133,6 +149,8 @@ pub struct AgentCatalog {
     environment: String,
     /// The user's home, where `statusline-setup` finds the settings it may edit.
     home: Option<PathBuf>,
+    /// Where isolated agents' worktrees go, and the project they are made from.
+    worktrees: Option<(PathBuf, PathBuf)>,
 }
 
 impl Default for AgentCatalog {
@@ -153,6 +171,7 @@ impl AgentCatalog {
             spill_dir: std::env::temp_dir().join("cairn-agents"),
             environment: String::new(),
             home: None,
+            worktrees: None,
         }
     }
 
@@ -169,14 +188,50 @@ impl AgentCatalog {
         if let Some(flag) = flag {
             set = set.merged(parse_agents_json(flag)?);
         }
-        let warnings = set
+        let mut warnings: Vec<String> = set
             .problems
             .iter()
             .map(|problem| format!("agent definition {problem}"))
             .collect();
         let mut catalog = AgentCatalog::built_in().with_custom(set.agents);
         catalog.home = home.map(Path::to_path_buf);
+        warnings.extend(catalog.preload_skills(project, home));
         Ok((catalog, warnings))
+    }
+
+    /// Finds the instructions of the skills each custom agent names (the project's and the
+    /// user's skills); a name no skill has is a warning naming the agent and the field.
+    fn preload_skills(&mut self, project: &Path, home: Option<&Path>) -> Vec<String> {
+        if self
+            .profiles
+            .iter()
+            .all(|profile| profile.skills.is_empty())
+        {
+            return Vec::new();
+        }
+        let skills = cairn_context::skills::load_skills(project, home);
+        let mut warnings = Vec::new();
+        for profile in &mut self.profiles {
+            for name in &profile.skills {
+                match skills.find(name) {
+                    Some(skill) => profile.preloaded_skills.push(format!(
+                        "The skill {:?}, preloaded for you:\n\n{}",
+                        skill.name,
+                        skill.expand("")
+                    )),
+                    None => {
+                        let place = profile.path.as_ref().map_or_else(
+                            || "--agents".to_string(),
+                            |path| path.display().to_string(),
+                        );
+                        warnings.push(format!(
+                            "agent definition {place}: skills: no skill named {name:?}; skipped"
+                        ));
+                    }
+                }
+            }
+        }
+        warnings
     }
 
     /// The catalog with `agents` added; a custom agent replaces a role of the same name.
@@ -212,6 +267,14 @@ impl AgentCatalog {
     /// the platform), after its role's prompt.
     pub fn with_environment(mut self, environment: String) -> AgentCatalog {
         self.environment = environment;
+        self
+    }
+
+    /// Lets agents run in git worktrees of their own (`isolation: worktree`), made from
+    /// `project`'s repository under `root` (`~/.cairn/worktrees`); without it such an agent
+    /// is an error result.
+    pub fn with_worktrees(mut self, root: PathBuf, project: PathBuf) -> AgentCatalog {
+        self.worktrees = Some((root, project));
         self
     }
 
@@ -332,6 +395,8 @@ mod tests {
             model: Some("inherit".into()),
             max_turns: None,
             permission_mode: None,
+            worktree: false,
+            skills: Vec::new(),
             prompt: "Explore my way.".into(),
         }]);
         let explore = catalog.find("Explore").unwrap();

@@ -1,21 +1,26 @@
 //! The `Agent` tool: starts a sub-agent for one task and returns its final answer.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use async_trait::async_trait;
 use cairn_context::StandardPipeline;
 use cairn_llm::models;
 use cairn_policy::hooks::HookEvent;
-use cairn_protocol::{ContentBlock, SystemPrompt, ToolSpec, TurnEnd, TurnSummary};
+use cairn_protocol::{
+    ContentBlock, PermissionMode, SystemPrompt, ToolResultContent, ToolSpec, TurnEnd, TurnSummary,
+};
 use cairn_tools::{
     CallContext, PrepareError, PreparedCall, Safety, ToolCall, ToolExecutor, ToolOutput,
 };
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
+use super::background::{AgentTask, Background, TaskStatus, task_notification};
 use super::roles::SUB_AGENT_PREAMBLE;
+use super::worktree::Worktree;
 use super::{AgentCatalog, AgentProfile, ModelChoice, RoleTools, ToolChoice};
 use crate::assembly::system_reminder;
 use crate::engine::AgentScope;
@@ -36,6 +41,7 @@ pub struct AgentTool {
     max_requests: Option<u32>,
     running: Arc<Semaphore>,
     next_id: AtomicU64,
+    background: Option<Background>,
 }
 
 impl std::fmt::Debug for AgentTool {
@@ -53,6 +59,9 @@ struct AgentInput {
     prompt: String,
     subagent_type: String,
     model: Option<String>,
+    run_in_background: bool,
+    /// `isolation: "worktree"`.
+    worktree: bool,
 }
 
 impl AgentInput {
@@ -74,6 +83,24 @@ impl AgentInput {
             model: field("model")
                 .filter(|model| !model.is_empty())
                 .map(String::from),
+            run_in_background: match input.get("run_in_background") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(background)) => *background,
+                Some(other) => {
+                    return Err(format!(
+                        "Agent: `run_in_background` must be true or false, not {other}."
+                    ));
+                }
+            },
+            worktree: match field("isolation") {
+                None => false,
+                Some("worktree") => true,
+                Some(other) => {
+                    return Err(format!(
+                        "Agent: `isolation` must be \"worktree\", not {other:?}."
+                    ));
+                }
+            },
         })
     }
 }
@@ -96,7 +123,16 @@ impl AgentTool {
             max_output_tokens,
             max_requests,
             next_id: AtomicU64::new(0),
+            background: None,
         }
+    }
+
+    /// Lets calls run their sub-agent in the background (`run_in_background: true`), listed
+    /// with `background`'s tasks and ending with a notification for the parent. Without it
+    /// such a call is an error result.
+    pub fn with_background(mut self, background: Background) -> AgentTool {
+        self.background = Some(background);
+        self
     }
 
     fn description(&self) -> String {
@@ -104,7 +140,8 @@ impl AgentTool {
             "Starts a sub-agent for a task that is better done apart: it works in its own \
              context with its own tools and answers with one final report, which is all you \
              get back (it cannot see this conversation, so say everything it needs in the \
-             prompt). Start several in one message to run them at the same time.\n\n\
+             prompt). Start several in one message to run them at the same time, or set \
+             run_in_background to go on working while one runs.\n\n\
              Agent types (subagent_type):\n",
         );
         for profile in self.catalog.profiles() {
@@ -141,7 +178,7 @@ impl AgentTool {
         let Some(profile) = self.catalog.find(&input.subagent_type) else {
             return self.unknown_role(&input.subagent_type);
         };
-        let _running = tokio::select! {
+        let running = tokio::select! {
             permit = self.running.clone().acquire_owned() => match permit {
                 Ok(permit) => permit,
                 Err(_) => return ToolOutput::error("The Agent tool is shutting down."),
@@ -155,6 +192,12 @@ impl AgentTool {
         let model = self.model_for(profile, input.model.as_deref());
 
         let mut content = vec![ContentBlock::text(input.prompt)];
+        content.extend(
+            profile
+                .preloaded_skills
+                .iter()
+                .map(|skill| system_reminder(skill)),
+        );
         let mut hook_input = Map::new();
         hook_input.insert("agent_id".into(), agent_id.clone().into());
         hook_input.insert("agent_type".into(), profile.name.clone().into());
@@ -178,8 +221,27 @@ impl AgentTool {
             );
         }
 
+        let worktree = match self.worktree_for(profile, input.worktree, &agent_id).await {
+            Ok(worktree) => worktree,
+            Err(message) => return ToolOutput::error(message),
+        };
+        if let Some(worktree) = &worktree {
+            content.push(system_reminder(&format!(
+                "You work in a git worktree of your own at {}, on branch {}: relative paths and \
+                 your shell start there. Change files there only, never in the project \
+                 directory.",
+                worktree.path.display(),
+                worktree.branch
+            )));
+        }
+        // Its own shell directory, read-file record and todo list: agents that run at once
+        // never share what one call leaves for the next, nor with their parent.
+        let session_tools = self.spawner.tools();
+        let own_tools = session_tools
+            .for_agent(worktree.as_ref().map(|worktree| worktree.path.as_path()))
+            .unwrap_or_else(|| session_tools.clone());
         let tools = RoleTools::new(
-            self.spawner.tools().clone(),
+            own_tools,
             profile.tools.clone(),
             profile.disallowed_tools.clone(),
         );
@@ -187,7 +249,7 @@ impl AgentTool {
             .map_or(self.max_output_tokens, |limit| {
                 limit.min(self.max_output_tokens)
             });
-        let mut engine = self.spawner.spawn_sub_agent(
+        let engine = self.spawner.spawn_sub_agent(
             NestedConfig {
                 system_prompt: Arc::new(SystemPrompt {
                     static_part: format!("{SUB_AGENT_PREAMBLE}\n\n{}", profile.system_prompt),
@@ -206,15 +268,156 @@ impl AgentTool {
                 agent_type: profile.name.clone(),
             },
         );
+        // Its file's `permissionMode` may narrow the parent's mode, never widen it.
+        let mut engine = match profile
+            .permission_mode
+            .as_deref()
+            .and_then(|mode| mode.parse::<PermissionMode>().ok())
+        {
+            Some(mode) => engine.narrowed_to(mode),
+            None => engine,
+        };
+        if input.run_in_background {
+            let Some(background) = &self.background else {
+                return ToolOutput::error(
+                    "Agent: `run_in_background` is not available in this session; start the \
+                     sub-agent without it.",
+                );
+            };
+            return start_in_background(
+                background,
+                BackgroundRun {
+                    engine,
+                    content,
+                    events,
+                    permit: running,
+                    agent_id,
+                    name: profile.name.clone(),
+                    description: input.description,
+                    worktree,
+                },
+            );
+        }
         let started = Instant::now();
         let summary = engine.run_turn(content, &events, &cx.cancel).await;
-        answer(
+        drop(running);
+        let output = answer(
             &profile.name,
             &input.description,
             summary,
             started.elapsed(),
-        )
+        );
+        with_worktree_note(output, worktree).await
     }
+
+    /// The worktree an isolated agent (its definition's `isolation` or the call's) works in,
+    /// made now; `None` for an agent that is not isolated.
+    async fn worktree_for(
+        &self,
+        profile: &AgentProfile,
+        asked: bool,
+        agent_id: &str,
+    ) -> Result<Option<Worktree>, String> {
+        if !(profile.worktree || asked) {
+            return Ok(None);
+        }
+        let Some((root, project)) = &self.catalog.worktrees else {
+            return Err(
+                "Agent: `isolation: worktree` is not available in this session.".to_string(),
+            );
+        };
+        let worktree = Worktree::create(project, root, agent_id).await?;
+        // Cairn made it for this session: its files are the agent's workspace.
+        self.spawner
+            .governance()
+            .gate()
+            .add_workspace_root(worktree.path.clone());
+        Ok(Some(worktree))
+    }
+}
+
+/// `output` with what became of the agent's worktree, once it is done with it.
+async fn with_worktree_note(output: ToolOutput, worktree: Option<Worktree>) -> ToolOutput {
+    let Some(worktree) = worktree else {
+        return output;
+    };
+    let note = worktree.finish().await;
+    ToolOutput {
+        content: ToolResultContent::Text(format!("{}\n{note}", output.content.text())),
+        ..output
+    }
+}
+
+/// A sub-agent about to run in the background, with what it holds while it runs.
+struct BackgroundRun {
+    engine: crate::Engine,
+    content: Vec<ContentBlock>,
+    events: cairn_protocol::EventSender,
+    permit: tokio::sync::OwnedSemaphorePermit,
+    agent_id: String,
+    name: String,
+    description: String,
+    worktree: Option<Worktree>,
+}
+
+/// Starts `run` on a task of its own, listed for `TaskStop` (and the end of the session) and
+/// ending with a notification for the parent; answers the call at once.
+fn start_in_background(background: &Background, run: BackgroundRun) -> ToolOutput {
+    let BackgroundRun {
+        mut engine,
+        content,
+        events,
+        permit,
+        agent_id,
+        name,
+        description,
+        worktree,
+    } = run;
+    let stop = CancellationToken::new();
+    let done = Arc::new(AtomicBool::new(false));
+    let label = if description.is_empty() {
+        format!("{name} sub-agent")
+    } else {
+        format!("{name} sub-agent: {description}")
+    };
+    background.tasks.shells.add_task(Arc::new(AgentTask {
+        id: agent_id.clone(),
+        label: label.clone(),
+        stop: stop.clone(),
+        done: done.clone(),
+    }));
+    let notifications = background.notifications.clone();
+    notifications.started();
+    let task_id = agent_id.clone();
+    tokio::spawn(async move {
+        let started = Instant::now();
+        let summary = engine.run_turn(content, &events, &stop).await;
+        done.store(true, Ordering::SeqCst);
+        drop(permit);
+        let status = match &summary.end {
+            TurnEnd::Completed | TurnEnd::MaxTokens | TurnEnd::MaxRequests { .. } => {
+                TaskStatus::Completed
+            }
+            TurnEnd::Interrupted => TaskStatus::Killed,
+            TurnEnd::Failed { .. } | TurnEnd::HookBlocked { .. } => TaskStatus::Failed,
+        };
+        let result = with_worktree_note(
+            answer(&name, &description, summary, started.elapsed()),
+            worktree,
+        )
+        .await;
+        notifications.finished(task_notification(
+            &task_id,
+            &description,
+            status,
+            &result.content.text(),
+        ));
+    });
+    ToolOutput::text(format!(
+        "Started {label} in the background as task {agent_id}. It runs on while you work; \
+         its final answer comes to you as a <task-notification> with your next request. Stop \
+         it with TaskStop (task_id \"{agent_id}\")."
+    ))
 }
 
 /// The call's result: the sub-agent's last text, then a line with its usage and time.
@@ -289,6 +492,15 @@ impl ToolExecutor for AgentTool {
                     "model": {
                         "type": "string",
                         "description": "A model for this sub-agent (sonnet, opus, haiku); its type's model otherwise."
+                    },
+                    "isolation": {
+                        "type": "string",
+                        "enum": ["worktree"],
+                        "description": "\"worktree\" to run the sub-agent in a git worktree of its own; its branch is reported when it changed something."
+                    },
+                    "run_in_background": {
+                        "type": "boolean",
+                        "description": "true to return at once with a task id while the sub-agent runs on; its answer comes later as a <task-notification>."
                     }
                 },
                 "required": ["description", "prompt", "subagent_type"],

@@ -25,6 +25,7 @@ use cairn_tools::ToolExecutor;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::TaskNotifications;
 use crate::events::Recorder;
 use crate::governance::Governance;
 
@@ -77,6 +78,8 @@ pub struct Engine {
     approved_plan: Option<String>,
     /// The model a skill loaded in this turn asks for, until the turn ends.
     skill_model: crate::skill::SkillModel,
+    /// What this engine's background agents left for its next request.
+    notifications: Option<Arc<TaskNotifications>>,
 }
 
 /// Whose turns an engine runs. A sub-agent's prompt is not the user's, so its turns fire no
@@ -177,6 +180,7 @@ impl Engine {
             side_tally: Default::default(),
             approved_plan: None,
             skill_model: Default::default(),
+            notifications: None,
         }
     }
 
@@ -194,9 +198,26 @@ impl Engine {
         self
     }
 
+    /// Takes the notifications of this engine's background agents (see
+    /// [`crate::agent::AgentTool::with_background`]) into its next request: with the next
+    /// prompt or the next tool results. Where nobody can be asked anything (`cairn -p`), a
+    /// turn that ends while one still runs waits for it and goes on with its notification, so
+    /// the run's answer has its result and no agent outlives the run.
+    pub fn with_task_notifications(mut self, notifications: Arc<TaskNotifications>) -> Self {
+        self.notifications = Some(notifications);
+        self
+    }
+
     /// Marks this engine as a sub-agent's (see [`AgentScope`]); only the spawner does this.
     pub(crate) fn for_sub_agent(mut self, scope: AgentScope) -> Self {
         self.scope = scope;
+        self
+    }
+
+    /// Judges this engine's calls by `mode` where it is narrower than the session's mode,
+    /// never by a wider one (a sub-agent's `permissionMode`, see [`Governance::narrowed_to`]).
+    pub(crate) fn narrowed_to(mut self, mode: cairn_protocol::PermissionMode) -> Self {
+        self.config.governance = self.config.governance.clone().narrowed_to(mode);
         self
     }
 
@@ -372,7 +393,7 @@ impl Engine {
             .skill_model
             .current()
             .unwrap_or_else(|| self.config.model.clone());
-        models::model_for_mode(&model, self.config.governance.gate().mode())
+        models::model_for_mode(&model, self.config.governance.mode())
     }
 }
 

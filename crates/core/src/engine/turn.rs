@@ -111,11 +111,10 @@ impl Engine {
                 content.push(system_reminder(&context));
             }
         }
-        if let Some(reminder) =
-            plan_mode_reminder(&self.messages, self.config.governance.gate().mode())
-        {
+        if let Some(reminder) = plan_mode_reminder(&self.messages, self.config.governance.mode()) {
             content.push(system_reminder(reminder));
         }
+        content.extend(self.take_notifications());
         // Memories recalled for the last message, if that recall is done by now.
         content.extend(self.take_recalled(events).await);
         if let Some(recall) = &self.config.recall {
@@ -126,6 +125,12 @@ impl Engine {
             .text();
             self.recall_running = Some(tokio::spawn(recall.start(prompt)));
         }
+        self.push_user_message(content, events);
+        Ok(())
+    }
+
+    /// Adds a user message of `content` to the conversation, and says so.
+    fn push_user_message(&mut self, content: Vec<ContentBlock>, events: &EventSender) {
         let message = Message {
             role: Role::User,
             content,
@@ -134,7 +139,44 @@ impl Engine {
             message: message.clone(),
         });
         self.messages.push(message);
-        Ok(())
+    }
+
+    /// The notifications background agents left for this request, as text blocks.
+    fn take_notifications(&self) -> Vec<ContentBlock> {
+        self.notifications
+            .as_ref()
+            .map(|notifications| notifications.take())
+            .unwrap_or_default()
+            .into_iter()
+            .map(ContentBlock::text)
+            .collect()
+    }
+
+    /// At the end of a main turn where nobody can be asked anything (`cairn -p`): waits for
+    /// the background agents still running and puts their notifications in a user message,
+    /// so the turn goes on with them (true). False when none runs or waits, or elsewhere.
+    async fn waited_for_background(
+        &mut self,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> bool {
+        let Some(notifications) = self.notifications.clone() else {
+            return false;
+        };
+        if self.scope != AgentScope::Main || self.permissions.can_ask() || !notifications.pending()
+        {
+            return false;
+        }
+        tokio::select! {
+            () = notifications.next() => {}
+            () = cancel.cancelled() => return false,
+        }
+        let content = self.take_notifications();
+        if content.is_empty() {
+            return false;
+        }
+        self.push_user_message(content, events);
+        true
     }
 
     /// Whether Stop hooks want the model to go on; their reason becomes the next user
@@ -385,6 +427,7 @@ impl Engine {
                         if self
                             .stop_hooks_continue(&mut stop_continuations, events, cancel)
                             .await
+                            || self.waited_for_background(events, cancel).await
                         {
                             continue;
                         }
@@ -439,6 +482,7 @@ impl Engine {
                 _ => None,
             };
             results.extend(hook_says.iter().map(ContentBlock::text));
+            results.extend(self.take_notifications());
             let message = Message {
                 role: Role::User,
                 content: results,

@@ -88,11 +88,12 @@ impl Matcher {
         let Some(subject) = subject else {
             return true;
         };
-        match self {
+        // A tool known by two names (`TaskStop`, `KillShell`) matches a matcher of either.
+        crate::rules::names_of(subject).any(|subject| match self {
             Matcher::Any => true,
             Matcher::Names(names) => names.iter().any(|name| name == subject),
             Matcher::Pattern(pattern) => pattern.is_match(subject),
-        }
+        })
     }
 }
 
@@ -349,6 +350,10 @@ mod tests {
         assert!(matches("^Edit$", "Edit"));
         assert!(!matches("^Edit$", "NotebookEdit"));
         assert!(matches("mcp__my-server__tool", "mcp__my-server__tool"));
+        assert!(matches("KillShell", "TaskStop"));
+        assert!(matches("TaskStop", "KillShell"));
+        assert!(matches("^Kill", "TaskStop"));
+        assert!(!matches("Task", "TaskStop"));
     }
 
     #[test]

@@ -69,7 +69,7 @@ pub use path_pattern::PrefixReach;
 pub(crate) use rule::Specifier;
 pub use rule::{Rule, RuleError, RuleKind, RuleOrigin};
 pub use rule_set::{CallFacts, RuleSet};
-pub use tool_selector::{EDIT_TOOLS, READ_TOOLS};
+pub use tool_selector::{EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES, names_of};
 
 /// Splits a list of rules as `--allowedTools` takes it, and as a suggestion for a compound
 /// command is written: separated by commas or spaces outside parentheses.

@@ -10,9 +10,29 @@ pub const EDIT_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"]
 /// the path judged is the directory searched. The one list of them.
 pub const READ_TOOLS: [&str; 4] = ["Read", "Glob", "Grep", "LS"];
 
+/// Tools known by two names, the current one first: a rule or hook matcher written for
+/// either name governs a call of the tool under either (Claude Code renamed `KillShell` to
+/// `TaskStop`). The one list of them.
+pub const TOOL_ALIASES: [(&str, &str); 1] = [("TaskStop", "KillShell")];
+
+/// `tool` and the other name it is known by, if any.
+pub fn names_of(tool: &str) -> impl Iterator<Item = &str> {
+    let other = TOOL_ALIASES.iter().find_map(|&(current, old)| {
+        if tool == current {
+            Some(old)
+        } else if tool == old {
+            Some(current)
+        } else {
+            None
+        }
+    });
+    std::iter::once(tool).chain(other)
+}
+
 /// Claude Code's built-in tool names, to catch a rule written with the wrong case (`bash`),
 /// which would otherwise never match anything.
-const BUILT_IN_TOOLS: [&str; 18] = [
+const BUILT_IN_TOOLS: [&str; 21] = [
+    "Agent",
     "Bash",
     "BashOutput",
     "Edit",
@@ -27,6 +47,8 @@ const BUILT_IN_TOOLS: [&str; 18] = [
     "Read",
     "SlashCommand",
     "Task",
+    "TaskOutput",
+    "TaskStop",
     "TodoWrite",
     "WebFetch",
     "WebSearch",
@@ -94,7 +116,7 @@ impl ToolSelector {
             ToolSelector::Named(name) => match name.as_str() {
                 "Edit" => EDIT_TOOLS.contains(&tool),
                 "Read" => READ_TOOLS.contains(&tool),
-                name => name == tool,
+                name => names_of(tool).any(|known| known == name),
             },
             ToolSelector::McpServer(server) => {
                 split_mcp_name(tool).is_some_and(|(s, _)| s == server.as_str())

@@ -1,5 +1,5 @@
 //! Commands started with `run_in_background`, and the tools that read them (`BashOutput`) and
-//! stop them (`KillShell`).
+//! stop them (`TaskStop`, once `KillShell`).
 
 use std::fmt;
 use std::io;
@@ -46,7 +46,7 @@ pub(super) enum ShellStatus {
     Running,
     /// It ended by itself.
     Finished(ExitStatus),
-    /// KillShell, or the end of the session, killed it.
+    /// TaskStop, or the end of the session, killed it.
     Killed,
     /// Waiting for it failed, so how it ended is unknown.
     Lost(String),
@@ -260,32 +260,55 @@ impl Tool for BashOutputTool {
     }
 }
 
-/// Stops a background command.
+/// `TaskStop` (Claude Code's name; `KillShell`, its older one, is accepted for it): stops a
+/// background command, or a background sub-agent (see [`crate::ShellRegistry::add_task`]).
 #[derive(Debug, Clone, Copy)]
-pub struct KillShellTool;
+pub struct TaskStopTool;
+
+/// The tool's older name.
+pub type KillShellTool = TaskStopTool;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct KillShellInput {
-    /// The id of the background shell to stop, as Bash returned it (e.g. "bash_1").
-    shell_id: String,
+pub struct TaskStopInput {
+    /// The id of the background task to stop: a shell's as Bash returned it (e.g. "bash_1"),
+    /// or a background agent's as Agent returned it.
+    task_id: Option<String>,
+    /// The same id under KillShell's older field name.
+    shell_id: Option<String>,
+}
+
+impl TaskStopInput {
+    fn id(&self) -> Result<&str, String> {
+        match (self.task_id.as_deref(), self.shell_id.as_deref()) {
+            (Some(id), _) | (None, Some(id)) if !id.trim().is_empty() => Ok(id.trim()),
+            _ => Err(
+                "Invalid input for TaskStop: field `task_id`: the id of the task to stop \
+                      is required (a background shell's, e.g. \"bash_1\", or a background \
+                      agent's)."
+                    .to_string(),
+            ),
+        }
+    }
 }
 
 #[async_trait]
-impl Tool for KillShellTool {
-    type Input = KillShellInput;
+impl Tool for TaskStopTool {
+    type Input = TaskStopInput;
 
     fn name(&self) -> &'static str {
-        "KillShell"
+        "TaskStop"
     }
 
     fn description(&self) -> String {
-        "Stops a command started with Bash and run_in_background: true, together with every \
-         process it started. Its remaining output can still be read with BashOutput."
+        "Stops a background task by its id: a command started with Bash and \
+         run_in_background: true, together with every process it started (its remaining \
+         output can still be read with BashOutput), or a sub-agent started with Agent and \
+         run_in_background: true."
             .into()
     }
 
-    fn safety(&self, _input: &KillShellInput, _ctx: &ToolContext) -> Safety {
+    fn safety(&self, _input: &TaskStopInput, _ctx: &ToolContext) -> Safety {
         // It ends processes outside cairn (Writes), but only ones this session started itself,
         // and a stopped command can be started again: whatever it could destroy was weighed
         // when the command was allowed to run (Harmless). Exclusive: it changes a shell's state
@@ -297,17 +320,28 @@ impl Tool for KillShellTool {
         }
     }
 
-    fn touched_paths(&self, _input: &KillShellInput, _ctx: &ToolContext) -> Vec<PathBuf> {
+    fn touched_paths(&self, _input: &TaskStopInput, _ctx: &ToolContext) -> Vec<PathBuf> {
         Vec::new()
+    }
+
+    async fn validate(&self, input: &TaskStopInput, _ctx: &ToolContext) -> Result<(), String> {
+        input.id().map(drop)
     }
 
     async fn run(
         &self,
-        input: KillShellInput,
+        input: TaskStopInput,
         ctx: &ToolContext,
         _cancel: &CancellationToken,
     ) -> ToolOutput {
-        let shell = match ctx.session.shells.find(&input.shell_id) {
+        let id = match input.id() {
+            Ok(id) => id,
+            Err(message) => return ToolOutput::error(message),
+        };
+        if let Some(stopped) = ctx.session.shells.stop_task(id) {
+            return ToolOutput::text(stopped);
+        }
+        let shell = match ctx.session.shells.find(id) {
             Ok(shell) => shell,
             Err(message) => return ToolOutput::error(message),
         };

@@ -65,7 +65,7 @@ pub struct BashInput {
     dangerously_disable_sandbox: Option<bool>,
     /// true to start the command in the background and return at once with a shell id, for
     /// servers, watchers and other commands that keep running. Read its output with
-    /// BashOutput and stop it with KillShell.
+    /// BashOutput and stop it with TaskStop.
     run_in_background: Option<bool>,
 }
 
@@ -100,7 +100,7 @@ impl Tool for BashTool {
              even if earlier ones fail.\n\
              - For servers, watchers and anything else that keeps running, set \
              run_in_background: true instead of appending `&`. You get a shell id at once; \
-             read its output with BashOutput and stop it with KillShell."
+             read its output with BashOutput and stop it with TaskStop."
         )
     }
 
@@ -278,7 +278,7 @@ fn start_in_background(
             shells.add(shell);
             notes.push(format!(
                 "Started in the background as shell {id}, in {}. Read its output with \
-                 BashOutput (bash_id \"{id}\") and stop it with KillShell (shell_id \
+                 BashOutput (bash_id \"{id}\") and stop it with TaskStop (task_id \
                  \"{id}\").",
                 cwd.display()
             ));

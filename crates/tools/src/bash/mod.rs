@@ -1,7 +1,7 @@
 //! The shell tools: `Bash` runs a command and waits for it; with `run_in_background` it
-//! returns at once, and `BashOutput` and `KillShell` read and stop the command later.
+//! returns at once, and `BashOutput` and `TaskStop` (once `KillShell`) read and stop the command later.
 //!
-//! Every command runs in a process group of its own, so a timeout, a cancellation, KillShell
+//! Every command runs in a process group of its own, so a timeout, a cancellation, TaskStop
 //! or the end of the session kills it with everything it started. The working directory
 //! carries over from one command to the next, kept with the background shells in the
 //! session's [`ShellRegistry`]: the shell's real directory as the kernel knows it, which no
@@ -20,9 +20,9 @@ mod reaper;
 mod shells;
 mod workspace;
 
-pub use background::{BashOutputTool, KillShellTool};
+pub use background::{BashOutputTool, KillShellTool, TaskStopTool};
 pub use foreground::BashTool;
 pub use process::hide_own_process_from_commands;
 pub use reaper::{Reaped, forget_recorded_process_groups, reap_orphaned_process_groups};
-pub use shells::ShellRegistry;
+pub use shells::{BackgroundTask, ShellRegistry};
 pub use workspace::WorkspaceRoots;

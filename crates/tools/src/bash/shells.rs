@@ -8,9 +8,13 @@ use super::background::BackgroundShell;
 /// The session's shell: the working directory that a `cd` leaves behind for the next `Bash`
 /// call, and the commands started with `run_in_background`.
 ///
-/// Dropping the registry (the session ending, cairn exiting) kills every background command
-/// still running, with every process it started; [`ShellRegistry::kill_all`] does the same
-/// on demand.
+/// A sub-agent's shell ([`ShellRegistry::for_agent`]) has a working directory of its own and
+/// shares the list of background commands, so an agent's `cd` never moves its parent's shell
+/// while either can read or stop a command the other started.
+///
+/// Dropping the last registry that shares the list (the session ending, cairn exiting) kills
+/// every background command still running, with every process it started;
+/// [`ShellRegistry::kill_all`] does the same on demand.
 ///
 /// ```
 /// use cairn_tools::ShellRegistry;
@@ -24,7 +28,7 @@ use super::background::BackgroundShell;
 pub struct ShellRegistry {
     /// Where the last command that finished left the shell; `None` until one has.
     cwd: Mutex<Option<PathBuf>>,
-    background: Mutex<BackgroundShells>,
+    background: Arc<Mutex<BackgroundShells>>,
 }
 
 #[derive(Debug, Default)]
@@ -32,6 +36,19 @@ struct BackgroundShells {
     started: u64,
     /// In the order they were started.
     shells: Vec<Arc<BackgroundShell>>,
+    /// The other background tasks (sub-agents), in the order they were added.
+    tasks: Vec<Arc<dyn BackgroundTask>>,
+}
+
+/// A background task that is not a shell command (a sub-agent started with
+/// `run_in_background`), which `TaskStop` stops by its id and the end of the session stops
+/// too.
+pub trait BackgroundTask: Send + Sync + std::fmt::Debug {
+    /// The id the model stops it by.
+    fn id(&self) -> &str;
+
+    /// Stops it if it still runs; the sentence `TaskStop` answers with.
+    fn stop(&self) -> String;
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -39,6 +56,19 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl ShellRegistry {
+    /// A shell for a sub-agent: it starts in `workdir`, else where this one is now, and keeps
+    /// its own working directory from then on; the background commands are shared.
+    pub fn for_agent(&self, workdir: Option<&Path>) -> ShellRegistry {
+        let start = match workdir {
+            Some(dir) => Some(dir.to_path_buf()),
+            None => lock(&self.cwd).clone(),
+        };
+        ShellRegistry {
+            cwd: Mutex::new(start),
+            background: Arc::clone(&self.background),
+        }
+    }
+
     /// The directory the next command runs in: where the last one left the shell, or
     /// `project_dir` if none has run yet or that directory is gone.
     pub fn working_dir(&self, project_dir: &Path) -> PathBuf {
@@ -48,11 +78,32 @@ impl ShellRegistry {
         }
     }
 
-    /// Kills every background command still running, and everything it started.
+    /// Kills every background command still running, and everything it started, and stops
+    /// every other background task.
     pub fn kill_all(&self) {
-        for shell in &lock(&self.background).shells {
+        let background = lock(&self.background);
+        for shell in &background.shells {
             shell.kill();
         }
+        for task in &background.tasks {
+            task.stop();
+        }
+    }
+
+    /// Adds a background task that is not a shell command, for `TaskStop` to find.
+    pub fn add_task(&self, task: Arc<dyn BackgroundTask>) {
+        lock(&self.background).tasks.push(task);
+    }
+
+    /// Stops the background task (not a shell) called `id`: what `TaskStop` answers, or
+    /// `None` when no such task was added.
+    pub(super) fn stop_task(&self, id: &str) -> Option<String> {
+        let task = lock(&self.background)
+            .tasks
+            .iter()
+            .find(|task| task.id() == id)
+            .cloned();
+        task.map(|task| task.stop())
     }
 
     /// Like [`ShellRegistry::working_dir`], with a note for the model when the remembered
@@ -110,8 +161,13 @@ impl ShellRegistry {
     }
 }
 
-impl Drop for ShellRegistry {
+impl Drop for BackgroundShells {
     fn drop(&mut self) {
-        self.kill_all();
+        for shell in &self.shells {
+            shell.kill();
+        }
+        for task in &self.tasks {
+            task.stop();
+        }
     }
 }
