@@ -24,6 +24,7 @@ fn request(model: &str) -> ModelRequest {
         tools: vec![],
         max_tokens: 64,
         text_only: false,
+        stable_prefix: None,
     }
 }
 

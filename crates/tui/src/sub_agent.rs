@@ -72,6 +72,11 @@ impl SubAgentProgress {
                     current.done = true;
                 }
             }
+            AgentEvent::SideRequests(side) => {
+                self.requests += side.requests;
+                self.usage += side.usage;
+                self.cost_usd = self.cost_usd.zip(side.cost_usd).map(|(sum, one)| sum + one);
+            }
             AgentEvent::TurnFinished(_) => self.ran_for = Some(self.started.elapsed()),
             AgentEvent::UserMessage { .. }
             | AgentEvent::TextDelta { .. }
