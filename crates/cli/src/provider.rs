@@ -164,7 +164,10 @@ fn custom_client(
     else {
         return Ok(None);
     };
-    if entry.get("baseUrl").is_none() && split_provider(model).is_some() {
+    // Only adds to a built-in provider (or describes Claude's models): no client of its own.
+    if entry.get("baseUrl").is_none() && split_provider(model).is_some()
+        || routing::provider_name(providers, model).is_none()
+    {
         return Ok(None);
     }
     let setting = |field: &str| format!("providers.{prefix}.{field}");
