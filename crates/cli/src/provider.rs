@@ -12,6 +12,11 @@
 //! [`cairn_llm::openai::providers`]), which then reads its own variables from the same view
 //! (`OPENAI_API_KEY` and `OPENAI_BASE_URL`, `OLLAMA_HOST`, …) and needs no Anthropic
 //! credential. Any other id with a `/` is the default provider's.
+//!
+//! Every client gets its provider's view of the model registry: the table with the
+//! `models` of the provider's entry in the settings' `providers` laid over it (typed and
+//! checked when the settings load, so a bad field names its file), and the run's one
+//! thinking switch ([`Thinking`]), which the interactive UI's Tab turns on and off.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -159,7 +164,10 @@ fn custom_client(
     else {
         return Ok(None);
     };
-    if entry.get("baseUrl").is_none() && split_provider(model).is_some() {
+    // Only adds to a built-in provider (or describes Claude's models): no client of its own.
+    if entry.get("baseUrl").is_none() && split_provider(model).is_some()
+        || routing::provider_name(providers, model).is_none()
+    {
         return Ok(None);
     }
     let setting = |field: &str| format!("providers.{prefix}.{field}");

@@ -225,3 +225,55 @@ fn the_status_line_reads_the_window_from_the_provider() {
     term.wait_for("vLLM answer.");
     term.wait_for("25% context");
 }
+
+/// `providers.anthropic.models` overrides Claude's entries (a negotiated price), and does
+/// not make `anthropic/…` a provider prefix: a gateway's id stays the default provider's.
+#[test]
+fn claudes_models_are_overridden_under_anthropic() {
+    let h = Harness::new();
+    h.user_settings(
+        json!({"providers": {"anthropic": {"models": {"claude-sonnet-4-5": {
+            "inputPrice": 10.0,
+            "outputPrice": 10.0,
+        }}}}}),
+    );
+    h.server
+        .push(Reply::text("Priced.").with_usage(1_000_000, 0));
+    let (code, stdout, stderr) = run(h.command().args([
+        "--model",
+        "claude-sonnet-4-5",
+        "-p",
+        "hi",
+        "--output-format",
+        "json",
+    ]));
+    assert_eq!(code, Some(0), "{stderr}");
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    // A million input tokens at $10 (and the one output token the answer counts).
+    let cost = result["total_cost_usd"].as_f64().unwrap_or(f64::NAN);
+    assert!((cost - 10.0).abs() < 1e-3, "{result}");
+
+    // The gateway's id: the settings' entry is no provider of its own.
+    h.server.push(Reply::text("Via the gateway."));
+    let mut gateway = h.command();
+    gateway.args(["-p", "hi", "--model", "anthropic/claude-sonnet-4-5"]);
+    let (code, stdout, stderr) = run(&mut gateway);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (Some(0), "Via the gateway.\n"),
+        "{stderr}"
+    );
+    let sent: Vec<(String, Value)> = h
+        .server
+        .wait_for_requests(2, WAIT)
+        .iter()
+        .map(|request| (request.path.clone(), request.body["model"].clone()))
+        .collect();
+    assert_eq!(
+        sent[1],
+        (
+            "/v1/messages".to_owned(),
+            json!("anthropic/claude-sonnet-4-5")
+        )
+    );
+}

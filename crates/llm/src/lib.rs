@@ -12,7 +12,9 @@
 //! What they share stays here: [`ModelError`], whose messages name the variables the failing
 //! provider reads ([`ProviderVariables`]); [`RetryPolicy`]; SSE framing ([`sse`]); and the
 //! model [`registry`], which a client reports a model's window, prices and capabilities from
-//! ([`ModelClient::model_info`]).
+//! ([`ModelClient::model_info`]), with the settings' overrides ([`registry::Registry`]); a
+//! Chat Completions client asks its server for the window of a model neither knows, in the
+//! background (`openai::window_probe`).
 //!
 //! # What [`Usage`] counts
 //!

@@ -13,6 +13,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::{ProviderClient, provider_client, run_variable};
 
+/// The default provider's name, which its entry in `providers` (its `models`) goes by.
+const DEFAULT_PROVIDER: &str = "anthropic";
+
 /// How a variable of the process environment is read.
 pub(super) type ProcessVariable = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
@@ -53,7 +56,7 @@ impl RunView {
     /// `anthropic`.
     fn route(&self, model: &str) -> String {
         provider_name(self.providers.as_ref(), model)
-            .unwrap_or("anthropic")
+            .unwrap_or(DEFAULT_PROVIDER)
             .to_owned()
     }
 }
@@ -65,7 +68,12 @@ pub(super) fn provider_name<'a>(
     model: &'a str,
 ) -> Option<&'a str> {
     let prefix = model.trim().split_once('/').map(|(prefix, _)| prefix)?;
-    if providers.is_some_and(|providers| providers.get(prefix).is_some()) {
+    let entry = providers.and_then(|providers| providers.get(prefix));
+    // `providers.anthropic` with no `baseUrl` only describes the default provider's models
+    // (`models`): `anthropic/…` stays a gateway's model id.
+    let describes_the_default = prefix.eq_ignore_ascii_case(DEFAULT_PROVIDER)
+        && entry.is_some_and(|entry| entry.get("baseUrl").is_none());
+    if entry.is_some() && !describes_the_default {
         return Some(prefix);
     }
     split_provider(model).map(|(provider, _)| provider.name)
