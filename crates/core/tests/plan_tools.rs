@@ -87,6 +87,18 @@ fn calls(blocks: Vec<ContentBlock>) -> Step {
     Step::Respond(response(blocks, StopReason::ToolUse))
 }
 
+/// The model hands back the plan `1. Fix it`, then works on it.
+fn plan_then_work() -> Arc<ScriptedClient> {
+    ScriptedClient::new(vec![
+        calls(vec![tool_use(
+            "x1",
+            "ExitPlanMode",
+            json!({"plan": "1. Fix it"}),
+        )]),
+        says("Fixing it."),
+    ])
+}
+
 fn says(text: &str) -> Step {
     Step::Respond(response(
         vec![ContentBlock::text(text)],
@@ -216,14 +228,7 @@ async fn a_plan_approved_with_a_mode_goes_on_in_it_and_a_plain_allow_ends_plan_m
         ),
     ] {
         let workspace = tempfile::tempdir().unwrap();
-        let client = ScriptedClient::new(vec![
-            calls(vec![tool_use(
-                "x1",
-                "ExitPlanMode",
-                json!({"plan": "1. Fix it"}),
-            )]),
-            says("Fixing it."),
-        ]);
+        let client = plan_then_work();
         let (engine, events) = turn(
             engine(client, workspace.path()),
             PermissionMode::Plan,
@@ -260,14 +265,7 @@ async fn an_approved_plan_is_a_session_entry_of_its_own_that_a_resume_restores()
         model: "claude-sonnet-4-5".into(),
         git_branch: None,
     };
-    let client = ScriptedClient::new(vec![
-        calls(vec![tool_use(
-            "x1",
-            "ExitPlanMode",
-            json!({"plan": "1. Fix it"}),
-        )]),
-        says("Fixing it."),
-    ]);
+    let client = plan_then_work();
     let engine =
         engine(client, workspace.path()).with_session_log(store.start(workspace.path(), &id, new));
     turn(engine, PermissionMode::Plan, |_, _| {

@@ -236,3 +236,27 @@ fn a_multi_line_argument_is_joined_in_the_title_not_glued() {
         "● tracker:update(Bump the port to 20002. ⏎ Update the docs)"
     );
 }
+
+#[test]
+fn a_web_call_that_has_not_answered_says_what_it_looks_for() {
+    let running = |name: &str, input: Value| {
+        let mut call = call(name, input, "", false);
+        call.result = None;
+        plain(&call, 60).pop().unwrap()
+    };
+    assert_eq!(
+        running("WebSearch", json!({"query": "rust\nrelease"})),
+        "  ⎿ Searching: rust ⏎ release…"
+    );
+    assert_eq!(
+        running(
+            "WebFetch",
+            json!({"url": "https://example.com/", "prompt": "?"})
+        ),
+        "  ⎿ Fetching: https://example.com/…"
+    );
+    assert_eq!(
+        running("Read", json!({"file_path": "/repo/a"})),
+        "  ⎿ Running…"
+    );
+}
