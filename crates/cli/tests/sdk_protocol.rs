@@ -383,6 +383,41 @@ fn set_permission_mode_takes_effect_for_the_next_call() {
 }
 
 #[test]
+fn set_max_thinking_tokens_sets_the_budget_of_the_next_requests() {
+    let harness = Harness::new();
+    for answer in ["one", "two", "three"] {
+        harness.server.push(Reply::text(answer));
+    }
+    let mut run = SdkRun::start(&harness, &[]);
+    let mut turn = |run: &mut SdkRun, id: &str, tokens: Value| {
+        run.control(
+            id,
+            json!({"subtype": "set_max_thinking_tokens", "max_thinking_tokens": tokens}),
+        );
+        assert_eq!(run.response_to(id)["subtype"], "success");
+        run.user("think about it");
+        run.result();
+        harness.server.requests().last().unwrap().body["thinking"].clone()
+    };
+    assert_eq!(
+        turn(&mut run, "req_on", json!(4096)),
+        json!({"type": "enabled", "budget_tokens": 4096})
+    );
+    assert_eq!(turn(&mut run, "req_off", json!(0)), Value::Null);
+    // null: back to what the run started with, here no thinking.
+    assert_eq!(turn(&mut run, "req_default", Value::Null), Value::Null);
+    run.control(
+        "req_bad",
+        json!({"subtype": "set_max_thinking_tokens", "max_thinking_tokens": "lots"}),
+    );
+    let bad = run.response_to("req_bad");
+    assert_eq!(bad["subtype"], "error");
+    assert!(bad["error"].as_str().unwrap().contains("\"lots\""), "{bad}");
+    let (code, stderr) = run.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
 fn include_partial_messages_streams_the_raw_events_before_the_message() {
     let harness = Harness::new();
     harness.server.push(Reply::text("streamed"));

@@ -86,6 +86,12 @@ fn ultrathink(request: &ModelRequest) -> bool {
 /// let configured = Thinking::new(Some(4096));
 /// assert!(!configured.clone().toggle());
 /// assert_eq!(configured.budget(), None);
+/// configured.set_max_tokens(Some(2048));
+/// assert_eq!(configured.budget(), Some(2048));
+/// configured.set_max_tokens(Some(0));
+/// assert_eq!(configured.budget(), None);
+/// configured.set_max_tokens(None);
+/// assert_eq!(configured.budget(), Some(4096));
 /// ```
 #[derive(Debug, Clone)]
 pub struct Thinking {
@@ -94,8 +100,11 @@ pub struct Thinking {
 
 #[derive(Debug)]
 struct ThinkingState {
-    /// The budget while thinking is on: the configured one, else Claude Code's largest.
-    budget: u32,
+    /// The budget the run started with (its flag, variable or setting), if any.
+    configured: Option<u32>,
+    /// The budget while thinking is on: the configured one, else Claude Code's largest,
+    /// unless a host set another ([`Thinking::set_max_tokens`]).
+    budget: std::sync::atomic::AtomicU32,
     on: std::sync::atomic::AtomicBool,
 }
 
@@ -105,7 +114,8 @@ impl Thinking {
     pub fn new(configured: Option<u32>) -> Thinking {
         Thinking {
             state: std::sync::Arc::new(ThinkingState {
-                budget: configured.unwrap_or(ULTRATHINK_BUDGET),
+                configured,
+                budget: std::sync::atomic::AtomicU32::new(configured.unwrap_or(ULTRATHINK_BUDGET)),
                 on: std::sync::atomic::AtomicBool::new(configured.is_some()),
             }),
         }
@@ -113,7 +123,25 @@ impl Thinking {
 
     /// The run's budget now: `None` while thinking is off.
     pub fn budget(&self) -> Option<u32> {
-        self.is_on().then_some(self.state.budget)
+        self.is_on()
+            .then(|| self.state.budget.load(std::sync::atomic::Ordering::SeqCst))
+    }
+
+    /// Sets the budget of the next requests, as an Agent SDK host's `set_max_thinking_tokens`
+    /// does: `Some(0)` turns thinking off, `Some(n)` on with `n` tokens, `None` back to what
+    /// the run started with.
+    pub fn set_max_tokens(&self, max: Option<u32>) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let (budget, on) = match max {
+            None => (
+                self.state.configured.unwrap_or(ULTRATHINK_BUDGET),
+                self.state.configured.is_some(),
+            ),
+            Some(0) => (self.state.budget.load(SeqCst), false),
+            Some(tokens) => (tokens, true),
+        };
+        self.state.budget.store(budget, SeqCst);
+        self.state.on.store(on, SeqCst);
     }
 
     /// Whether thinking is on.

@@ -97,8 +97,7 @@ mod writer;
 pub use entry::{
     AssistantEntry, CollapseEntry, CompactionEntry, Entry, FORMAT_VERSION, MessageEntry,
     ModelChangeEntry, PermissionEntry, PermissionOutcome, PlanEntry, SessionHeader, SubAgentEntry,
-    TodosEntry,
-    TurnFailedEntry, now_ms,
+    TodosEntry, TurnFailedEntry, now_ms,
 };
 pub use error::{LoadWarning, LoadWarningKind, SessionError};
 pub use history::{INTERRUPTED_TOOL_RESULT, LOST_START};

@@ -15,11 +15,6 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
         "not supported: cairn does not checkpoint files, so there is nothing to rewind to",
     ),
     (
-        "set_max_thinking_tokens",
-        "not supported: cairn sets the thinking budget when it starts (--max-thinking-tokens) \
-         and cannot change it in a running session",
-    ),
-    (
         "mcp_reconnect",
         "not supported: cairn reconnects an MCP server by itself when its connection drops",
     ),
@@ -72,10 +67,33 @@ impl SdkFace {
                 self.send(Op::SetModel { model })?;
                 Ok(json!({}))
             }
+            "set_max_thinking_tokens" => {
+                let max = match request.get("max_thinking_tokens") {
+                    None | Some(Value::Null) => None,
+                    Some(value) => Some(
+                        value
+                            .as_u64()
+                            .and_then(|tokens| u32::try_from(tokens).ok())
+                            .ok_or_else(|| {
+                                format!(
+                                    "set_max_thinking_tokens's \"max_thinking_tokens\" must be \
+                                     a number of tokens or null, not {value}"
+                                )
+                            })?,
+                    ),
+                };
+                self.start_session().await?;
+                let running = self.running.as_ref().ok_or("no session")?;
+                running.thinking.set_max_tokens(max);
+                Ok(json!({}))
+            }
             "get_context_usage" => {
                 self.start_session().await?;
                 let running = self.running.as_ref().ok_or("no session")?;
-                let window = cairn_llm::registry::context_window(&running.info.model);
+                let window = running
+                    .client
+                    .model_info(&running.info.model)
+                    .context_window;
                 let percentage = window.map(|window| {
                     (running.context_tokens as f64 * 100.0 / window as f64 * 10.0).round() / 10.0
                 });

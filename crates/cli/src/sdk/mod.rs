@@ -161,6 +161,10 @@ struct Running {
     commands: Vec<cairn_core::commands::CommandEntry>,
     /// The sub-agents, for `initialize`'s answer.
     agents: Vec<(String, String)>,
+    /// The run's model client: what `get_context_usage` asks for a model's window.
+    client: Arc<dyn cairn_llm::ModelClient>,
+    /// The run's thinking switch, which `set_max_thinking_tokens` sets.
+    thinking: cairn_llm::thinking::Thinking,
 }
 
 /// The face's state across lines.
@@ -331,7 +335,8 @@ impl SdkFace {
         let _ = self.input_slot.set(input.clone());
         let info = prepared.session;
         self.running = Some(Running {
-            printer: Printer::new(OutputFormat::StreamJson, self.args.verbose, info.clone()),
+            printer: Printer::new(OutputFormat::StreamJson, self.args.verbose, info.clone())
+                .with_client(prepared.client.clone()),
             session,
             input,
             info,
@@ -342,6 +347,8 @@ impl SdkFace {
             over_budget: false,
             commands,
             agents,
+            client: prepared.client,
+            thinking: prepared.thinking,
         });
         Ok(())
     }
