@@ -244,7 +244,8 @@ impl AgentTool {
             own_tools,
             profile.tools.clone(),
             profile.disallowed_tools.clone(),
-        );
+        )
+        .with_mcp_servers(profile.mcp_servers.clone());
         let max_output_tokens = models::max_output_tokens(&model)
             .map_or(self.max_output_tokens, |limit| {
                 limit.min(self.max_output_tokens)
