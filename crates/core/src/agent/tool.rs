@@ -178,6 +178,12 @@ impl AgentTool {
         let Some(profile) = self.catalog.find(&input.subagent_type) else {
             return self.unknown_role(&input.subagent_type);
         };
+        if input.run_in_background && self.background.is_none() {
+            return ToolOutput::error(
+                "Agent: `run_in_background` is not available in this session; start the \
+                 sub-agent without it.",
+            );
+        }
         let running = tokio::select! {
             permit = self.running.clone().acquire_owned() => match permit {
                 Ok(permit) => permit,
@@ -278,13 +284,7 @@ impl AgentTool {
             Some(mode) => engine.narrowed_to(mode),
             None => engine,
         };
-        if input.run_in_background {
-            let Some(background) = &self.background else {
-                return ToolOutput::error(
-                    "Agent: `run_in_background` is not available in this session; start the \
-                     sub-agent without it.",
-                );
-            };
+        if let (true, Some(background)) = (input.run_in_background, &self.background) {
             return start_in_background(
                 background,
                 BackgroundRun {
