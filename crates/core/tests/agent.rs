@@ -260,6 +260,7 @@ async fn each_role_gets_its_tools_and_never_the_agent_tool() {
                 "Bash",
                 "BashOutput",
                 "TaskStop",
+                "TaskOutput",
                 "Read",
                 "Glob",
                 "Grep",
