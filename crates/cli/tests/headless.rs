@@ -93,7 +93,7 @@ fn text_output_prints_the_answer() {
     );
     assert_eq!(request.body["stream"], json!(true));
     // The Agent tool first, then the built-ins.
-    assert_eq!(request.body["tools"][4]["name"], json!("Read"));
+    assert_eq!(request.body["tools"][5]["name"], json!("Read"));
 }
 
 #[test]
@@ -154,6 +154,7 @@ fn stream_json_reports_init_messages_and_result_line_by_line() {
             "Bash",
             "BashOutput",
             "TaskStop",
+            "TaskOutput",
             "Read",
             "Glob",
             "Grep",

@@ -205,3 +205,39 @@ fn a_deny_rule_written_for_kill_shell_refuses_task_stop() {
     assert!(is_error, "{text}");
     assert!(text.contains("KillShell"), "{text}");
 }
+
+#[test]
+fn task_output_waits_for_a_background_agents_answer() {
+    let harness = Harness::new();
+    harness.server.push(Reply::blocks(vec![background_call(
+        "toolu_bg",
+        "read later",
+    )]));
+    harness
+        .server
+        .reply_to_side_requests(vec![Reply::text("BG-OUT-3")]);
+    harness.server.push(Reply::tool_use(
+        "toolu_output",
+        "TaskOutput",
+        json!({"task_id": "agent_1"}),
+    ));
+    harness.server.push(Reply::text("Done."));
+    let output = harness
+        .command()
+        .args(["-p", "read it", "--agents", &quiet_agent()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let requests = harness.server.requests();
+    let parents: Vec<&RecordedRequest> = requests.iter().filter(|r| is_parents(r)).collect();
+    let (is_error, text) =
+        support::tool_result(&parents.iter().map(|r| (*r).clone()).collect::<Vec<_>>(), 2);
+    assert!(!is_error, "{text}");
+    assert!(
+        text.contains("<task-id>agent_1</task-id>\n<status>completed</status>")
+            && text.contains("BG-OUT-3"),
+        "{text}"
+    );
+}

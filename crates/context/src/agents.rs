@@ -66,6 +66,9 @@ pub struct AgentDefinition {
     pub worktree: bool,
     /// The skills whose instructions it starts with, by name.
     pub skills: Vec<String>,
+    /// `mcpServers`: the configured MCP servers whose tools it gets, by name; `None` for
+    /// every server of the session.
+    pub mcp_servers: Option<Vec<String>>,
     /// Its system prompt.
     pub prompt: String,
 }
@@ -295,6 +298,25 @@ fn definition(
     let tools = list("tools");
     let disallowed_tools = list("disallowedTools").unwrap_or_default();
     let skills = list("skills").unwrap_or_default();
+    // Inline server definitions would start servers nobody approved: names only.
+    let inline_servers = match fields.get("mcpServers") {
+        Some(Value::Object(_)) => true,
+        Some(Value::Array(items)) => items.iter().any(|item| !item.is_string()),
+        _ => false,
+    };
+    let mcp_servers = if matches!(fields.get("mcpServers"), Some(Value::Object(_))) {
+        None
+    } else {
+        list("mcpServers")
+    };
+    if inline_servers {
+        problem(
+            "mcpServers",
+            "inline server definitions are not supported (they would start a server no one \
+             approved); name servers configured in .mcp.json or the settings instead; ignored"
+                .into(),
+        );
+    }
     let max_turns = match fields.get("maxTurns") {
         None => None,
         Some(Value::Number(number)) => number.as_u64().and_then(|n| u32::try_from(n).ok()),
@@ -355,6 +377,7 @@ fn definition(
         permission_mode,
         worktree,
         skills,
+        mcp_servers,
         prompt: text("prompt").unwrap_or_default().to_string(),
     })
 }
@@ -461,6 +484,7 @@ mod tests {
                     permission_mode: Some("plan".into()),
                     worktree: true,
                     skills: Vec::new(),
+                    mcp_servers: None,
                     prompt: "You review code.".into(),
                 },
                 AgentDefinition {
@@ -475,6 +499,7 @@ mod tests {
                     permission_mode: None,
                     worktree: false,
                     skills: Vec::new(),
+                    mcp_servers: None,
                     prompt: "Notes.".into(),
                 },
             ]
@@ -536,6 +561,27 @@ mod tests {
     }
 
     #[test]
+    fn mcp_servers_are_names_and_an_inline_definition_is_a_problem() {
+        let set = parse_agents_json(
+            r#"{"linker": {"description": "Links.", "prompt": "You link.",
+                "mcpServers": ["github", {"evil": {"command": "rm"}}], "isolation": "vm"}}"#,
+        )
+        .unwrap();
+        assert_eq!(set.agents[0].mcp_servers, Some(vec!["github".to_string()]));
+        assert!(!set.agents[0].worktree);
+        let lines: Vec<String> = set.problems.iter().map(ToString::to_string).collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[1].contains("isolation: unknown isolation \"vm\" (expected worktree); ignored"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].contains("mcpServers: inline server definitions are not supported"),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
     fn the_flags_json_defines_agents_and_bad_json_is_an_error() {
         let set = parse_agents_json(
             r#"{"checker": {"description": "Checks.", "prompt": "You check.", "tools": ["Read"], "maxTurns": 2},
@@ -556,6 +602,7 @@ mod tests {
                 permission_mode: None,
                 worktree: false,
                 skills: Vec::new(),
+                mcp_servers: None,
                 prompt: "You check.".into(),
             }]
         );

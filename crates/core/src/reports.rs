@@ -210,9 +210,11 @@ pub fn agents_report(catalog: Option<&AgentCatalog>) -> String {
         }
         if let Some(mode) = &profile.permission_mode {
             text.push_str(&format!(
-                "; asks for permission mode {mode} (not applied yet: it runs under the \
-                 session's mode)"
+                "; permission mode {mode} (where narrower than the session's)"
             ));
+        }
+        if profile.worktree {
+            text.push_str("; in a git worktree of its own");
         }
     }
     if catalog

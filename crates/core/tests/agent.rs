@@ -260,6 +260,7 @@ async fn each_role_gets_its_tools_and_never_the_agent_tool() {
                 "Bash",
                 "BashOutput",
                 "TaskStop",
+                "TaskOutput",
                 "Read",
                 "Glob",
                 "Grep",
@@ -334,6 +335,7 @@ async fn a_custom_agent_gets_exactly_its_tools_its_model_and_its_body_as_system_
         permission_mode: None,
         worktree: false,
         skills: Vec::new(),
+        mcp_servers: None,
         prompt: "You review code and nothing else.".into(),
     };
     let mut session = host(

@@ -82,9 +82,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use ask::{AskUserQuestionInput, AskUserQuestionTool, QuestionOption, UserQuestion};
 pub use bash::{
-    BackgroundTask, BashOutputTool, BashTool, KillShellTool, Reaped, ShellRegistry, TaskStopTool,
-    WorkspaceRoots, forget_recorded_process_groups, hide_own_process_from_commands,
-    reap_orphaned_process_groups,
+    BackgroundTask, BashOutputTool, BashTool, KillShellTool, Reaped, ShellRegistry, TaskOutputTool,
+    TaskStopTool, WorkspaceRoots, forget_recorded_process_groups, hide_own_process_from_commands,
+    reap_orphaned_process_groups, wait_until,
 };
 pub use composite::CompositeExecutor;
 pub use edit::{EditTool, MultiEditTool};

@@ -104,6 +104,7 @@ impl ToolRegistry {
         registry.register(crate::BashTool);
         registry.register(crate::BashOutputTool);
         registry.register(crate::TaskStopTool);
+        registry.register(crate::TaskOutputTool);
         registry.register(crate::ReadTool);
         registry.register(crate::GlobTool);
         registry.register(crate::GrepTool);

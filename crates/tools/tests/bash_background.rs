@@ -326,3 +326,43 @@ async fn a_sub_agents_shell_moves_alone_and_shares_the_background_tasks() {
         "{neither:?}"
     );
 }
+
+#[tokio::test]
+async fn task_output_waits_for_a_shell_to_end_unless_told_not_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(dir.path());
+    call(
+        &registry,
+        "Bash",
+        json!({"command": "echo one; echo two", "description": "Two lines", "run_in_background": true}),
+    )
+    .await;
+    let output = call(&registry, "TaskOutput", json!({"task_id": "bash_1"})).await;
+    assert_eq!(
+        output,
+        ToolOutput::text("Task bash_1 (Two lines): exited with code 0\none\ntwo")
+    );
+
+    let command = format!("{}; wait", sleeper_writing_pid("pid"));
+    call(
+        &registry,
+        "Bash",
+        json!({"command": command, "description": "Sleeps", "run_in_background": true}),
+    )
+    .await;
+    let pid = pid_in(&dir.path().join("pid")).await;
+    let running = call(
+        &registry,
+        "TaskOutput",
+        json!({"task_id": "bash_2", "block": false}),
+    )
+    .await;
+    assert_eq!(
+        running,
+        ToolOutput::text("Task bash_2 (Sleeps): running\n(no new output)")
+    );
+    call(&registry, "TaskStop", json!({"task_id": "bash_2"})).await;
+    wait_until_dead(pid).await;
+    let unknown = call(&registry, "TaskOutput", json!({"task_id": "bash_9"})).await;
+    assert!(unknown.is_error, "{unknown:?}");
+}

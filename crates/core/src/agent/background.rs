@@ -133,22 +133,65 @@ impl Background {
     }
 }
 
-/// A running background agent as `TaskStop` sees it.
+/// A background agent as `TaskStop` and `TaskOutput` see it.
 #[derive(Debug)]
 pub(crate) struct AgentTask {
     pub(crate) id: String,
     pub(crate) label: String,
     pub(crate) stop: CancellationToken,
-    pub(crate) done: Arc<std::sync::atomic::AtomicBool>,
+    /// Its notification, once it has ended.
+    result: Mutex<Option<String>>,
+    ended: Notify,
 }
 
+impl AgentTask {
+    pub(crate) fn new(id: String, label: String, stop: CancellationToken) -> AgentTask {
+        AgentTask {
+            id,
+            label,
+            stop,
+            result: Mutex::new(None),
+            ended: Notify::new(),
+        }
+    }
+
+    /// It has ended with `notification`.
+    pub(crate) fn ended(&self, notification: String) {
+        *self.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(notification);
+        self.ended.notify_waiters();
+    }
+
+    fn result(&self) -> Option<String> {
+        self.result
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[async_trait::async_trait]
 impl BackgroundTask for AgentTask {
     fn id(&self) -> &str {
         &self.id
     }
 
+    async fn wait_end(&self, timeout: std::time::Duration) {
+        cairn_tools::wait_until(&self.ended, timeout, || self.result().is_some()).await;
+    }
+
+    fn output(&self) -> String {
+        match self.result() {
+            Some(notification) => notification,
+            None => format!(
+                "Background agent {} ({}) is still running; its answer comes as a \
+                 <task-notification> when it ends.",
+                self.id, self.label
+            ),
+        }
+    }
+
     fn stop(&self) -> String {
-        if self.done.load(std::sync::atomic::Ordering::SeqCst) || self.stop.is_cancelled() {
+        if self.result().is_some() || self.stop.is_cancelled() {
             return format!(
                 "Background agent {} ({}) was no longer running; nothing to stop.",
                 self.id, self.label

@@ -20,6 +20,8 @@ pub struct RoleTools {
     inner: Arc<dyn ToolExecutor>,
     allowed: ToolChoice,
     disallowed: Vec<String>,
+    /// The MCP servers whose tools it gets; `None` for every server's.
+    mcp_servers: Option<Vec<String>>,
     own_todos: ToolRegistry,
 }
 
@@ -51,8 +53,16 @@ impl RoleTools {
             inner,
             allowed,
             disallowed,
+            mcp_servers: None,
             own_todos,
         }
+    }
+
+    /// Only these MCP servers' tools (`mcp__<server>__…`), as an agent file's `mcpServers`
+    /// names them; `None` keeps every server's.
+    pub fn with_mcp_servers(mut self, servers: Option<Vec<String>>) -> Self {
+        self.mcp_servers = servers;
+        self
     }
 
     /// Whether the tool called `name` (canonical) is this role's.
@@ -62,6 +72,12 @@ impl RoleTools {
             || self.disallowed.iter().any(|entry| tool_of(entry) == name)
         {
             return false;
+        }
+        if let (Some(servers), Some(rest)) = (&self.mcp_servers, name.strip_prefix("mcp__")) {
+            let server = rest.split("__").next().unwrap_or_default();
+            if !servers.iter().any(|named| named == server) {
+                return false;
+            }
         }
         match &self.allowed {
             ToolChoice::All => true,
@@ -193,5 +209,24 @@ mod tests {
         assert!(!output.is_error, "{output:?}");
         assert_eq!(todo_count(&session), 0, "the parent's list is untouched");
         assert_eq!(todo_count(role.own_todos.context()), 1);
+    }
+
+    #[test]
+    fn mcp_servers_named_limit_the_mcp_tools_to_theirs() {
+        let role = RoleTools::new(
+            Arc::new(ToolRegistry::new(ToolContext::new(std::env::temp_dir()))),
+            ToolChoice::All,
+            Vec::new(),
+        )
+        .with_mcp_servers(Some(vec!["github".into()]));
+        assert!(role.allows("mcp__github__create_issue"));
+        assert!(!role.allows("mcp__slack__post"));
+        assert!(role.allows("Read"));
+        let every = RoleTools::new(
+            Arc::new(ToolRegistry::new(ToolContext::new(std::env::temp_dir()))),
+            ToolChoice::All,
+            Vec::new(),
+        );
+        assert!(every.allows("mcp__slack__post"));
     }
 }

@@ -84,6 +84,8 @@ pub struct AgentProfile {
     pub worktree: bool,
     /// The skills a custom agent starts with, by name.
     pub skills: Vec<String>,
+    /// The MCP servers whose tools a custom agent gets (`mcpServers`); `None` for all.
+    pub mcp_servers: Option<Vec<String>>,
     /// Those skills' instructions, found when the catalog was loaded: they go with the
     /// agent's prompt, as Claude Code preloads them.
     pub preloaded_skills: Vec<String>,
@@ -112,6 +114,7 @@ impl AgentProfile {
             permission_mode: None,
             worktree: false,
             skills: Vec::new(),
+            mcp_servers: None,
             preloaded_skills: Vec::new(),
             origin: None,
             path: None,
@@ -131,6 +134,7 @@ impl AgentProfile {
             permission_mode: definition.permission_mode,
             worktree: definition.worktree,
             skills: definition.skills,
+            mcp_servers: definition.mcp_servers,
             preloaded_skills: Vec::new(),
             origin: Some(definition.origin),
             path: definition.path,
@@ -397,6 +401,7 @@ mod tests {
             permission_mode: None,
             worktree: false,
             skills: Vec::new(),
+            mcp_servers: None,
             prompt: "Explore my way.".into(),
         }]);
         let explore = catalog.find("Explore").unwrap();

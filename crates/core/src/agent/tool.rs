@@ -1,7 +1,7 @@
 //! The `Agent` tool: starts a sub-agent for one task and returns its final answer.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use async_trait::async_trait;
@@ -178,6 +178,12 @@ impl AgentTool {
         let Some(profile) = self.catalog.find(&input.subagent_type) else {
             return self.unknown_role(&input.subagent_type);
         };
+        if input.run_in_background && self.background.is_none() {
+            return ToolOutput::error(
+                "Agent: `run_in_background` is not available in this session; start the \
+                 sub-agent without it.",
+            );
+        }
         let running = tokio::select! {
             permit = self.running.clone().acquire_owned() => match permit {
                 Ok(permit) => permit,
@@ -244,7 +250,8 @@ impl AgentTool {
             own_tools,
             profile.tools.clone(),
             profile.disallowed_tools.clone(),
-        );
+        )
+        .with_mcp_servers(profile.mcp_servers.clone());
         let max_output_tokens = models::max_output_tokens(&model)
             .map_or(self.max_output_tokens, |limit| {
                 limit.min(self.max_output_tokens)
@@ -277,13 +284,7 @@ impl AgentTool {
             Some(mode) => engine.narrowed_to(mode),
             None => engine,
         };
-        if input.run_in_background {
-            let Some(background) = &self.background else {
-                return ToolOutput::error(
-                    "Agent: `run_in_background` is not available in this session; start the \
-                     sub-agent without it.",
-                );
-            };
+        if let (true, Some(background)) = (input.run_in_background, &self.background) {
             return start_in_background(
                 background,
                 BackgroundRun {
@@ -374,25 +375,23 @@ fn start_in_background(background: &Background, run: BackgroundRun) -> ToolOutpu
         worktree,
     } = run;
     let stop = CancellationToken::new();
-    let done = Arc::new(AtomicBool::new(false));
     let label = if description.is_empty() {
         format!("{name} sub-agent")
     } else {
         format!("{name} sub-agent: {description}")
     };
-    background.tasks.shells.add_task(Arc::new(AgentTask {
-        id: agent_id.clone(),
-        label: label.clone(),
-        stop: stop.clone(),
-        done: done.clone(),
-    }));
+    let task = Arc::new(AgentTask::new(
+        agent_id.clone(),
+        label.clone(),
+        stop.clone(),
+    ));
+    background.tasks.shells.add_task(task.clone());
     let notifications = background.notifications.clone();
     notifications.started();
     let task_id = agent_id.clone();
     tokio::spawn(async move {
         let started = Instant::now();
         let summary = engine.run_turn(content, &events, &stop).await;
-        done.store(true, Ordering::SeqCst);
         drop(permit);
         let status = match &summary.end {
             TurnEnd::Completed | TurnEnd::MaxTokens | TurnEnd::MaxRequests { .. } => {
@@ -406,12 +405,10 @@ fn start_in_background(background: &Background, run: BackgroundRun) -> ToolOutpu
             worktree,
         )
         .await;
-        notifications.finished(task_notification(
-            &task_id,
-            &description,
-            status,
-            &result.content.text(),
-        ));
+        let notification =
+            task_notification(&task_id, &description, status, &result.content.text());
+        task.ended(notification.clone());
+        notifications.finished(notification);
     });
     ToolOutput::text(format!(
         "Started {label} in the background as task {agent_id}. It runs on while you work; \

@@ -29,6 +29,8 @@ pub(crate) struct BackgroundShell {
     label: String,
     group: Option<ProcessGroup>,
     state: Mutex<ShellState>,
+    /// Told when the command has ended and its output is all in.
+    ended: tokio::sync::Notify,
 }
 
 #[derive(Debug, Default)]
@@ -83,6 +85,7 @@ impl BackgroundShell {
             label,
             group: ProcessGroup::led_by(&child),
             state: Mutex::default(),
+            ended: tokio::sync::Notify::new(),
         });
         tokio::spawn(collect(Arc::clone(&shell), child, guarded));
         Ok(shell)
@@ -90,6 +93,14 @@ impl BackgroundShell {
 
     pub(super) fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Waits until the command is no longer running, or `timeout` has passed.
+    async fn wait_end(&self, timeout: std::time::Duration) {
+        super::shells::wait_until(&self.ended, timeout, || {
+            self.state().status != ShellStatus::Running
+        })
+        .await;
     }
 
     fn state(&self) -> MutexGuard<'_, ShellState> {
@@ -107,6 +118,8 @@ impl BackgroundShell {
             }
             state.status = ShellStatus::Killed;
         }
+        drop(state);
+        self.ended.notify_waiters();
         before
     }
 
@@ -184,6 +197,8 @@ async fn collect(shell: Arc<BackgroundShell>, mut child: Child, guarded: Option<
             Err(err) => ShellStatus::Lost(format!("waiting for it failed: {err}")),
         };
     }
+    drop(state);
+    shell.ended.notify_waiters();
 }
 
 /// Reads what a background command printed since the last read.
@@ -357,5 +372,98 @@ impl Tool for TaskStopTool {
                 ))
             }
         }
+    }
+}
+
+/// `TaskOutput` (Claude Code's name): the output of a background task by its id, waiting
+/// for it to end unless `block` is false: a shell's status and what it printed since the
+/// last read, or a background agent's answer once it has one.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskOutputTool;
+
+/// How long TaskOutput waits when the call gives no `timeout`.
+const DEFAULT_OUTPUT_WAIT_MS: u64 = 30_000;
+/// The longest TaskOutput waits.
+const MAX_OUTPUT_WAIT_MS: u64 = 600_000;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskOutputInput {
+    /// The id of the background task: a shell's as Bash returned it (e.g. "bash_1"), or a
+    /// background agent's as Agent returned it.
+    task_id: String,
+    /// Whether to wait for the task to end (true unless given).
+    block: Option<bool>,
+    /// How long to wait at most, in milliseconds (30000 unless given, at most 600000).
+    timeout: Option<u64>,
+}
+
+#[async_trait]
+impl Tool for TaskOutputTool {
+    type Input = TaskOutputInput;
+
+    fn name(&self) -> &'static str {
+        "TaskOutput"
+    }
+
+    fn description(&self) -> String {
+        "Reads the output of a background task by its id: a command started with Bash and \
+         run_in_background: true (its status and what it printed since the last read), or a \
+         sub-agent started with Agent and run_in_background: true (its answer once it has \
+         one). Waits for the task to end first, up to timeout milliseconds, unless block is \
+         false."
+            .into()
+    }
+
+    fn safety(&self, _input: &TaskOutputInput, _ctx: &ToolContext) -> Safety {
+        // Reading only moves cairn's own read position in the shell's buffer.
+        Safety::READ_ONLY
+    }
+
+    fn touched_paths(&self, _input: &TaskOutputInput, _ctx: &ToolContext) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    async fn run(
+        &self,
+        input: TaskOutputInput,
+        ctx: &ToolContext,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let id = input.task_id.trim();
+        let wait = std::time::Duration::from_millis(
+            input
+                .timeout
+                .unwrap_or(DEFAULT_OUTPUT_WAIT_MS)
+                .min(MAX_OUTPUT_WAIT_MS),
+        );
+        let block = input.block.unwrap_or(true);
+        if let Some(task) = ctx.session.shells.find_task(id) {
+            if block {
+                tokio::select! {
+                    () = task.wait_end(wait) => {}
+                    () = cancel.cancelled() => {}
+                }
+            }
+            return ToolOutput::text(task.output());
+        }
+        let shell = match ctx.session.shells.find(id) {
+            Ok(shell) => shell,
+            Err(message) => return ToolOutput::error(message),
+        };
+        if block {
+            tokio::select! {
+                () = shell.wait_end(wait) => {}
+                () = cancel.cancelled() => {}
+            }
+        }
+        let (status, body) = shell.read_new(None);
+        let mut text = format!("Task {} ({}): {status}\n", shell.id, shell.label);
+        text.push_str(if body.is_empty() {
+            "(no new output)"
+        } else {
+            &body
+        });
+        ToolOutput::text(text)
     }
 }

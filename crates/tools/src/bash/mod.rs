@@ -20,9 +20,9 @@ mod reaper;
 mod shells;
 mod workspace;
 
-pub use background::{BashOutputTool, KillShellTool, TaskStopTool};
+pub use background::{BashOutputTool, KillShellTool, TaskOutputTool, TaskStopTool};
 pub use foreground::BashTool;
 pub use process::hide_own_process_from_commands;
 pub use reaper::{Reaped, forget_recorded_process_groups, reap_orphaned_process_groups};
-pub use shells::{BackgroundTask, ShellRegistry};
+pub use shells::{BackgroundTask, ShellRegistry, wait_until};
 pub use workspace::WorkspaceRoots;

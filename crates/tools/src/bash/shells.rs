@@ -43,12 +43,19 @@ struct BackgroundShells {
 /// A background task that is not a shell command (a sub-agent started with
 /// `run_in_background`), which `TaskStop` stops by its id and the end of the session stops
 /// too.
+#[async_trait::async_trait]
 pub trait BackgroundTask: Send + Sync + std::fmt::Debug {
     /// The id the model stops it by.
     fn id(&self) -> &str;
 
     /// Stops it if it still runs; the sentence `TaskStop` answers with.
     fn stop(&self) -> String;
+
+    /// Waits until it has ended, or `timeout` has passed.
+    async fn wait_end(&self, timeout: std::time::Duration);
+
+    /// What `TaskOutput` answers: its status, and its result once it has one.
+    fn output(&self) -> String;
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -98,12 +105,16 @@ impl ShellRegistry {
     /// Stops the background task (not a shell) called `id`: what `TaskStop` answers, or
     /// `None` when no such task was added.
     pub(super) fn stop_task(&self, id: &str) -> Option<String> {
-        let task = lock(&self.background)
+        self.find_task(id).map(|task| task.stop())
+    }
+
+    /// The background task (not a shell) called `id`.
+    pub(super) fn find_task(&self, id: &str) -> Option<Arc<dyn BackgroundTask>> {
+        lock(&self.background)
             .tasks
             .iter()
             .find(|task| task.id() == id)
-            .cloned();
-        task.map(|task| task.stop())
+            .cloned()
     }
 
     /// Like [`ShellRegistry::working_dir`], with a note for the model when the remembered
@@ -158,6 +169,29 @@ impl ShellRegistry {
             "No background shell with id \"{id}\". The shells in this session are: {}.",
             ids.join(", ")
         ))
+    }
+}
+
+/// Waits until `done` holds, checked whenever `ended` is told (with `notify_waiters`), or
+/// until `timeout` has passed.
+pub async fn wait_until(
+    ended: &tokio::sync::Notify,
+    timeout: std::time::Duration,
+    done: impl Fn() -> bool,
+) {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let notified = ended.notified();
+        tokio::pin!(notified);
+        // Registered before the check, so a notification between the two is not missed.
+        notified.as_mut().enable();
+        if done() {
+            return;
+        }
+        tokio::select! {
+            () = notified => {}
+            () = tokio::time::sleep_until(deadline) => return,
+        }
     }
 }
 
