@@ -418,6 +418,45 @@ fn set_max_thinking_tokens_sets_the_budget_of_the_next_requests() {
 }
 
 #[test]
+fn stop_task_stops_a_background_shell_by_its_id() {
+    let harness = Harness::new();
+    harness.server.push(Reply::tool_use(
+        "toolu_bg",
+        "Bash",
+        json!({"command": "sleep 300", "run_in_background": true}),
+    ));
+    harness.server.push(Reply::text("started"));
+    harness.server.push(Reply::tool_use(
+        "toolu_out",
+        "BashOutput",
+        json!({"bash_id": "bash_1"}),
+    ));
+    harness.server.push(Reply::text("checked"));
+    let mut run = SdkRun::start(&harness, &["--permission-mode", "bypassPermissions"]);
+    run.user("start the sleeper");
+    assert_eq!(run.result()["result"], "started");
+    run.control(
+        "req_stop",
+        json!({"subtype": "stop_task", "task_id": "bash_1"}),
+    );
+    assert_eq!(run.response_to("req_stop")["subtype"], "success");
+    run.control(
+        "req_none",
+        json!({"subtype": "stop_task", "task_id": "bash_9"}),
+    );
+    let none = run.response_to("req_none");
+    assert_eq!(none["subtype"], "error");
+    assert!(none["error"].as_str().unwrap().contains("bash_9"), "{none}");
+    run.user("is it still running?");
+    assert_eq!(run.result()["result"], "checked");
+    let requests = harness.server.requests();
+    let (_, output) = support::tool_result(&requests, requests.len() - 1);
+    assert!(output.contains("killed"), "{output}");
+    let (code, stderr) = run.finish();
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
 fn include_partial_messages_streams_the_raw_events_before_the_message() {
     let harness = Harness::new();
     harness.server.push(Reply::text("streamed"));

@@ -359,6 +359,12 @@ impl BackgroundShells {
     pub fn kill_all(&self) {
         self.0.shells.kill_all();
     }
+
+    /// Stops the background task `id` (a shell or a background agent), as `TaskStop` does:
+    /// what was done, or why there is no such task.
+    pub fn stop(&self, id: &str) -> Result<String, String> {
+        self.0.shells.stop(id)
+    }
 }
 
 /// The engine stopped, so nothing more can be sent.

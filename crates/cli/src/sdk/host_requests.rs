@@ -22,10 +22,6 @@ const NOT_SUPPORTED: &[(&str, &str)] = &[
         "mcp_toggle",
         "not supported: cairn cannot turn an MCP server off in a running session",
     ),
-    (
-        "stop_task",
-        "not supported: cairn's sub-agents end with the turn or an interrupt",
-    ),
 ];
 
 impl SdkFace {
@@ -85,6 +81,16 @@ impl SdkFace {
                 self.start_session().await?;
                 let running = self.running.as_ref().ok_or("no session")?;
                 running.thinking.set_max_tokens(max);
+                Ok(json!({}))
+            }
+            "stop_task" => {
+                let id = request
+                    .get("task_id")
+                    .and_then(Value::as_str)
+                    .ok_or("stop_task needs a \"task_id\"")?;
+                self.start_session().await?;
+                let running = self.running.as_ref().ok_or("no session")?;
+                running.session.background_shells().stop(id)?;
                 Ok(json!({}))
             }
             "get_context_usage" => {

@@ -349,29 +349,35 @@ impl Tool for TaskStopTool {
         ctx: &ToolContext,
         _cancel: &CancellationToken,
     ) -> ToolOutput {
-        let id = match input.id() {
-            Ok(id) => id,
-            Err(message) => return ToolOutput::error(message),
-        };
-        if let Some(stopped) = ctx.session.shells.stop_task(id) {
-            return ToolOutput::text(stopped);
+        let stopped = input.id().and_then(|id| ctx.session.shells.stop(id));
+        match stopped {
+            Ok(said) => ToolOutput::text(said),
+            Err(message) => ToolOutput::error(message),
         }
-        let shell = match ctx.session.shells.find(id) {
-            Ok(shell) => shell,
-            Err(message) => return ToolOutput::error(message),
-        };
-        match shell.kill() {
-            ShellStatus::Running => ToolOutput::text(format!(
+    }
+}
+
+impl super::ShellRegistry {
+    /// Stops the background task `id`, a shell (with every process it started) or another
+    /// task such as a background agent: what `TaskStop` and an Agent SDK host's `stop_task`
+    /// answer, or why there is no such task.
+    pub fn stop(&self, id: &str) -> Result<String, String> {
+        if let Some(stopped) = self.stop_task(id) {
+            return Ok(stopped);
+        }
+        let shell = self.find(id)?;
+        Ok(match shell.kill() {
+            ShellStatus::Running => format!(
                 "Killed shell {} ({}) and every process it started.",
                 shell.id, shell.label
-            )),
+            ),
             status @ (ShellStatus::Finished(_) | ShellStatus::Killed | ShellStatus::Lost(_)) => {
-                ToolOutput::text(format!(
+                format!(
                     "Shell {} ({}) was no longer running ({status}); nothing to kill.",
                     shell.id, shell.label
-                ))
+                )
             }
-        }
+        })
     }
 }
 
