@@ -112,9 +112,9 @@ fn without_stable_mark(body: &Value) -> Value {
     body
 }
 
-#[test]
-fn on_a_warm_cache_old_results_are_cleared_when_it_pays_behind_the_stable_mark() {
-    let h = Harness::new();
+/// The session of the tests, run by the binary with `env` set: `READS` reads of ~3,500
+/// tokens each, one a request, then an answer. Returns its requests, none a summary.
+fn read_session(h: &Harness, env: &[(&str, &str)]) -> Vec<RecordedRequest> {
     h.server.simulate_prompt_cache();
     h.server
         .reply_to_side_requests(vec![Reply::text("SUMMARY: the files were read.")]);
@@ -135,13 +135,13 @@ fn on_a_warm_cache_old_results_are_cleared_when_it_pays_behind_the_stable_mark()
     let output = h
         .command()
         .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", WINDOW.to_string())
+        .envs(env.iter().copied())
         .args(["-p", "Read every file.", "--output-format", "json"])
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(result["result"], json!("All read."), "{result}");
-
     let requests = h.server.requests();
     assert!(
         requests
@@ -149,8 +149,11 @@ fn on_a_warm_cache_old_results_are_cleared_when_it_pays_behind_the_stable_mark()
             .all(|request| request.body["tool_choice"]["type"] != "none"),
         "clearing kept the session under the threshold: no summary"
     );
-    // Requests a few milliseconds apart: the cache is warm all along. Nothing is cleared
-    // while the conversation is small; then only old results change, into the marker.
+    requests
+}
+
+/// The requests that changed what the one before sent, with the results they cleared.
+fn clears(requests: &[RecordedRequest]) -> Vec<(usize, Vec<String>)> {
     let mut clears = Vec::new();
     for (index, pair) in requests.windows(2).enumerate() {
         let changed = changed_results(&messages(&pair[0]), &messages(&pair[1]));
@@ -158,6 +161,40 @@ fn on_a_warm_cache_old_results_are_cleared_when_it_pays_behind_the_stable_mark()
             clears.push((index + 1, changed));
         }
     }
+    clears
+}
+
+#[test]
+fn without_a_prompt_cache_old_results_are_cleared_sooner() {
+    // DISABLE_PROMPT_CACHING: no marks, nothing read back, so a clear costs nothing more and
+    // waits only for the size at which clearing starts; with the cache, each waits until it
+    // pays.
+    let cached = clears(&read_session(&Harness::new(), &[]));
+    let h = Harness::new();
+    let requests = read_session(&h, &[("DISABLE_PROMPT_CACHING", "1")]);
+    assert!(
+        requests
+            .iter()
+            .all(|request| !request.body.to_string().contains("cache_control"))
+    );
+    let uncached = clears(&requests);
+    assert!(
+        uncached.len() >= cached.len(),
+        "{uncached:?} against {cached:?}"
+    );
+    let at = |clears: &[(usize, Vec<String>)]| clears.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+    for (free, paid) in at(&uncached).iter().zip(at(&cached)) {
+        assert!(*free < paid, "{uncached:?} against {cached:?}");
+    }
+}
+
+#[test]
+fn on_a_warm_cache_old_results_are_cleared_when_it_pays_behind_the_stable_mark() {
+    let h = Harness::new();
+    let requests = read_session(&h, &[]);
+    // Requests a few milliseconds apart: the cache is warm all along. Nothing is cleared
+    // while the conversation is small; then only old results change, into the marker.
+    let clears = clears(&requests);
     assert!(!clears.is_empty(), "old results were cleared");
     assert!(
         clears[0].0 >= 8,

@@ -389,7 +389,7 @@ fn set_max_thinking_tokens_sets_the_budget_of_the_next_requests() {
         harness.server.push(Reply::text(answer));
     }
     let mut run = SdkRun::start(&harness, &[]);
-    let mut turn = |run: &mut SdkRun, id: &str, tokens: Value| {
+    let turn = |run: &mut SdkRun, id: &str, tokens: Value| {
         run.control(
             id,
             json!({"subtype": "set_max_thinking_tokens", "max_thinking_tokens": tokens}),

@@ -88,17 +88,17 @@ impl ModelInfo {
     /// use std::time::Duration;
     /// use cairn_llm::registry::{CacheKind, lookup};
     ///
-    /// let sonnet = lookup("sonnet").prompt_cache().unwrap();
+    /// let sonnet = lookup("sonnet").prompt_cache();
     /// assert_eq!((sonnet.write_ratio, sonnet.read_ratio), (1.25, 0.1));
     /// assert_eq!(sonnet.ttl, Duration::from_secs(300));
-    /// assert_eq!(lookup("gpt-4o").prompt_cache().unwrap().kind, CacheKind::Automatic);
-    /// assert_eq!(lookup("llama3.2").prompt_cache(), None);
+    /// assert_eq!(lookup("gpt-4o").prompt_cache().kind, CacheKind::Automatic);
+    /// assert_eq!(lookup("llama3.2").prompt_cache(), PromptCache::NONE);
     /// ```
-    pub fn prompt_cache(&self) -> Option<PromptCache> {
+    pub fn prompt_cache(&self) -> PromptCache {
         if !self.capabilities.prompt_caching {
-            return None;
+            return PromptCache::NONE;
         }
-        Some(match self.price {
+        match self.price {
             None => PromptCache::ANTHROPIC,
             Some(price) if price.cache_write_ratio >= PromptCache::ANTHROPIC_1H.write_ratio => {
                 PromptCache {
@@ -112,7 +112,7 @@ impl ModelInfo {
                 ..PromptCache::ANTHROPIC
             },
             Some(price) => PromptCache::automatic(price.cache_read_ratio),
-        })
+        }
     }
 }
 
@@ -178,6 +178,16 @@ impl PromptCache {
             read_ratio,
         }
     }
+
+    /// No prompt cache (a model or server without one, or `DISABLE_PROMPT_CACHING`): nothing
+    /// is read back, every token is sent at the input price, so changing what was already
+    /// sent costs nothing more.
+    pub const NONE: PromptCache = PromptCache {
+        kind: CacheKind::Automatic,
+        ttl: Duration::ZERO,
+        write_ratio: 1.0,
+        read_ratio: 1.0,
+    };
 }
 
 /// One entry of the table of non-Claude models: an id prefix and what it says.
@@ -603,13 +613,10 @@ mod tests {
     #[test]
     fn each_provider_reports_how_its_cache_bills() {
         let cache = |model: &str| lookup(model).prompt_cache();
-        assert_eq!(cache("claude-sonnet-4-5"), Some(PromptCache::ANTHROPIC));
-        assert_eq!(cache("gpt-4o"), Some(PromptCache::automatic(0.5)));
-        assert_eq!(
-            cache("deepseek-reasoner"),
-            Some(PromptCache::automatic(0.1))
-        );
-        assert_eq!(cache("mistral-large"), None);
+        assert_eq!(cache("claude-sonnet-4-5"), PromptCache::ANTHROPIC);
+        assert_eq!(cache("gpt-4o"), PromptCache::automatic(0.5));
+        assert_eq!(cache("deepseek-reasoner"), PromptCache::automatic(0.1));
+        assert_eq!(cache("mistral-large"), PromptCache::NONE);
     }
 
     /// The settings' entry replaces what it names and keeps the rest; a cache price becomes

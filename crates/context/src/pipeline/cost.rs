@@ -43,7 +43,7 @@ impl CacheState {
     pub fn after(cache: PromptCache, since_last: Option<Duration>) -> Self {
         CacheState {
             cache,
-            warm: since_last.is_some_and(|since| since <= cache.ttl),
+            warm: !cache.ttl.is_zero() && since_last.is_some_and(|since| since <= cache.ttl),
             stable_prefix: None,
         }
     }

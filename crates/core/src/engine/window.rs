@@ -59,7 +59,7 @@ impl Engine {
             last_reported: self.last_reported,
             context_window: model_info.context_window,
             max_output_tokens: self.config.max_output_tokens,
-            prompt_cache: model_info.prompt_cache(),
+            prompt_cache: Some(model_info.prompt_cache()),
         };
         let summarizer = ConversationSummarizer {
             client: self.client.as_ref(),

@@ -229,9 +229,12 @@ impl ModelClient for AnthropicClient {
             .await
     }
 
-    /// The registry's entry, with the settings' overrides.
+    /// The registry's entry, with the settings' overrides. The Messages API caches what
+    /// cairn marks for any model, and nothing once `DISABLE_PROMPT_CACHING` drops the marks.
     fn model_info(&self, model: &str) -> crate::ModelInfo {
-        self.models.lookup(model)
+        let mut info = self.models.lookup(model);
+        info.capabilities.prompt_caching = self.dialect.prompt_caching == PromptCaching::Enabled;
+        info
     }
 
     fn tool_calls_from_text(&self) -> u64 {
