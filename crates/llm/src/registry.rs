@@ -78,7 +78,7 @@ impl ModelInfo {
     }
 
     /// How the model's provider caches prompt prefixes, for whoever weighs a change to what
-    /// was already sent (the context pipeline); `None` when it does not cache. A price whose
+    /// was already sent (the context pipeline); [`PromptCache::NONE`] when it does not cache. A price whose
     /// cache write costs more than plain input is Anthropic's marked cache (its 5-minute
     /// entries at 1.25×, its 1-hour ones at 2×); one whose write costs the input price is an
     /// automatic prefix cache (OpenAI's, DeepSeek's). A caching model of unknown price is
@@ -86,7 +86,7 @@ impl ModelInfo {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use cairn_llm::registry::{CacheKind, lookup};
+    /// use cairn_llm::registry::{CacheKind, PromptCache, lookup};
     ///
     /// let sonnet = lookup("sonnet").prompt_cache();
     /// assert_eq!((sonnet.write_ratio, sonnet.read_ratio), (1.25, 0.1));
