@@ -78,11 +78,11 @@ impl ModelInfo {
     }
 
     /// How the model's provider caches prompt prefixes, for whoever weighs a change to what
-    /// was already sent (the context pipeline); [`PromptCache::NONE`] when it does not cache. A price whose
-    /// cache write costs more than plain input is Anthropic's marked cache (its 5-minute
-    /// entries at 1.25×, its 1-hour ones at 2×); one whose write costs the input price is an
-    /// automatic prefix cache (OpenAI's, DeepSeek's). A caching model of unknown price is
-    /// taken as Anthropic's default.
+    /// was already sent (the context pipeline); [`PromptCache::NONE`] when it does not cache.
+    /// A price whose cache write costs more than plain input is Anthropic's marked cache
+    /// (its 5-minute entries at 1.25×, its 1-hour ones at 2×); one whose write costs the input
+    /// price is an automatic prefix cache (OpenAI's, DeepSeek's). A caching model of unknown
+    /// price is taken as Anthropic's default.
     ///
     /// ```
     /// use std::time::Duration;
