@@ -407,6 +407,36 @@ fn websearch_is_offered_on_the_anthropic_api_only() {
 }
 
 #[test]
+fn websearch_called_where_the_provider_cannot_search_says_so() {
+    let harness = Harness::new();
+    harness.server.push(Reply::tool_use(
+        "toolu_1",
+        "WebSearch",
+        json!({"query": "rust release"}),
+    ));
+    harness.server.push(Reply::text("Done."));
+    let output = Dialect::OpenAi
+        .command(&harness)
+        .args(["-p", "search it"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let last = harness.server.requests().pop().unwrap();
+    let results = Dialect::OpenAi.tool_results(&last);
+    let [(id, text, _)] = results.as_slice() else {
+        panic!("one result: {results:?}");
+    };
+    assert_eq!(id, "toolu_1");
+    assert!(
+        text.contains(
+            "WebSearch is not available in this session: this model's provider has no \
+             server-side web search"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_page_is_answered_by_a_side_request_on_either_dialect() {
     for dialect in dialect::BOTH {
         let harness = Harness::new();

@@ -86,7 +86,12 @@ impl ToolExecutor for CompositeExecutor {
         for executor in &self.executors {
             match executor.try_prepare(call) {
                 Err(PrepareError::UnknownTool { .. }) => continue,
-                decided @ (Ok(_) | Err(PrepareError::RejectedInput { .. })) => return decided,
+                decided @ (Ok(_)
+                | Err(
+                    PrepareError::RejectedInput { .. } | PrepareError::Unavailable { .. },
+                )) => {
+                    return decided;
+                }
             }
         }
         Err(PrepareError::UnknownTool {
@@ -246,6 +251,7 @@ mod tests {
                 Ok(prepared) => Ok(prepared.name.as_str()),
                 Err(PrepareError::UnknownTool { .. }) => Err("unknown"),
                 Err(PrepareError::RejectedInput { .. }) => Err("rejected"),
+                Err(PrepareError::Unavailable { .. }) => Err("unavailable"),
             };
             assert_eq!(got, expected, "{name}");
         }

@@ -179,6 +179,15 @@ pub enum PrepareError {
         /// What was wrong, naming the field.
         message: String,
     },
+    /// The tool is one cairn has, but not in this session (its provider lacks what it needs),
+    /// so it was never offered.
+    #[error("{tool} is not available in this session: {why}")]
+    Unavailable {
+        /// The tool's canonical name.
+        tool: String,
+        /// Why not, and what to do instead.
+        why: String,
+    },
 }
 
 impl PrepareError {

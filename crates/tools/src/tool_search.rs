@@ -388,7 +388,7 @@ impl ToolExecutor for DeferredTools {
         match &prepared {
             Ok(call) => self.load_if_deferred(&call.name),
             Err(PrepareError::RejectedInput { tool, .. }) => self.load_if_deferred(tool),
-            Err(PrepareError::UnknownTool { .. }) => {}
+            Err(PrepareError::UnknownTool { .. } | PrepareError::Unavailable { .. }) => {}
         }
         prepared
     }

@@ -112,6 +112,7 @@ impl ToolExecutor for RoleTools {
             Ok(prepared) if self.allows(&prepared.name) => Ok(prepared),
             Ok(_) | Err(PrepareError::UnknownTool { .. }) => Err(self.unknown(&call.name)),
             Err(rejected @ PrepareError::RejectedInput { .. }) => Err(rejected),
+            Err(unavailable @ PrepareError::Unavailable { .. }) => Err(unavailable),
         }
     }
 

@@ -79,6 +79,8 @@ pub fn with_web_tools(
     ];
     if side.offers_web_search() {
         executors.push(Arc::new(WebSearchTool::new(side)));
+    } else {
+        executors.push(Arc::new(search_tool::WebSearchUnavailable));
     }
     Arc::new(CompositeExecutor::new(executors))
 }

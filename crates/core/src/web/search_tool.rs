@@ -223,6 +223,53 @@ impl ToolExecutor for WebSearchTool {
     }
 }
 
+/// Where the provider has no server-side search: `WebSearch` is not offered, and a call to
+/// it anyway (a model that knows the tool from elsewhere, or a `/model` switch after the
+/// tools were listed) is told why, not that no such tool exists.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WebSearchUnavailable;
+
+/// What a call to `WebSearch` hears where the provider cannot search.
+const UNAVAILABLE: &str = "this model's provider has no server-side web search (only the \
+                           Anthropic API offers one to cairn). Use WebFetch on a URL you know \
+                           instead, or ask the user for one.";
+
+#[async_trait]
+impl ToolExecutor for WebSearchUnavailable {
+    fn specs(&self) -> Vec<ToolSpec> {
+        Vec::new()
+    }
+
+    fn serves(&self, _name: &str) -> bool {
+        false
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        self.try_prepare(call).map_err(PrepareError::into_output)
+    }
+
+    fn try_prepare(&self, call: &ToolCall) -> Result<PreparedCall, PrepareError> {
+        if names_web_search(&call.name) {
+            Err(PrepareError::Unavailable {
+                tool: WEB_SEARCH_TOOL.to_owned(),
+                why: UNAVAILABLE.to_owned(),
+            })
+        } else {
+            Err(PrepareError::UnknownTool {
+                name: call.name.clone(),
+                available: Vec::new(),
+            })
+        }
+    }
+
+    async fn execute(&self, call: &PreparedCall, _cx: &CallContext) -> ToolOutput {
+        ToolOutput::error(format!(
+            "{} is not available in this session: {UNAVAILABLE}",
+            call.name
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use cairn_llm::SearchHit;
