@@ -10,6 +10,7 @@ use cairn_protocol::{AgentEvent, Usage};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
+use crate::ModelFacts;
 use crate::theme::Theme;
 use crate::tool_cell::shown_argument;
 use crate::wrap::{sanitize, truncate};
@@ -52,14 +53,14 @@ impl SubAgentProgress {
         }
     }
 
-    /// Follows one of the sub-agent's events: its answers' usage and cost, its tool calls,
-    /// the end of its turn.
-    pub(crate) fn apply(&mut self, event: &AgentEvent) {
+    /// Follows one of the sub-agent's events: its answers' usage and cost (priced by
+    /// `facts`, what the run's provider knows), its tool calls, the end of its turn.
+    pub(crate) fn apply(&mut self, event: &AgentEvent, facts: &ModelFacts) {
         match event {
             AgentEvent::AssistantMessage { usage, model, .. } => {
                 self.requests += 1;
                 self.usage += *usage;
-                let cost = cairn_llm::registry::lookup(model).cost_usd(usage);
+                let cost = facts.info(model).cost_usd(usage);
                 self.cost_usd = self.cost_usd.zip(cost).map(|(sum, one)| sum + one);
             }
             AgentEvent::ToolCallStarted { id, name } => self.start_tool(id, name, None),
@@ -197,6 +198,11 @@ mod tests {
 
     use super::*;
 
+    /// The model table's facts, as a run on the Anthropic API reports them.
+    fn facts() -> ModelFacts {
+        ModelFacts::new(cairn_llm::registry::lookup)
+    }
+
     fn answer(input_tokens: u64, output_tokens: u64) -> AgentEvent {
         AgentEvent::AssistantMessage {
             message: Message {
@@ -226,16 +232,22 @@ mod tests {
             texts(&progress.running_lines(80, &Theme::plain(), Some(Path::new("/work"))))[0],
             "Starting…"
         );
-        progress.apply(&answer(2_000, 300));
-        progress.apply(&AgentEvent::ToolCallStarted {
-            id: "toolu_read".into(),
-            name: "Read".into(),
-        });
-        progress.apply(&AgentEvent::ToolCallInputComplete {
-            id: "toolu_read".into(),
-            name: "Read".into(),
-            input: json!({"file_path": "/work/src/lib.rs"}),
-        });
+        progress.apply(&answer(2_000, 300), &facts());
+        progress.apply(
+            &AgentEvent::ToolCallStarted {
+                id: "toolu_read".into(),
+                name: "Read".into(),
+            },
+            &facts(),
+        );
+        progress.apply(
+            &AgentEvent::ToolCallInputComplete {
+                id: "toolu_read".into(),
+                name: "Read".into(),
+                input: json!({"file_path": "/work/src/lib.rs"}),
+            },
+            &facts(),
+        );
         let lines = texts(&progress.running_lines(80, &Theme::plain(), Some(Path::new("/work"))));
         assert_eq!(lines[0], "Read(src/lib.rs)");
         // Sonnet: $3 per million input tokens, $15 per million output tokens.
@@ -243,24 +255,30 @@ mod tests {
             lines[1].starts_with("1 request · 1 tool use · 2.3k tokens · $0.0105 · "),
             "{lines:?}"
         );
-        progress.apply(&AgentEvent::ToolCallResult {
-            id: "toolu_read".into(),
-            name: "Read".into(),
-            content: ToolResultContent::Text("1\tfn main() {}".into()),
-            is_error: false,
-        });
-        progress.apply(&answer(3_000, 20_000));
+        progress.apply(
+            &AgentEvent::ToolCallResult {
+                id: "toolu_read".into(),
+                name: "Read".into(),
+                content: ToolResultContent::Text("1\tfn main() {}".into()),
+                is_error: false,
+            },
+            &facts(),
+        );
+        progress.apply(&answer(3_000, 20_000), &facts());
         assert!(!progress.has_ended());
-        progress.apply(&AgentEvent::TurnFinished(TurnSummary {
-            op_id: String::new(),
-            end: TurnEnd::Completed,
-            result: "Found it.".into(),
-            requests: 2,
-            usage: Usage::default(),
-            cost_usd: 0.0,
-            cost_unknown: false,
-            duration_api_ms: 0,
-        }));
+        progress.apply(
+            &AgentEvent::TurnFinished(TurnSummary {
+                op_id: String::new(),
+                end: TurnEnd::Completed,
+                result: "Found it.".into(),
+                requests: 2,
+                usage: Usage::default(),
+                cost_usd: 0.0,
+                cost_unknown: false,
+                duration_api_ms: 0,
+            }),
+            &facts(),
+        );
         assert!(progress.has_ended());
         let summary = progress.summary();
         assert!(
@@ -273,21 +291,24 @@ mod tests {
     #[test]
     fn a_model_of_unknown_prices_makes_the_cost_unknown() {
         let mut progress = SubAgentProgress::starting_now();
-        progress.apply(&AgentEvent::AssistantMessage {
-            message: Message {
-                role: Role::Assistant,
-                content: vec![ContentBlock::text("…")],
+        progress.apply(
+            &AgentEvent::AssistantMessage {
+                message: Message {
+                    role: Role::Assistant,
+                    content: vec![ContentBlock::text("…")],
+                },
+                id: "msg_1".into(),
+                model: "some-local-model".into(),
+                stop_reason: None,
+                usage: Usage {
+                    input_tokens: 10,
+                    output_tokens: 5,
+                    ..Usage::default()
+                },
+                cost_usd: 0.0,
             },
-            id: "msg_1".into(),
-            model: "some-local-model".into(),
-            stop_reason: None,
-            usage: Usage {
-                input_tokens: 10,
-                output_tokens: 5,
-                ..Usage::default()
-            },
-            cost_usd: 0.0,
-        });
+            &facts(),
+        );
         assert!(
             progress
                 .figures()

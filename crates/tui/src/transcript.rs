@@ -261,11 +261,17 @@ impl Transcript {
     /// Takes in one event of the sub-agent the `Agent` call `parent_tool_use_id` started: its
     /// cell shows the sub-agent's progress while it runs and sums it up once it ends. The
     /// sub-agent's own messages stay out of the transcript.
-    pub fn apply_sub_agent(&mut self, parent_tool_use_id: &str, event: &AgentEvent) {
+    /// Its cost is priced by `facts`.
+    pub fn apply_sub_agent(
+        &mut self,
+        parent_tool_use_id: &str,
+        event: &AgentEvent,
+        facts: &crate::ModelFacts,
+    ) {
         if let Some(call) = self.tool_call(parent_tool_use_id) {
             call.sub_agent
                 .get_or_insert_with(|| Box::new(SubAgentProgress::starting_now()))
-                .apply(event);
+                .apply(event, facts);
         }
     }
 

@@ -741,11 +741,12 @@ fn an_agent_call_shows_its_sub_agents_progress_then_its_summary() {
             content: vec![ContentBlock::text("…")],
         }),
     ];
+    let facts = crate::ModelFacts::new(cairn_llm::registry::lookup);
     for event in &sub_agent {
-        transcript.apply_sub_agent("toolu_agent", event);
+        transcript.apply_sub_agent("toolu_agent", event, &facts);
     }
     // Another call's sub-agent is not this cell's.
-    transcript.apply_sub_agent("toolu_other", &finished(TurnEnd::Completed));
+    transcript.apply_sub_agent("toolu_other", &finished(TurnEnd::Completed), &facts);
     let live = texts(&transcript.render_live(60, &theme));
     assert_eq!(
         live[..2],
@@ -755,7 +756,7 @@ fn an_agent_call_shows_its_sub_agents_progress_then_its_summary() {
         live[2].starts_with("    1 request · 1 tool use · 0 tokens · cost unknown · "),
         "{live:?}"
     );
-    transcript.apply_sub_agent("toolu_agent", &finished(TurnEnd::Completed));
+    transcript.apply_sub_agent("toolu_agent", &finished(TurnEnd::Completed), &facts);
     transcript.apply(&AgentEvent::ToolCallResult {
         id: "toolu_agent".into(),
         name: "Agent".into(),

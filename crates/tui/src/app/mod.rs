@@ -604,7 +604,8 @@ impl App {
             self.note_approval_wait();
         }
         if let Some(parent) = &envelope.from.parent_tool_use_id {
-            self.transcript.apply_sub_agent(parent, &envelope.event);
+            self.transcript
+                .apply_sub_agent(parent, &envelope.event, &self.config.model_facts);
         }
     }
 
