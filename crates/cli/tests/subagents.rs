@@ -12,22 +12,14 @@
 
 use std::process::{Output, Stdio};
 
-use cairn_test_support::{RecordedRequest, Reply, ScriptedBlock};
+use cairn_test_support::{Reply, ScriptedBlock};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 mod subagents_support;
 mod support;
-use subagents_support::result_of;
+use subagents_support::{agent_use, result_of, tool_names};
 use support::{Harness, WAIT};
-
-fn agent_call(id: &str, name: &str, role: &str, prompt: &str) -> ScriptedBlock {
-    ScriptedBlock::ToolUse {
-        id: id.into(),
-        name: name.into(),
-        input: json!({"description": "a look", "prompt": prompt, "subagent_type": role}),
-    }
-}
 
 fn run(harness: &Harness, args: &[&str]) -> Output {
     harness
@@ -40,20 +32,11 @@ fn run(harness: &Harness, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn tool_names(request: &RecordedRequest) -> Vec<String> {
-    request.body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn an_explore_sub_agent_has_its_own_request_and_only_its_answer_returns_in_stream_json() {
     let harness = Harness::new();
     std::fs::write(harness.path("notes.txt"), "INTERMEDIATE-42\n").unwrap();
-    harness.server.push(Reply::blocks(vec![agent_call(
+    harness.server.push(Reply::blocks(vec![agent_use(
         "toolu_agent",
         "Agent",
         "Explore",
@@ -155,7 +138,7 @@ fn an_explore_sub_agent_has_its_own_request_and_only_its_answer_returns_in_strea
 #[test]
 fn a_custom_agent_from_the_flag_gets_exactly_its_tools_model_and_prompt_and_task_is_an_alias() {
     let harness = Harness::new();
-    harness.server.push(Reply::blocks(vec![agent_call(
+    harness.server.push(Reply::blocks(vec![agent_use(
         "toolu_task",
         "Task",
         "Checker",
@@ -265,7 +248,7 @@ fn a_sub_agents_bash_that_needs_approval_is_refused_in_p_as_the_parents_is() {
             input: json!({"command": "touch made.txt"}),
         };
         if by_sub_agent {
-            harness.server.push(Reply::blocks(vec![agent_call(
+            harness.server.push(Reply::blocks(vec![agent_use(
                 "toolu_agent",
                 "Agent",
                 "verification",
@@ -295,8 +278,8 @@ fn a_sub_agents_bash_that_needs_approval_is_refused_in_p_as_the_parents_is() {
 fn two_agent_calls_in_one_message_run_at_the_same_time() {
     let harness = Harness::new();
     harness.server.push(Reply::blocks(vec![
-        agent_call("toolu_1", "Agent", "Explore", "one"),
-        agent_call("toolu_2", "Agent", "Explore", "two"),
+        agent_use("toolu_1", "Agent", "Explore", "one"),
+        agent_use("toolu_2", "Agent", "Explore", "two"),
     ]));
     // Each sub-agent's answer is held until both have asked: run one after the other, the
     // first would wait for ever and the second request would never come.
@@ -364,7 +347,7 @@ fn bad_agents_json_and_a_bad_subagent_cap_are_errors_naming_them() {
 fn total_cost_counts_the_sub_agents_requests_at_their_models_prices() {
     let harness = Harness::new();
     harness.server.push(
-        Reply::blocks(vec![agent_call("toolu_agent", "Agent", "Explore", "Look.")])
+        Reply::blocks(vec![agent_use("toolu_agent", "Agent", "Explore", "Look.")])
             .with_usage(100_000, 0),
     );
     harness

@@ -10,22 +10,14 @@
 
 use std::process::{Output, Stdio};
 
-use cairn_test_support::{Reply, ScriptedBlock};
+use cairn_test_support::Reply;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
 mod subagents_support;
 mod support;
-use subagents_support::result_of;
+use subagents_support::{agent_call, result_of};
 use support::{Harness, WAIT};
-
-fn agent_call(id: &str, role: &str, prompt: &str) -> Reply {
-    Reply::blocks(vec![ScriptedBlock::ToolUse {
-        id: id.into(),
-        name: "Agent".into(),
-        input: json!({"description": "apart", "prompt": prompt, "subagent_type": role}),
-    }])
-}
 
 fn run(harness: &Harness, args: &[&str]) -> Output {
     harness

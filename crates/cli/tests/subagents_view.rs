@@ -13,20 +13,14 @@
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
 
-use cairn_test_support::{RecordedRequest, Reply, ScriptedBlock};
+use cairn_test_support::Reply;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
+mod subagents_support;
 mod support;
+use subagents_support::{agent_call, tool_names};
 use support::{Harness, WAIT, tool_result};
-
-fn agent_call(id: &str, role: &str, prompt: &str) -> Reply {
-    Reply::blocks(vec![ScriptedBlock::ToolUse {
-        id: id.into(),
-        name: "Agent".into(),
-        input: json!({"description": "a look", "prompt": prompt, "subagent_type": role}),
-    }])
-}
 
 fn run(harness: &Harness, args: &[&str]) -> Output {
     let output = harness
@@ -44,15 +38,6 @@ fn run(harness: &Harness, args: &[&str]) -> Output {
         String::from_utf8_lossy(&output.stderr)
     );
     output
-}
-
-fn tool_names(request: &RecordedRequest) -> Vec<String> {
-    request.body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap().to_string())
-        .collect()
 }
 
 /// The JSON lines of a file.
