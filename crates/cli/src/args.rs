@@ -143,8 +143,9 @@ pub struct Args {
     #[arg(long)]
     pub include_hook_events: bool,
 
-    /// A JSON Schema the final answer must follow; the result's `structured_output` holds
-    /// the answer parsed as JSON.
+    /// A JSON Schema the final answer must fit (with -p): the model hands it over through a
+    /// `StructuredOutput` tool, checked against the schema and retried, and the result's
+    /// `structured_output` holds it.
     #[arg(long, value_name = "SCHEMA")]
     pub json_schema: Option<String>,
 

@@ -8,6 +8,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
+use cairn_core::structured_output::STRUCTURED_OUTPUT_TOOL;
 use cairn_protocol::{AgentEvent, EventEnvelope, Role, StopReason, TurnEnd, TurnSummary, Usage};
 
 use crate::args::OutputFormat;
@@ -335,7 +336,20 @@ impl Printer {
             }
             TurnEnd::Interrupted => "Interrupted by the user.".into(),
             TurnEnd::Failed { message } | TurnEnd::HookBlocked { message } => message.clone(),
+            TurnEnd::StructuredOutputRetries { attempts } => format!(
+                "The model gave no answer fitting the --json-schema schema in {attempts} attempts."
+            ),
         };
+        // A run that asks for structured output offers StructuredOutput, and a turn that
+        // completed ended with the value, as JSON, for its result.
+        let structured_output = (summary.end == TurnEnd::Completed
+            && self
+                .session
+                .tools
+                .iter()
+                .any(|tool| tool == STRUCTURED_OUTPUT_TOOL))
+        .then(|| serde_json::from_str(&summary.result).ok())
+        .flatten();
         ResultLine {
             subtype: ResultSubtype::from(&summary.end),
             is_error,
@@ -367,7 +381,7 @@ impl Printer {
                 })
                 .collect(),
             permission_denials: self.denials.clone(),
-            structured_output: None,
+            structured_output,
             cairn_tool_calls_from_text: self
                 .client
                 .as_ref()

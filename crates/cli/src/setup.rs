@@ -13,6 +13,7 @@ use cairn_context::memory::{MemoryRecall, Recall};
 use cairn_context::pipeline::PipelineSettings;
 use cairn_core::agent::AgentCatalog;
 use cairn_core::skill::{ProjectGrants, SkillTool};
+use cairn_core::structured_output::{STRUCTURED_OUTPUT_TOOL, StructuredOutput};
 use cairn_core::{EngineConfig, SessionHost, SessionParts};
 use cairn_llm::models;
 use cairn_llm::side::{SMALL_MODEL_VARIABLE, SideModel};
@@ -170,6 +171,13 @@ pub fn prepare_for_host(
     HostParts { callbacks, sdk_mcp }: HostParts,
 ) -> anyhow::Result<Prepared> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    // A schema that is not one stops the run before anything starts.
+    let structured_output = match (&args.json_schema, face) {
+        (Some(schema), Face::Headless) => {
+            Some(StructuredOutput::parse(schema).map_err(anyhow::Error::msg)?)
+        }
+        _ => None,
+    };
     let mut settings = load_settings(args, &cwd)?;
     // Before the provider reads a base URL, the mode is chosen and the sandbox built.
     crate::settings::apply_project_rule(args, &mut settings, &cwd, face)?;
@@ -401,6 +409,13 @@ pub fn prepare_for_host(
     .with_side_tally(side_tally)
     .with_approved_plan(approved_plan)
     .with_skill_model(skill_model);
+    let host = match structured_output {
+        Some(output) => {
+            session.tools.push(STRUCTURED_OUTPUT_TOOL.to_string());
+            host.with_structured_output(output)
+        }
+        None => host,
+    };
     Ok(Prepared {
         unsupported: unsupported_note(&settings),
         settings_sources: settings.sources().iter().map(ToString::to_string).collect(),

@@ -241,6 +241,8 @@ pub enum ResultSubtype {
     ErrorDuringExecution,
     /// The session's requests reached `--max-budget-usd`.
     ErrorMaxBudgetUsd,
+    /// The model failed to give an answer fitting `--json-schema` in the attempts allowed.
+    ErrorMaxStructuredOutputRetries,
 }
 
 impl From<&TurnEnd> for ResultSubtype {
@@ -250,6 +252,9 @@ impl From<&TurnEnd> for ResultSubtype {
             TurnEnd::MaxRequests { .. } => ResultSubtype::ErrorMaxTurns,
             TurnEnd::Interrupted | TurnEnd::Failed { .. } | TurnEnd::HookBlocked { .. } => {
                 ResultSubtype::ErrorDuringExecution
+            }
+            TurnEnd::StructuredOutputRetries { .. } => {
+                ResultSubtype::ErrorMaxStructuredOutputRetries
             }
         }
     }

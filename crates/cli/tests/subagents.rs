@@ -194,7 +194,7 @@ fn agents_lists_the_roles_and_custom_agents_and_a_malformed_file_is_a_warning() 
     std::fs::create_dir_all(&agents).unwrap();
     std::fs::write(
         agents.join("reviewer.md"),
-        "---\nname: reviewer\ndescription: Reviews diffs.\ntools: Read, Grep\nmodel: opus\n---\nYou review.\n",
+        "---\nname: reviewer\ndescription: Reviews diffs.\ntools: Read, Grep\nmodel: opus\nskills: changelog\nmcpServers: [github]\n---\nYou review.\n",
     )
     .unwrap();
     std::fs::write(
@@ -214,7 +214,8 @@ fn agents_lists_the_roles_and_custom_agents_and_a_malformed_file_is_a_warning() 
     );
     assert!(
         stdout.contains(&format!(
-            "  reviewer (project, {})\n    Reviews diffs.\n    tools: Read, Grep; model: opus",
+            "  reviewer (project, {})\n    Reviews diffs.\n    tools: Read, Grep; model: opus; \
+             skills changelog; MCP servers github\n",
             agents.join("reviewer.md").display()
         )),
         "{stdout}"

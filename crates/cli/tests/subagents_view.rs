@@ -66,6 +66,9 @@ fn session_file(harness: &Harness) -> PathBuf {
 fn a_sub_agents_transcript_is_saved_beside_the_session_and_linked_from_it() {
     let harness = Harness::new();
     std::fs::write(harness.path("notes.txt"), "INTERMEDIATE-42\n").unwrap();
+    harness.settings(json!({"hooks": {"SubagentStop": [{"hooks": [
+        {"type": "command", "command": "cat > subagent_stop.json"}
+    ]}]}}));
     harness
         .server
         .push(agent_call("toolu_agent", "Explore", "Where is the note?"));
@@ -117,6 +120,14 @@ fn a_sub_agents_transcript_is_saved_beside_the_session_and_linked_from_it() {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&file).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
+    // The SubagentStop hook was told where that transcript is.
+    let stop: Value =
+        serde_json::from_str(&std::fs::read_to_string(harness.path("subagent_stop.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        stop["agent_transcript_path"],
+        json!(file.display().to_string())
+    );
 
     // The sub-agent's file holds its own conversation: its prompt, its read (and the decision
     // that let it run), its answer.

@@ -1,5 +1,6 @@
 //! Reading the settings files and the `--settings` flag into validated layers.
 
+use cairn_protocol::json_kind;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -305,17 +306,6 @@ fn syntax_problem(error: &serde_json::Error) -> Problem {
         line,
         column,
         message,
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

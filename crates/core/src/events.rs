@@ -152,6 +152,17 @@ impl EventSink for Recorder {
         }
         self.next.emit(envelope);
     }
+
+    fn sub_agent_transcript(&self, agent_id: &str) -> Option<std::path::PathBuf> {
+        let logs = self
+            .logs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        logs.sub_agents
+            .get(agent_id)
+            .and_then(|log| log.path())
+            .map(std::path::Path::to_path_buf)
+    }
 }
 
 #[cfg(test)]

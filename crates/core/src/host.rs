@@ -210,6 +210,16 @@ impl SessionHost {
         self
     }
 
+    /// Ends every main turn with a value fitting `output`'s schema (`--json-schema`,
+    /// [`Engine::with_structured_output`]); sub-agents answer as usual.
+    pub fn with_structured_output(
+        mut self,
+        output: crate::structured_output::StructuredOutput,
+    ) -> Self {
+        self.engine = self.engine.with_structured_output(output);
+        self
+    }
+
     /// The sub-agents the `Agent` tool can start (for `/agents`); `None` without the tool.
     pub fn agents(&self) -> Option<&AgentCatalog> {
         self.agents.as_ref()

@@ -103,6 +103,7 @@ mod orchestrate;
 mod permission;
 pub mod reports;
 pub mod skill;
+pub mod structured_output;
 mod summarize;
 pub mod web;
 

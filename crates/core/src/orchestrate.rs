@@ -175,10 +175,25 @@ impl CallRunner<'_> {
                 Some(
                     ToolEffect::TodosChanged(_)
                     | ToolEffect::PlanApproved { .. }
-                    | ToolEffect::PlanModeEntered,
+                    | ToolEffect::PlanModeEntered
+                    | ToolEffect::StructuredOutput { .. },
                 )
                 | None => None,
             });
+        let structured = outputs
+            .iter()
+            .find_map(|output| match &output.output.effect {
+                Some(ToolEffect::StructuredOutput { value }) => Some(value.clone()),
+                _ => None,
+            });
+        let refused_structured = calls
+            .iter()
+            .zip(&outputs)
+            .filter(|(call, output)| {
+                call.name == crate::structured_output::STRUCTURED_OUTPUT_TOOL
+                    && output.output.is_error
+            })
+            .count();
         let blocks = calls
             .iter()
             .zip(outputs)
@@ -191,6 +206,8 @@ impl CallRunner<'_> {
         CallResults {
             blocks,
             handed_back,
+            structured,
+            refused_structured: u32::try_from(refused_structured).unwrap_or(u32::MAX),
         }
     }
 
@@ -263,7 +280,8 @@ impl CallRunner<'_> {
                 (gate.mode() == PermissionMode::Plan).then_some(PermissionMode::Default)
             }
             Some(ToolEffect::PlanModeEntered) => Some(PermissionMode::Plan),
-            Some(ToolEffect::PlanHandedBack { .. }) | None => None,
+            Some(ToolEffect::PlanHandedBack { .. } | ToolEffect::StructuredOutput { .. })
+            | None => None,
         };
         if let Some(mode) = mode {
             gate.set_mode(mode);
@@ -285,6 +303,10 @@ pub struct CallResults {
     /// The plan an `ExitPlanMode` call handed back where nobody approves it (`cairn -p`): the
     /// turn ends with it as the result.
     pub handed_back: Option<String>,
+    /// The value a `StructuredOutput` call handed over: the turn ends with it.
+    pub structured: Option<serde_json::Value>,
+    /// How many `StructuredOutput` calls of the message were refused (their value did not fit).
+    pub refused_structured: u32,
 }
 
 /// A call's output, and whether its result was reported already.

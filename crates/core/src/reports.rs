@@ -216,6 +216,14 @@ pub fn agents_report(catalog: Option<&AgentCatalog>) -> String {
         if profile.worktree {
             text.push_str("; in a git worktree of its own");
         }
+        if !profile.skills.is_empty() {
+            text.push_str(&format!("; skills {}", profile.skills.join(", ")));
+        }
+        match profile.mcp_servers.as_deref() {
+            Some([]) => text.push_str("; no MCP servers"),
+            Some(servers) => text.push_str(&format!("; MCP servers {}", servers.join(", "))),
+            None => {}
+        }
     }
     if catalog
         .profiles()

@@ -46,6 +46,12 @@ pub struct EventEnvelope {
 pub trait EventSink: Send + Sync {
     /// Takes one envelope, from whichever task emitted it (the engine's, a tool call's).
     fn emit(&self, envelope: EventEnvelope);
+
+    /// The file a sub-agent's transcript is being written to, for sinks that record one
+    /// (`SubagentStop` hooks are told it); `None` for every other sink.
+    fn sub_agent_transcript(&self, _agent_id: &str) -> Option<std::path::PathBuf> {
+        None
+    }
 }
 
 /// Collects envelopes in memory, for tests and for faces that read them afterwards.
@@ -123,6 +129,13 @@ impl EventSender {
     /// Who this sender speaks for.
     pub fn address(&self) -> &AgentAddress {
         &self.from
+    }
+
+    /// The file this sender's sub-agent's transcript goes to, if the sink records one; `None`
+    /// for the main agent.
+    pub fn sub_agent_transcript(&self) -> Option<std::path::PathBuf> {
+        self.sink
+            .sub_agent_transcript(self.from.agent_id.as_deref()?)
     }
 
     /// The sender for a sub-agent `agent_id` started by the call `parent_tool_use_id`: same

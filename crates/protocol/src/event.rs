@@ -263,6 +263,12 @@ pub enum TurnEnd {
         /// The hook's reason, as it gave it.
         message: String,
     },
+    /// The run asks for structured output (`--json-schema`) and the model failed to give a
+    /// value that fits the schema, this many times.
+    StructuredOutputRetries {
+        /// The attempts that failed.
+        attempts: u32,
+    },
 }
 
 impl TurnEnd {
@@ -274,7 +280,8 @@ impl TurnEnd {
             TurnEnd::MaxRequests { .. }
             | TurnEnd::Interrupted
             | TurnEnd::Failed { .. }
-            | TurnEnd::HookBlocked { .. } => true,
+            | TurnEnd::HookBlocked { .. }
+            | TurnEnd::StructuredOutputRetries { .. } => true,
         }
     }
 }

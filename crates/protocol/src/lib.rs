@@ -56,7 +56,7 @@ pub use event::{
 };
 pub use message::{
     ContentBlock, ImageSource, Message, Role, StopReason, SystemPrompt, ToolResultBlock,
-    ToolResultContent, ToolSpec,
+    ToolResultContent, ToolSpec, json_kind,
 };
 pub use permission_mode::{PermissionMode, UnknownPermissionMode};
 pub use private_files::{private_dir_builder, private_file_options};

@@ -254,3 +254,15 @@ impl SystemPrompt {
         self.static_part.is_empty() && self.dynamic_part.is_empty()
     }
 }
+
+/// What kind of JSON value `value` is, in words for an error message ("an array").
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

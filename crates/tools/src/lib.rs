@@ -149,6 +149,12 @@ pub enum ToolEffect {
     },
     /// `EnterPlanMode` ran once the user agreed: plan mode from now on.
     PlanModeEntered,
+    /// A `StructuredOutput` call handed over a value that fits the run's schema
+    /// (`--json-schema`): the turn ends with it as the result.
+    StructuredOutput {
+        /// The value, checked against the schema.
+        value: serde_json::Value,
+    },
 }
 
 /// What a tool call produced, for the model to read.

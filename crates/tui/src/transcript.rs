@@ -624,7 +624,8 @@ impl Transcript {
                 | TurnEnd::MaxTokens
                 | TurnEnd::MaxRequests { .. }
                 | TurnEnd::Failed { .. }
-                | TurnEnd::HookBlocked { .. },
+                | TurnEnd::HookBlocked { .. }
+                | TurnEnd::StructuredOutputRetries { .. },
             ) => "No result",
         };
         self.pending.append(&mut self.streaming);
@@ -656,6 +657,11 @@ impl Transcript {
             }
             Some(TurnEnd::Failed { message } | TurnEnd::HookBlocked { message }) => {
                 self.finished.push(Cell::Error(message.clone()));
+            }
+            Some(TurnEnd::StructuredOutputRetries { attempts }) => {
+                self.finished.push(Cell::Error(format!(
+                    "No answer fitting the schema in {attempts} attempts."
+                )));
             }
         }
     }

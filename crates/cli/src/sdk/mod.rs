@@ -33,7 +33,6 @@ use cairn_policy::hooks::{CallbackHooks, HookCallback};
 use cairn_protocol::{
     AgentEvent, EventEnvelope, Message, NobodyToAsk, PermissionBroker, Role, TurnEnd, TurnSummary,
 };
-use serde_json::Value;
 
 use crate::args::{Args, OutputFormat, USAGE_STATUS};
 use crate::output::{Printer, SessionInfo, print_error_result, print_line};
@@ -269,16 +268,6 @@ impl SdkFace {
         if let Some(error) = &self.setup_error {
             return Err(error.clone());
         }
-        if let Some(schema) = &self.args.json_schema {
-            let rule = format!(
-                "Your final answer must be one JSON value, without any other text or code \
-                 fences, that matches this JSON Schema:\n{schema}"
-            );
-            self.args.append_system_prompt = Some(match self.args.append_system_prompt.take() {
-                Some(text) => format!("{text}\n\n{rule}"),
-                None => rule,
-            });
-        }
         let callbacks = (!self.hooks.is_empty()).then(|| {
             let caller: Arc<dyn HookCallback> = Arc::new(HostHooks::new(self.channel.clone()));
             (std::mem::take(&mut self.hooks), caller)
@@ -462,9 +451,6 @@ impl SdkFace {
             line.result = format!("Reached the maximum budget (${budget}).");
             line.errors = vec![line.result.clone()];
         }
-        if self.args.json_schema.is_some() && summary.end == TurnEnd::Completed {
-            line.structured_output = structured_output(&summary.result);
-        }
         print_line(&Line::Result(line));
         self.turns_left = self.turns_left.saturating_sub(1);
         running.printer = Printer::new(
@@ -477,17 +463,6 @@ impl SdkFace {
             running.turn_started = Instant::now();
         }
     }
-}
-
-/// The answer parsed as JSON, code fences allowed around it; `None` when it is not JSON.
-fn structured_output(answer: &str) -> Option<Value> {
-    let trimmed = answer.trim();
-    let unfenced = trimmed
-        .strip_prefix("```json")
-        .or_else(|| trimmed.strip_prefix("```"))
-        .and_then(|rest| rest.strip_suffix("```"))
-        .unwrap_or(trimmed);
-    serde_json::from_str(unfenced.trim()).ok()
 }
 
 /// The `result` of a turn that could not run because the session could not be built.
@@ -520,22 +495,4 @@ fn failed_result(error: &str) -> crate::wire::ResultLine {
         .result_line(&summary, std::time::Duration::ZERO);
     line.session_id = None;
     line
-}
-
-#[cfg(test)]
-mod tests {
-    use pretty_assertions::assert_eq;
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn structured_output_reads_bare_and_fenced_json_and_nothing_else() {
-        assert_eq!(structured_output("{\"a\": 1}"), Some(json!({"a": 1})));
-        assert_eq!(
-            structured_output("```json\n[1, 2]\n```"),
-            Some(json!([1, 2]))
-        );
-        assert_eq!(structured_output("Here it is: {\"a\": 1}"), None);
-    }
 }

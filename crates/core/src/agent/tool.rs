@@ -398,7 +398,9 @@ fn start_in_background(background: &Background, run: BackgroundRun) -> ToolOutpu
                 TaskStatus::Completed
             }
             TurnEnd::Interrupted => TaskStatus::Killed,
-            TurnEnd::Failed { .. } | TurnEnd::HookBlocked { .. } => TaskStatus::Failed,
+            TurnEnd::Failed { .. }
+            | TurnEnd::HookBlocked { .. }
+            | TurnEnd::StructuredOutputRetries { .. } => TaskStatus::Failed,
         };
         let result = with_worktree_note(
             answer(&name, &description, summary, started.elapsed()),
@@ -454,6 +456,10 @@ fn answer(
         TurnEnd::Failed { message } | TurnEnd::HookBlocked { message } => {
             ToolOutput::error(format!("The {what} failed: {message}\n{trailer}"))
         }
+        // Sub-agents are never asked for structured output; were one, this is how it failed.
+        TurnEnd::StructuredOutputRetries { attempts } => ToolOutput::error(format!(
+            "The {what} gave no answer fitting its schema in {attempts} attempts.\n{trailer}"
+        )),
     }
 }
 

@@ -80,6 +80,8 @@ pub struct Engine {
     skill_model: crate::skill::SkillModel,
     /// What this engine's background agents left for its next request.
     notifications: Option<Arc<TaskNotifications>>,
+    /// Whether each turn must end with a `StructuredOutput` value (`--json-schema`).
+    structured_output: bool,
 }
 
 /// Whose turns an engine runs. A sub-agent's prompt is not the user's, so its turns fire no
@@ -181,7 +183,22 @@ impl Engine {
             approved_plan: None,
             skill_model: Default::default(),
             notifications: None,
+            structured_output: false,
         }
+    }
+
+    /// Ends every turn with a value that fits `output`'s schema, handed over through its
+    /// `StructuredOutput` tool, offered after the other tools (see [`crate::structured_output`]).
+    pub fn with_structured_output(
+        mut self,
+        output: crate::structured_output::StructuredOutput,
+    ) -> Self {
+        self.tools = Arc::new(cairn_tools::CompositeExecutor::new(vec![
+            self.tools.clone(),
+            Arc::new(output),
+        ]));
+        self.structured_output = true;
+        self
     }
 
     /// Sends the rest of a turn to the model a skill loaded in it asks for (the Skill tool

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::{AgentScope, Engine};
 use crate::assembly::system_reminder;
 use crate::orchestrate::{CallRunner, ToolUseIds, rename_duplicate_tool_use_ids};
+use crate::structured_output::{MAX_STRUCTURED_OUTPUT_ATTEMPTS, StructuredOutput};
 
 /// How many times Stop hooks may send the model back to work in one turn.
 const MAX_STOP_CONTINUATIONS: u32 = 8;
@@ -227,6 +228,12 @@ impl Engine {
                     .map(Message::text)
                     .unwrap_or_default();
                 input.insert("last_assistant_message".into(), last.into());
+                if let Some(path) = events.sub_agent_transcript() {
+                    input.insert(
+                        "agent_transcript_path".into(),
+                        path.display().to_string().into(),
+                    );
+                }
                 (HookEvent::SubagentStop, Some(agent_type.clone()))
             }
         };
@@ -325,6 +332,7 @@ impl Engine {
         tally: &mut TurnTally,
     ) -> TurnEnd {
         let mut stop_continuations = 0;
+        let mut structured_failures = 0;
         let mut trigger: Option<Trigger> = None;
         let mut reactive_tried = false;
         loop {
@@ -423,6 +431,20 @@ impl Engine {
                         });
                         TurnEnd::MaxTokens
                     }
+                    _ if self.structured_output => {
+                        // The answer had to come through StructuredOutput: send it back.
+                        structured_failures += 1;
+                        if structured_failures >= MAX_STRUCTURED_OUTPUT_ATTEMPTS {
+                            return TurnEnd::StructuredOutputRetries {
+                                attempts: structured_failures,
+                            };
+                        }
+                        self.push_user_message(
+                            vec![system_reminder(&StructuredOutput::reminder())],
+                            events,
+                        );
+                        continue;
+                    }
                     _ => {
                         if self
                             .stop_hooks_continue(&mut stop_continuations, events, cancel)
@@ -494,6 +516,18 @@ impl Engine {
             self.messages.push(message);
             if cancel.is_cancelled() {
                 return TurnEnd::Interrupted;
+            }
+            // The answer, handed over: the turn ends with it. A value that did not fit counts
+            // against the attempts.
+            if let Some(value) = ran.structured {
+                tally.result = value.to_string();
+                return TurnEnd::Completed;
+            }
+            structured_failures += ran.refused_structured;
+            if structured_failures >= MAX_STRUCTURED_OUTPUT_ATTEMPTS {
+                return TurnEnd::StructuredOutputRetries {
+                    attempts: structured_failures,
+                };
             }
             // Nobody is here to approve the plan: it is what the turn gives back.
             if let Some(plan) = ran.handed_back

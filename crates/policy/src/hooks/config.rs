@@ -1,5 +1,6 @@
 //! The `hooks` section of settings: events, matchers and commands, read leniently.
 
+use cairn_protocol::json_kind;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
@@ -315,17 +316,6 @@ pub(super) fn regex_problem(error: &regex::Error) -> String {
             || text.split_whitespace().collect::<Vec<_>>().join(" "),
             str::to_owned,
         )
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

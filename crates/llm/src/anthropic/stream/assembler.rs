@@ -1,5 +1,6 @@
 //! Building a [`ModelResponse`] from decoded stream events.
 
+use cairn_protocol::json_kind;
 use cairn_protocol::{ContentBlock, StopReason, Usage};
 use serde_json::Value;
 
@@ -343,16 +344,5 @@ fn parse_tool_input(name: &str, json: &str) -> Result<Value, String> {
         Err(error) => Err(format!(
             "the input for tool `{name}` is not valid JSON ({error}); received: {quoted}"
         )),
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
