@@ -149,6 +149,11 @@ pub struct Args {
     #[arg(long, value_name = "SCHEMA")]
     pub json_schema: Option<String>,
 
+    /// The model requests go to once the session's model is overloaded (after its retries),
+    /// for the rest of the session; an alias (`sonnet`) or an id, of any provider.
+    #[arg(long, value_name = "MODEL")]
+    pub fallback_model: Option<String>,
+
     /// Debug output, optionally filtered by category (`--debug=api,hooks`).
     #[arg(short = 'd', long, value_name = "FILTER", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     pub debug: Option<String>,
@@ -175,9 +180,6 @@ pub struct Args {
 /// Flags the Agent SDKs may pass that cairn accepts and has no use for.
 #[derive(Debug, Default, clap::Args)]
 pub struct SdkExtras {
-    /// A model to fall back to when the main one is overloaded.
-    #[arg(long, value_name = "MODEL")]
-    pub fallback_model: Option<String>,
     /// A plugin directory to load.
     #[arg(long = "plugin-dir", value_name = "DIR")]
     pub plugin_dir: Vec<String>,
@@ -216,7 +218,6 @@ impl Args {
     pub fn ignored_flags(&self) -> Vec<String> {
         let extras = &self.sdk_extras;
         let valued = [
-            ("--fallback-model", extras.fallback_model.clone()),
             ("--tools", extras.tools.clone()),
             ("--betas", extras.betas.clone()),
             ("--task-budget", extras.task_budget.clone()),

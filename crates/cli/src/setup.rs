@@ -183,6 +183,12 @@ pub fn prepare_for_host(
     crate::settings::apply_project_rule(args, &mut settings, &cwd, face)?;
     // The provider checks its credentials after the settings load: their `env` may hold them.
     let model = chosen_model(args, &settings);
+    let fallback_model = args.fallback_model.as_deref().map(models::resolve_model);
+    if fallback_model.as_deref() == Some(model.as_str()) {
+        anyhow::bail!(
+            "--fallback-model: {model} is the session's model already; name another model"
+        );
+    }
     // The model's `<provider>/` prefix, when it names a built-in provider, chooses the client.
     let provider = crate::provider::model_client(&settings, &model, args.max_thinking_tokens)?;
     let api_key_source = provider.credential_variable;
@@ -409,6 +415,7 @@ pub fn prepare_for_host(
     .with_side_tally(side_tally)
     .with_approved_plan(approved_plan)
     .with_skill_model(skill_model);
+    let host = host.with_fallback_model(fallback_model);
     let host = match structured_output {
         Some(output) => {
             session.tools.push(STRUCTURED_OUTPUT_TOOL.to_string());

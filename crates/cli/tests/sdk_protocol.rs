@@ -534,7 +534,7 @@ fn max_budget_usd_ends_the_turn_with_its_own_subtype() {
         .push(Reply::blocks(vec![ScriptedBlock::Text("costly".into())]).with_usage(1_000_000, 10));
     let mut run = SdkRun::start(
         &harness,
-        &["--max-budget-usd", "0.5", "--fallback-model", "haiku"],
+        &["--max-budget-usd", "0.5", "--plugin-dir", "plugins"],
     );
     run.user("spend");
     let result = run.result();
@@ -545,7 +545,7 @@ fn max_budget_usd_ends_the_turn_with_its_own_subtype() {
     let (code, stderr) = run.finish();
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
-        stderr.contains("--fallback-model haiku: accepted"),
+        stderr.contains("--plugin-dir plugins: accepted"),
         "{stderr}"
     );
 }

@@ -220,6 +220,13 @@ impl SessionHost {
         self
     }
 
+    /// The model the main engine switches to when the session's is overloaded
+    /// (`--fallback-model`, [`Engine::with_fallback_model`]).
+    pub fn with_fallback_model(mut self, model: Option<String>) -> Self {
+        self.engine = self.engine.with_fallback_model(model);
+        self
+    }
+
     /// The sub-agents the `Agent` tool can start (for `/agents`); `None` without the tool.
     pub fn agents(&self) -> Option<&AgentCatalog> {
         self.agents.as_ref()

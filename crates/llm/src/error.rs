@@ -342,6 +342,17 @@ impl ModelError {
         }
     }
 
+    /// Whether the API said it is overloaded (529, or an `overloaded_error` in the stream),
+    /// on the last attempt when the request was retried.
+    pub fn is_overloaded(&self) -> bool {
+        match self {
+            ModelError::Api { status: 529, .. } => true,
+            ModelError::StreamError { error_type, .. } => error_type == "overloaded_error",
+            ModelError::RetriesExhausted { last, .. } => last.is_overloaded(),
+            _ => false,
+        }
+    }
+
     /// The wait the server asked for before trying again, if it asked.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {

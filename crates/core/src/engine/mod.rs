@@ -82,6 +82,9 @@ pub struct Engine {
     notifications: Option<Arc<TaskNotifications>>,
     /// Whether each turn must end with a `StructuredOutput` value (`--json-schema`).
     structured_output: bool,
+    /// The model requests go to once the session's model is overloaded (`--fallback-model`),
+    /// until it is used.
+    fallback_model: Option<String>,
 }
 
 /// Whose turns an engine runs. A sub-agent's prompt is not the user's, so its turns fire no
@@ -184,7 +187,15 @@ impl Engine {
             skill_model: Default::default(),
             notifications: None,
             structured_output: false,
+            fallback_model: None,
         }
+    }
+
+    /// Sends the session's requests to `model` from the first one the API refuses as
+    /// overloaded (after its retries), that one again first.
+    pub fn with_fallback_model(mut self, model: Option<String>) -> Self {
+        self.fallback_model = model;
+        self
     }
 
     /// Ends every turn with a value that fits `output`'s schema, handed over through its

@@ -383,6 +383,29 @@ impl Engine {
                     trigger = Some(Trigger::Reactive);
                     continue;
                 }
+                // Overloaded: the same request goes to the fallback model, which the session
+                // keeps from now on.
+                Err(err)
+                    if err.is_overloaded()
+                        && self
+                            .fallback_model
+                            .as_ref()
+                            .is_some_and(|fallback| *fallback != request.model) =>
+                {
+                    let fallback = self.fallback_model.take().unwrap_or_default();
+                    events.emit(AgentEvent::Warning {
+                        message: format!(
+                            "{} is overloaded ({err}); switching to the fallback model {fallback} \
+                             (--fallback-model).",
+                            request.model
+                        ),
+                    });
+                    events.emit(AgentEvent::ModelChanged {
+                        model: fallback.clone(),
+                    });
+                    self.config.model = fallback;
+                    continue;
+                }
                 Err(err) => {
                     return TurnEnd::Failed {
                         message: err.to_string(),
