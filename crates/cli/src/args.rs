@@ -149,6 +149,11 @@ pub struct Args {
     #[arg(long, value_name = "SCHEMA")]
     pub json_schema: Option<String>,
 
+    /// The built-in tools the session offers: `default` for all, `""` for none, or names
+    /// (`Read,Grep,Bash`); MCP servers' tools are offered either way.
+    #[arg(long, value_name = "TOOLS")]
+    pub tools: Option<String>,
+
     /// The model requests go to once the session's model is overloaded (after its retries),
     /// for the rest of the session; an alias (`sonnet`) or an id, of any provider.
     #[arg(long, value_name = "MODEL")]
@@ -183,9 +188,6 @@ pub struct SdkExtras {
     /// A plugin directory to load.
     #[arg(long = "plugin-dir", value_name = "DIR")]
     pub plugin_dir: Vec<String>,
-    /// The base set of tools (`default`, or names).
-    #[arg(long, value_name = "TOOLS")]
-    pub tools: Option<String>,
     /// API beta headers to send.
     #[arg(long, value_name = "BETAS")]
     pub betas: Option<String>,
@@ -218,7 +220,6 @@ impl Args {
     pub fn ignored_flags(&self) -> Vec<String> {
         let extras = &self.sdk_extras;
         let valued = [
-            ("--tools", extras.tools.clone()),
             ("--betas", extras.betas.clone()),
             ("--task-budget", extras.task_budget.clone()),
             ("--resume-session-at", extras.resume_session_at.clone()),

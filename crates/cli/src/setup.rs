@@ -89,6 +89,61 @@ pub fn chosen_model(args: &Args, settings: &LoadedSettings) -> String {
     )
 }
 
+/// The session's tools as `--tools` leaves the built-in ones (`default` or no flag: all of
+/// them; `""`: none; else the names, comma- or space-separated, in any spelling the model
+/// could use), and whether the `Agent` tool is among them. MCP servers' tools, and the tools
+/// that serve them (ToolSearch, the resource tools), are kept whatever the flag says.
+fn built_in_subset(
+    flag: Option<&str>,
+    tools: Arc<dyn ToolExecutor>,
+) -> anyhow::Result<(Arc<dyn ToolExecutor>, bool)> {
+    let Some(flag) = flag.map(str::trim).filter(|flag| *flag != "default") else {
+        return Ok((tools, true));
+    };
+    let serves_mcp = |name: &str| {
+        name.starts_with("mcp__")
+            || name == cairn_tools::tool_search::TOOL_SEARCH
+            || name == cairn_mcp::LIST_RESOURCES_TOOL
+            || name == cairn_mcp::READ_RESOURCE_TOOL
+    };
+    let mut built_in: Vec<String> = vec![cairn_core::agent::AGENT_TOOL.to_string()];
+    built_in.extend(
+        tools
+            .specs()
+            .into_iter()
+            .map(|spec| spec.name)
+            .filter(|name| !serves_mcp(name)),
+    );
+    let mut kept = Vec::new();
+    for given in flag.split([',', ' ']).filter(|name| !name.is_empty()) {
+        let wanted = cairn_tools::canonical_spelling(given);
+        let wanted = if wanted == "task" {
+            "agent".to_string()
+        } else {
+            wanted
+        };
+        match built_in
+            .iter()
+            .find(|name| cairn_tools::canonical_spelling(name) == wanted)
+        {
+            Some(name) => kept.push(name.clone()),
+            None => anyhow::bail!(
+                "--tools: there is no built-in tool {given:?}; the built-in tools are {}",
+                built_in.join(", ")
+            ),
+        }
+    }
+    let offers_agent = kept
+        .iter()
+        .any(|name| name == cairn_core::agent::AGENT_TOOL);
+    let keeps: cairn_tools::ToolPredicate =
+        Arc::new(move |name: &str| serves_mcp(name) || kept.iter().any(|kept| kept == name));
+    Ok((
+        Arc::new(cairn_tools::FilteredTools::new(tools, keeps)),
+        offers_agent,
+    ))
+}
+
 /// A variable as the run sees it: the settings' `env` over cairn's own environment.
 fn run_variable(settings: &LoadedSettings, name: &str) -> Option<String> {
     settings
@@ -314,6 +369,7 @@ pub fn prepare_for_host(
         &settings,
         &opened.history,
     )?;
+    let (tools, offers_agent) = built_in_subset(args.tools.as_deref(), tools)?;
     let mut session = SessionInfo {
         session_id,
         cwd: cwd.display().to_string(),
@@ -357,9 +413,11 @@ pub fn prepare_for_host(
         opened.dir.join("tool-results").join("agents"),
     )?;
     instruction_warnings.extend(agent_warnings);
-    session
-        .tools
-        .insert(0, cairn_core::agent::AGENT_TOOL.to_string());
+    if offers_agent {
+        session
+            .tools
+            .insert(0, cairn_core::agent::AGENT_TOOL.to_string());
+    }
     session.agents = agents
         .profiles()
         .iter()
@@ -408,7 +466,7 @@ pub fn prepare_for_host(
             history: opened.history,
             log: Some(opened.log),
             tool_state,
-            agents: Some(agents),
+            agents: offers_agent.then_some(agents),
         },
         broker,
     )

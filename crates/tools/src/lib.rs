@@ -59,6 +59,7 @@ pub mod beneath;
 mod composite;
 mod edit;
 mod file_state;
+mod filtered;
 mod input;
 mod notebook;
 pub mod plan;
@@ -89,6 +90,7 @@ pub use bash::{
 pub use composite::CompositeExecutor;
 pub use edit::{EditTool, MultiEditTool};
 pub use file_state::{FileStamp, FileTracker, StaleRead};
+pub use filtered::{FilteredTools, ToolPredicate};
 pub use notebook::NotebookEditTool;
 pub use plan::{EnterPlanModeTool, ExitPlanModeTool, PlanHandback};
 pub use read::ReadTool;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use cairn_protocol::ToolSpec;
 use cairn_tools::{
-    Assurance, CallContext, PrepareError, PreparedCall, Reach, TodoWriteTool, ToolCall,
-    ToolContext, ToolExecutor, ToolOutput, ToolRegistry,
+    Assurance, CallContext, FilteredTools, PrepareError, PreparedCall, Reach, TodoWriteTool,
+    ToolCall, ToolContext, ToolExecutor, ToolOutput, ToolRegistry,
 };
 
 use super::ToolChoice;
@@ -14,22 +14,29 @@ use super::tool::AGENT_TOOL;
 
 /// The session's tools as a role may use them: only the ones it lists (all, when it lists
 /// none), less the ones it disallows, and never `Agent` or the tools that talk to the user. A
-/// call of any other tool is refused as unknown, with the names the sub-agent can use instead. Its `TodoWrite` keeps a list of
-/// its own, so a sub-agent never replaces its parent's todo list.
+/// call of any other tool is refused as unknown, with the names the sub-agent can use
+/// instead. Its `TodoWrite` keeps a list of its own, so a sub-agent never replaces its
+/// parent's todo list.
 pub struct RoleTools {
     inner: Arc<dyn ToolExecutor>,
+    rule: Arc<RoleRule>,
+    filtered: FilteredTools,
+    own_todos: ToolRegistry,
+}
+
+/// Which of the session's tools a role gets.
+#[derive(Debug)]
+struct RoleRule {
     allowed: ToolChoice,
     disallowed: Vec<String>,
     /// The MCP servers whose tools it gets; `None` for every server's.
     mcp_servers: Option<Vec<String>>,
-    own_todos: ToolRegistry,
 }
 
 impl std::fmt::Debug for RoleTools {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RoleTools")
-            .field("allowed", &self.allowed)
-            .field("disallowed", &self.disallowed)
+            .field("rule", &self.rule)
             .finish_non_exhaustive()
     }
 }
@@ -43,28 +50,7 @@ fn tool_of(entry: &str) -> &str {
     entry.split('(').next().unwrap_or(entry).trim()
 }
 
-impl RoleTools {
-    /// `inner`'s tools as `allowed` and `disallowed` leave them.
-    pub fn new(inner: Arc<dyn ToolExecutor>, allowed: ToolChoice, disallowed: Vec<String>) -> Self {
-        // TodoWrite touches no file: the context only holds the list.
-        let mut own_todos = ToolRegistry::new(ToolContext::new(std::env::temp_dir()));
-        own_todos.register(TodoWriteTool);
-        RoleTools {
-            inner,
-            allowed,
-            disallowed,
-            mcp_servers: None,
-            own_todos,
-        }
-    }
-
-    /// Only these MCP servers' tools (`mcp__<server>__…`), as an agent file's `mcpServers`
-    /// names them; `None` keeps every server's.
-    pub fn with_mcp_servers(mut self, servers: Option<Vec<String>>) -> Self {
-        self.mcp_servers = servers;
-        self
-    }
-
+impl RoleRule {
     /// Whether the tool called `name` (canonical) is this role's.
     fn allows(&self, name: &str) -> bool {
         if name == AGENT_TOOL
@@ -84,69 +70,93 @@ impl RoleTools {
             ToolChoice::Only(tools) => tools.iter().any(|entry| tool_of(entry) == name),
         }
     }
+}
 
-    fn unknown(&self, name: &str) -> PrepareError {
-        PrepareError::UnknownTool {
-            name: name.to_string(),
-            available: self.specs().into_iter().map(|spec| spec.name).collect(),
+impl RoleTools {
+    /// `inner`'s tools as `allowed` and `disallowed` leave them.
+    pub fn new(inner: Arc<dyn ToolExecutor>, allowed: ToolChoice, disallowed: Vec<String>) -> Self {
+        // TodoWrite touches no file: the context only holds the list.
+        let mut own_todos = ToolRegistry::new(ToolContext::new(std::env::temp_dir()));
+        own_todos.register(TodoWriteTool);
+        RoleTools::with_rule(
+            inner,
+            RoleRule {
+                allowed,
+                disallowed,
+                mcp_servers: None,
+            },
+            own_todos,
+        )
+    }
+
+    fn with_rule(inner: Arc<dyn ToolExecutor>, rule: RoleRule, own_todos: ToolRegistry) -> Self {
+        let rule = Arc::new(rule);
+        let keeps = rule.clone();
+        RoleTools {
+            filtered: FilteredTools::new(inner.clone(), Arc::new(move |name| keeps.allows(name))),
+            inner,
+            rule,
+            own_todos,
         }
+    }
+
+    /// Only these MCP servers' tools (`mcp__<server>__…`), as an agent file's `mcpServers`
+    /// names them; `None` keeps every server's.
+    pub fn with_mcp_servers(self, servers: Option<Vec<String>>) -> Self {
+        let RoleTools {
+            inner,
+            rule,
+            own_todos,
+            ..
+        } = self;
+        let rule = RoleRule {
+            allowed: rule.allowed.clone(),
+            disallowed: rule.disallowed.clone(),
+            mcp_servers: servers,
+        };
+        RoleTools::with_rule(inner, rule, own_todos)
     }
 }
 
 #[async_trait]
 impl ToolExecutor for RoleTools {
     fn specs(&self) -> Vec<ToolSpec> {
-        self.inner
-            .specs()
-            .into_iter()
-            .filter(|spec| self.allows(&spec.name))
-            .collect()
+        self.filtered.specs()
     }
 
     fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
-        self.try_prepare(call).map_err(PrepareError::into_output)
+        self.filtered.prepare(call)
     }
 
     fn try_prepare(&self, call: &ToolCall) -> Result<PreparedCall, PrepareError> {
-        match self.inner.try_prepare(call) {
-            Ok(prepared) if self.allows(&prepared.name) => Ok(prepared),
-            Ok(_) | Err(PrepareError::UnknownTool { .. }) => Err(self.unknown(&call.name)),
-            Err(rejected @ PrepareError::RejectedInput { .. }) => Err(rejected),
-            Err(unavailable @ PrepareError::Unavailable { .. }) => Err(unavailable),
-        }
+        self.filtered.try_prepare(call)
     }
 
     fn serves(&self, name: &str) -> bool {
-        self.allows(name) && self.inner.serves(name)
+        self.filtered.serves(name)
     }
 
     fn tools_version(&self) -> u64 {
-        self.inner.tools_version()
+        self.filtered.tools_version()
     }
 
     fn reach(&self, call: &PreparedCall) -> Reach {
-        self.inner.reach(call)
+        self.filtered.reach(call)
     }
 
     fn assurance(&self, call: &PreparedCall) -> Assurance {
-        self.inner.assurance(call)
+        self.filtered.assurance(call)
     }
 
     async fn validate(&self, call: &PreparedCall) -> Result<(), ToolOutput> {
-        if !self.allows(&call.name) {
-            return Err(self.unknown(&call.name).into_output());
-        }
-        self.inner.validate(call).await
+        self.filtered.validate(call).await
     }
 
     async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput {
-        if !self.allows(&call.name) {
-            return self.unknown(&call.name).into_output();
-        }
-        if self.own_todos.serves(&call.name) {
+        if self.filtered.keeps(&call.name) && self.own_todos.serves(&call.name) {
             return self.own_todos.execute(call, cx).await;
         }
-        self.inner.execute(call, cx).await
+        self.filtered.execute(call, cx).await
     }
 }
 
@@ -220,14 +230,14 @@ mod tests {
             Vec::new(),
         )
         .with_mcp_servers(Some(vec!["github".into()]));
-        assert!(role.allows("mcp__github__create_issue"));
-        assert!(!role.allows("mcp__slack__post"));
-        assert!(role.allows("Read"));
+        assert!(role.rule.allows("mcp__github__create_issue"));
+        assert!(!role.rule.allows("mcp__slack__post"));
+        assert!(role.rule.allows("Read"));
         let every = RoleTools::new(
             Arc::new(ToolRegistry::new(ToolContext::new(std::env::temp_dir()))),
             ToolChoice::All,
             Vec::new(),
         );
-        assert!(every.allows("mcp__slack__post"));
+        assert!(every.rule.allows("mcp__slack__post"));
     }
 }
