@@ -21,7 +21,7 @@ use cairn_tui::{
 
 use crate::args::Args;
 use crate::session::sessions_to_resume;
-use crate::setup::{Prepared, prepare};
+use crate::setup::{Prepared, prepare_for_host};
 
 /// The exit status after SIGTERM or SIGHUP, as a shell reports a process killed by SIGTERM.
 const TERMINATED_STATUS: u8 = 143;
@@ -82,6 +82,12 @@ enum Start {
 async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
     // Questions go to the app's dialog, through the event stream.
     let broker = Arc::new(AskThroughEvents::default());
+    // MCP servers' elicitations go to the app's form.
+    let (elicitor, elicitations) = cairn_tui::elicitation_form::form_elicitor();
+    let parts = crate::setup::HostParts {
+        elicitation: Some(cairn_mcp::elicitation::Elicitation::new(elicitor)),
+        ..crate::setup::HostParts::default()
+    };
     let Prepared {
         host,
         session,
@@ -96,7 +102,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         client,
         thinking,
         ..
-    } = match prepare(args, Face::Interactive, broker) {
+    } = match prepare_for_host(args, Face::Interactive, broker, parts) {
         Ok(prepared) => prepared,
         Err(err) => {
             eprintln!("error: {err:#}");
@@ -155,6 +161,10 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         memory_dir,
         startup_warnings: instruction_warnings,
         startup_notes: unsupported.into_iter().collect(),
+        mcp_face: mcp
+            .clone()
+            .map(|mcp| Arc::new(crate::mcp_face::TuiMcp(mcp)) as Arc<dyn cairn_tui::McpFace>),
+        elicitations: mcp.is_some().then_some(elicitations),
         mcp: mcp.map(crate::mcp::report_source),
     };
     // The UI interrupts any running turn on its way out.
