@@ -43,6 +43,8 @@ pub async fn run(mut args: Args) -> ExitCode {
         }
     }
     ask_about_external_imports(&args).await;
+    // After the trust dialog: the project's `.mcp.json` servers no setting approves yet.
+    crate::mcp_approval::ask_about_project_servers(&args, &theme_from_env()).await;
     let mut start = Start::Startup;
     loop {
         let (code, exit) = run_session(&args, start).await;
@@ -512,6 +514,6 @@ fn theme_from_env() -> Theme {
 }
 
 /// Writes a line to standard error, dropping it if the terminal is gone.
-fn say_err(line: std::fmt::Arguments<'_>) {
+pub(crate) fn say_err(line: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -11,6 +11,7 @@ mod governance;
 mod headless;
 mod interactive;
 mod mcp;
+mod mcp_approval;
 mod mcp_face;
 mod memory;
 mod output;

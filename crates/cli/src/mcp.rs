@@ -426,7 +426,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// How a server starts: its command line, or its URL.
-fn describe(server: &ConfiguredServer) -> String {
+pub(crate) fn describe(server: &ConfiguredServer) -> String {
     match &server.config {
         config::ServerConfig::Stdio(stdio) => {
             let mut line = stdio.command.clone();
