@@ -21,7 +21,7 @@ use cairn_tui::{
 
 use crate::args::Args;
 use crate::session::sessions_to_resume;
-use crate::setup::{Prepared, prepare};
+use crate::setup::{Prepared, prepare_for_host};
 
 /// The exit status after SIGTERM or SIGHUP, as a shell reports a process killed by SIGTERM.
 const TERMINATED_STATUS: u8 = 143;
@@ -43,6 +43,8 @@ pub async fn run(mut args: Args) -> ExitCode {
         }
     }
     ask_about_external_imports(&args).await;
+    // After the trust dialog: the project's `.mcp.json` servers no setting approves yet.
+    crate::mcp_approval::ask_about_project_servers(&args, &theme_from_env()).await;
     let mut start = Start::Startup;
     loop {
         let (code, exit) = run_session(&args, start).await;
@@ -82,6 +84,12 @@ enum Start {
 async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
     // Questions go to the app's dialog, through the event stream.
     let broker = Arc::new(AskThroughEvents::default());
+    // MCP servers' elicitations go to the app's form.
+    let (elicitor, elicitations) = cairn_tui::elicitation_form::form_elicitor();
+    let parts = crate::setup::HostParts {
+        elicitation: Some(cairn_mcp::elicitation::Elicitation::new(elicitor)),
+        ..crate::setup::HostParts::default()
+    };
     let Prepared {
         host,
         session,
@@ -96,7 +104,7 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         client,
         thinking,
         ..
-    } = match prepare(args, Face::Interactive, broker) {
+    } = match prepare_for_host(args, Face::Interactive, broker, parts) {
         Ok(prepared) => prepared,
         Err(err) => {
             eprintln!("error: {err:#}");
@@ -155,6 +163,10 @@ async fn run_session(args: &Args, start: Start) -> (ExitCode, Option<AppExit>) {
         memory_dir,
         startup_warnings: instruction_warnings,
         startup_notes: unsupported.into_iter().collect(),
+        mcp_face: mcp
+            .clone()
+            .map(|mcp| Arc::new(crate::mcp_face::TuiMcp(mcp)) as Arc<dyn cairn_tui::McpFace>),
+        elicitations: mcp.is_some().then_some(elicitations),
         mcp: mcp.map(crate::mcp::report_source),
     };
     // The UI interrupts any running turn on its way out.
@@ -502,6 +514,6 @@ fn theme_from_env() -> Theme {
 }
 
 /// Writes a line to standard error, dropping it if the terminal is gone.
-fn say_err(line: std::fmt::Arguments<'_>) {
+pub(crate) fn say_err(line: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -11,6 +11,8 @@ mod governance;
 mod headless;
 mod interactive;
 mod mcp;
+mod mcp_approval;
+mod mcp_face;
 mod memory;
 mod output;
 mod prompt;

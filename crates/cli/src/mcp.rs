@@ -107,6 +107,7 @@ pub fn start(
     home: &Path,
     roots: Roots,
     sdk: Option<Arc<dyn cairn_mcp::SdkMcpChannel>>,
+    elicitation: cairn_mcp::elicitation::Elicitation,
 ) -> anyhow::Result<(Option<Arc<McpTools>>, Vec<String>)> {
     let configured = configured(args, settings, cwd, home)?;
     let warnings = configured.warnings;
@@ -130,6 +131,7 @@ pub fn start(
             inherited_env,
             limits: Limits::from_env(lookup),
             roots,
+            elicitation,
         },
         sdk,
     );
@@ -369,6 +371,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
                         inherited_env: server_environment(),
                         limits: Limits::from_env(lookup),
                         roots: Roots::fixed(vec![cwd.clone()]),
+                        elicitation: cairn_mcp::elicitation::Elicitation::decline(),
                     },
                 );
                 tools.wait_all().await;
@@ -423,7 +426,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// How a server starts: its command line, or its URL.
-fn describe(server: &ConfiguredServer) -> String {
+pub(crate) fn describe(server: &ConfiguredServer) -> String {
     match &server.config {
         config::ServerConfig::Stdio(stdio) => {
             let mut line = stdio.command.clone();

@@ -216,6 +216,8 @@ pub struct HostParts {
     )>,
     /// The channel to its in-process MCP servers (`"type": "sdk"`).
     pub sdk_mcp: Option<Arc<dyn cairn_mcp::SdkMcpChannel>>,
+    /// Who answers MCP servers' elicitations (the interactive UI's form); `None` declines.
+    pub elicitation: Option<cairn_mcp::elicitation::Elicitation>,
 }
 
 /// [`prepare`], with what a program driving cairn adds.
@@ -223,7 +225,11 @@ pub fn prepare_for_host(
     args: &Args,
     face: Face,
     broker: Arc<dyn PermissionBroker>,
-    HostParts { callbacks, sdk_mcp }: HostParts,
+    HostParts {
+        callbacks,
+        sdk_mcp,
+        elicitation,
+    }: HostParts,
 ) -> anyhow::Result<Prepared> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     // A schema that is not one stops the run before anything starts.
@@ -312,7 +318,15 @@ pub fn prepare_for_host(
     // MCP servers are told the workspace and its added directories as their roots.
     let roots_gate = governance.governance.gate().clone();
     let roots = cairn_mcp::Roots::live(move || roots_gate.workspace_roots());
-    let (mcp, mcp_warnings) = crate::mcp::start(args, &settings, &cwd, &home, roots, sdk_mcp)?;
+    let (mcp, mcp_warnings) = crate::mcp::start(
+        args,
+        &settings,
+        &cwd,
+        &home,
+        roots,
+        sdk_mcp,
+        elicitation.unwrap_or_default(),
+    )?;
     let mut registry = ToolRegistry::with_builtins(tool_context);
     // Plan mode hands its plan to whoever approves it; in `-p` nobody does, and the plan is
     // the run's result. The plan file is cairn's own, writable in plan mode: one per project,

@@ -17,7 +17,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 mod support;
-use support::{Harness, WAIT};
+use support::{Harness, WAIT, user_texts};
 
 fn config(servers: &[(&str, Value)]) -> String {
     let map: serde_json::Map<String, Value> = servers
@@ -40,16 +40,6 @@ fn run(h: &Harness, prompt: &str, servers: &str, extra: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .output()
         .unwrap()
-}
-
-/// The texts of the first user message of a request.
-fn user_texts(request: &Value) -> Vec<String> {
-    request["messages"][0]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|block| block["text"].as_str().map(str::to_string))
-        .collect()
 }
 
 /// The `tool_result` block for `id` in a request, as (text, is_error).

@@ -56,6 +56,7 @@ async fn served(h: &Harness) -> Arc<McpTools> {
                 max_output_tokens: 25_000,
             },
             roots: Roots::fixed(Vec::new()),
+            elicitation: cairn_mcp::elicitation::Elicitation::decline(),
         },
     );
     tools.wait_all().await;

@@ -1,7 +1,9 @@
 //! The client harness for the MCP conformance suite (`@modelcontextprotocol/conformance`),
 //! which runs `conformance_client <server-url>` with `MCP_CONFORMANCE_SCENARIO` set: cairn's
 //! client connects over streamable HTTP, lists the tools and calls each one with arguments
-//! made from its schema (numbers 1, strings "test", booleans true), as a model would.
+//! made from its schema (numbers 1, strings "test", booleans true), as a model would. A
+//! server's elicitation is accepted with the requested schema's defaults
+//! (`elicitation-sep1034-client-defaults`), checked against the schema as every face's are.
 //!
 //! ```text
 //! cargo build -p cairn-mcp --example conformance_client
@@ -15,6 +17,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use cairn_mcp::config::{ConfiguredServer, HttpConfig, Scope, ServerConfig};
+use cairn_mcp::elicitation::{
+    Elicitation, ElicitationAnswer, ElicitationFuture, ElicitationRequest, Elicitor, defaults_of,
+};
 use cairn_mcp::{Limits, McpTools, Roots, StartOptions, Status};
 use cairn_tools::{CallContext, ToolCall, ToolExecutor};
 use serde_json::{Map, Value, json};
@@ -35,6 +40,18 @@ fn arguments(schema: &Value) -> Value {
         arguments.insert(name.clone(), value);
     }
     Value::Object(arguments)
+}
+
+/// Answers every elicitation with the schema's defaults, as a user pressing Enter on a form
+/// would.
+struct AcceptDefaults;
+
+impl Elicitor for AcceptDefaults {
+    fn elicit(&self, request: ElicitationRequest) -> ElicitationFuture {
+        eprintln!("elicitation from {}: {}", request.server, request.message);
+        let defaults = defaults_of(&request.schema);
+        Box::pin(std::future::ready(ElicitationAnswer::Accept(defaults)))
+    }
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -69,6 +86,7 @@ async fn main() -> ExitCode {
                 max_output_tokens: 25_000,
             },
             roots: Roots::fixed(Vec::new()),
+            elicitation: Elicitation::new(AcceptDefaults),
         },
     );
     tools.wait_all().await;

@@ -33,6 +33,8 @@ pub struct StartOptions {
     pub limits: Limits,
     /// The directories servers are told they may work in (`roots/list`).
     pub roots: Roots,
+    /// Who answers the servers' elicitations: the face's form, or a decline.
+    pub elicitation: crate::elicitation::Elicitation,
 }
 
 /// One server as `cairn mcp list` and the `init` line show it.
@@ -90,18 +92,18 @@ impl McpTools {
         let servers: Vec<Arc<Server>> = servers
             .into_iter()
             .map(|configured| {
-                Arc::new(
-                    Server::new(
-                        configured,
-                        options.limits.clone(),
-                        cache.clone(),
-                        options.project.clone(),
-                        options.inherited_env.clone(),
-                        version.clone(),
-                        options.roots.clone(),
-                    )
-                    .with_sdk_channel(sdk.clone()),
+                let mut server = Server::new(
+                    configured,
+                    options.limits.clone(),
+                    cache.clone(),
+                    options.project.clone(),
+                    options.inherited_env.clone(),
+                    version.clone(),
+                    options.roots.clone(),
                 )
+                .with_sdk_channel(sdk.clone());
+                server.elicitation = options.elicitation.clone();
+                Arc::new(server)
             })
             .collect();
         for server in &servers {

@@ -40,6 +40,7 @@
 //!     inherited_env: Vec::new(),
 //!     limits: Limits::from_env(|name| std::env::var(name).ok()),
 //!     roots: Roots::fixed(vec!["/home/me/app".into()]),
+//!     elicitation: cairn_mcp::elicitation::Elicitation::decline(),
 //! });
 //! tools.settle(std::time::Duration::from_millis(500)).await;
 //! # Ok(()) }
@@ -50,6 +51,7 @@
 pub mod cache;
 pub mod config;
 pub mod edit;
+pub mod elicitation;
 mod executor;
 mod expand;
 pub mod names;

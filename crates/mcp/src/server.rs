@@ -72,12 +72,14 @@ pub(crate) fn file_uri(path: &std::path::Path) -> String {
 }
 
 /// The client side of a connection: cairn's name and capabilities, the roots it answers
-/// with, sampling and elicitation declined (nobody can answer them here), and a wake-up
+/// with, sampling declined, elicitation answered by the face, and a wake-up
 /// when the server says its tool list changed (`notifications/tools/list_changed`).
 pub(crate) struct ClientSide {
     config: ClientConfig,
     changed: Arc<tokio::sync::Notify>,
     roots: Roots,
+    /// The server's name and who answers its elicitations.
+    elicitation: (String, crate::elicitation::Elicitation),
 }
 
 #[allow(
@@ -122,11 +124,17 @@ impl rmcp::ClientHandler for ClientSide {
 
     async fn create_elicitation(
         &self,
-        _request: rmcp::model::ElicitRequestParams,
+        request: rmcp::model::ElicitRequestParams,
         _context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        // Nobody can fill in a form here: the answer is a decline, as Claude Code's -p gives.
-        serde_json::from_value(serde_json::json!({"action": "decline"}))
+        // The face answers (a form, or a decline where nobody can); a mode other than a form
+        // (`url`) is declined.
+        let (server, elicitation) = &self.elicitation;
+        let answer = match crate::elicitation::request_of(server, &request) {
+            Some(request) => elicitation.answer(request).await,
+            None => crate::elicitation::ElicitationAnswer::Decline,
+        };
+        serde_json::from_value(crate::elicitation::result_of(answer))
             .map_err(|err| rmcp::ErrorData::internal_error(err.to_string(), None))
     }
 
@@ -251,6 +259,8 @@ pub(crate) struct Server {
     pub(crate) had_manifest: bool,
     /// The host's channel for its in-process (`sdk`) servers; `None` outside an SDK host.
     sdk: Option<Arc<dyn crate::sdk_transport::SdkMcpChannel>>,
+    /// Who answers its elicitations.
+    pub(crate) elicitation: crate::elicitation::Elicitation,
 }
 
 impl Server {
@@ -300,6 +310,7 @@ impl Server {
             sdk: None,
             roots,
             prompts: RwLock::new(Vec::new()),
+            elicitation: crate::elicitation::Elicitation::default(),
         }
     }
 
@@ -558,6 +569,7 @@ impl Server {
             config: client_config(),
             changed: self.list_changed.clone(),
             roots: self.roots.clone(),
+            elicitation: (self.configured.name.clone(), self.elicitation.clone()),
         }
     }
 }
@@ -571,7 +583,7 @@ pub(crate) fn supports(
 }
 
 /// cairn's side of the handshake: protocol revision 2025-11-25, roots (the workspace), and
-/// elicitation, which it declines for want of anyone to ask; no sampling.
+/// elicitation (forms), which the face answers; no sampling.
 fn client_config() -> ClientConfig {
     let capabilities: ClientCapabilities = serde_json::from_value(serde_json::json!({
         "roots": {"listChanged": false},

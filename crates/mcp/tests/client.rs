@@ -59,6 +59,7 @@ fn start(home: &Path, servers: Vec<ConfiguredServer>, call: Duration) -> Arc<Mcp
                 max_output_tokens: 25_000,
             },
             roots: Roots::fixed(vec![home.to_path_buf()]),
+            elicitation: cairn_mcp::elicitation::Elicitation::decline(),
         },
     )
 }

@@ -50,6 +50,7 @@ async fn everything(home: &std::path::Path) -> Arc<McpTools> {
                 max_output_tokens: 25_000,
             },
             roots: Roots::fixed(vec![home.to_path_buf()]),
+            elicitation: cairn_mcp::elicitation::Elicitation::decline(),
         },
     );
     tools.wait_all().await;

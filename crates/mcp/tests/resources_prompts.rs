@@ -55,6 +55,7 @@ async fn connected(home: &Path, roots: Roots) -> Arc<McpTools> {
                 max_output_tokens: 25_000,
             },
             roots,
+            elicitation: cairn_mcp::elicitation::Elicitation::decline(),
         },
     );
     tools.wait_all().await;

@@ -24,10 +24,13 @@ pub mod app;
 mod choice;
 mod dialog;
 mod diff;
+pub mod elicitation_form;
 mod event_reader;
 mod highlight;
 mod imports_dialog;
 mod markdown;
+mod mcp_approval_dialog;
+mod mcp_face;
 mod memory_dialog;
 pub mod picker;
 mod plan_dialog;
@@ -48,6 +51,8 @@ pub use dialog::{DialogOutcome, DialogView, PermissionDialog};
 pub use diff::{DiffStats, line_of, render_diff, render_diff_from};
 pub use imports_dialog::{ImportsAnswer, ImportsDialog, ImportsDialogView, run_imports_dialog};
 pub use markdown::render_markdown;
+pub use mcp_approval_dialog::{McpApproval, McpApprovalDialog, run_mcp_approval_dialog};
+pub use mcp_face::{McpFace, McpFuture};
 pub use settings_dialog::{
     SettingsAnswer, SettingsDialog, SettingsDialogView, run_settings_dialog,
 };

@@ -279,6 +279,7 @@ impl SdkFace {
             crate::setup::HostParts {
                 callbacks,
                 sdk_mcp: Some(Arc::new(HostMcp::new(self.channel.clone()))),
+                elicitation: None,
             },
         );
         let mut prepared = match prepared {

@@ -103,6 +103,16 @@ pub fn tool_result(requests: &[cairn_test_support::RecordedRequest], n: usize) -
     (result["is_error"] == true, text)
 }
 
+/// The texts of the first user message of a request.
+pub fn user_texts(request: &serde_json::Value) -> Vec<String> {
+    request["messages"][0]["content"]
+        .as_array()
+        .expect("the first message has content blocks")
+        .iter()
+        .filter_map(|block| block["text"].as_str().map(str::to_string))
+        .collect()
+}
+
 /// `value` (a request body or a part of one) without its prompt-cache marks, which say where
 /// a request's cached prefix ends, not what it says.
 pub fn without_cache_marks(mut value: serde_json::Value) -> serde_json::Value {

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use cairn_core::assembly::Turn;
 use cairn_core::commands::{
-    CommandError, CommandSource, CommandTable, CommandTurn, Interactive, Report, Resolved,
+    CommandError, CommandSource, CommandTable, CommandTurn, Interactive, McpPromptCall, Report,
+    Resolved,
 };
 use cairn_core::reports::{self, doctor};
 use cairn_protocol::{ContentBlock, Op};
@@ -13,6 +14,23 @@ use ratatui::Terminal;
 
 use super::inline_backend::InlineBackend;
 use super::*;
+
+/// What MCP work done off the UI reports back to it.
+#[derive(Debug)]
+pub(super) enum McpDone {
+    /// A turn ready to go (a prompt fetched, a message with its mentions attached).
+    Send {
+        turn: Turn,
+        shown: String,
+        warnings: Vec<String>,
+    },
+    /// What could not be done, for the transcript.
+    Failed(String),
+    /// The servers' resources, for `@` completion.
+    Resources(Vec<String>),
+    /// A line to run again now that the servers have started.
+    Retry(String),
+}
 
 impl App {
     /// Runs a slash command or sends a message.
@@ -35,8 +53,19 @@ impl App {
             self.ask_memory_type(text);
             return;
         }
-        // The shared table tells a command from a message, the same way as every face.
-        match cairn_core::commands::resolve(&text, &self.config.cwd, &self.config.home) {
+        self.run_line(text, false);
+    }
+
+    /// Runs a line typed: a command, or a message. `waited` says the MCP servers were waited
+    /// for already.
+    fn run_line(&mut self, text: String, waited: bool) {
+        // The shared table tells a command from a message, the same way as every face; it
+        // holds the connected MCP servers' prompts too.
+        let resolved = match cairn_core::commands::command_line(&text) {
+            None => Resolved::Message,
+            Some(_) => self.command_table().resolve(&text, &self.config.cwd),
+        };
+        match resolved {
             Resolved::Message => self.send_message(text),
             Resolved::Report { report, .. } => {
                 let report = self.report(report);
@@ -61,11 +90,21 @@ impl App {
             Resolved::Interactive {
                 command, arguments, ..
             } => self.interactive(command, &arguments),
-            // The UI's table holds no MCP prompts yet: they run through `cairn -p`.
-            Resolved::McpPrompt(call) => self.transcript.push_error(format!(
-                "{}: MCP prompts run through cairn -p for now",
-                call.shown
-            )),
+            Resolved::McpPrompt(call) => self.run_mcp_prompt(call),
+            // A prompt of a server still starting, as `-p` does: the line runs once the
+            // servers are up (or failed).
+            Resolved::Unknown { name, .. }
+                if !waited && name.starts_with("mcp__") && self.config.mcp_face.is_some() =>
+            {
+                if let Some(face) = &self.config.mcp_face {
+                    let settled = face.settled();
+                    let done = self.mcp_done.clone();
+                    tokio::spawn(async move {
+                        settled.await;
+                        let _ = done.send(McpDone::Retry(text));
+                    });
+                }
+            }
             Resolved::Unknown { name, warnings } => {
                 // One of the files that could not be read may be the command asked for.
                 for warning in warnings {
@@ -80,9 +119,7 @@ impl App {
     /// A report's text, from what the app knows now.
     fn report(&self, report: Report) -> String {
         match report {
-            Report::Help => {
-                slash::help_text(&CommandTable::load(&self.config.cwd, &self.config.home))
-            }
+            Report::Help => slash::help_text(&self.command_table()),
             Report::Cost => self.cost_report(),
             Report::Context => self.context_report(),
             Report::Status => self.status_report(),
@@ -143,7 +180,102 @@ impl App {
     /// [`InputAids::message_content`]).
     pub(super) fn send_message(&mut self, text: String) {
         let turn = Turn::message(self.input.message_content(text.clone()));
-        self.send_turn(turn, text);
+        // `@server:uri` mentions are read off the UI, then the message goes with them.
+        match &self.config.mcp_face {
+            Some(face) if face.mentions_resources(&text) => {
+                let attached = face.attach_mentions(turn);
+                let done = self.mcp_done.clone();
+                tokio::spawn(async move {
+                    let (turn, warnings) = attached.await;
+                    let _ = done.send(McpDone::Send {
+                        turn,
+                        shown: text,
+                        warnings,
+                    });
+                });
+            }
+            _ => self.send_turn(turn, text),
+        }
+    }
+
+    /// The command table of a line typed now: the built-ins, the command files as they are
+    /// now, and the connected MCP servers' prompts.
+    pub(super) fn command_table(&self) -> CommandTable {
+        let table = CommandTable::load(&self.config.cwd, &self.config.home);
+        match &self.config.mcp_face {
+            Some(face) => table.with_mcp_prompts(face.prompts()),
+            None => table,
+        }
+    }
+
+    /// `/mcp__server__prompt args`: a missing required argument is refused by name; else the
+    /// prompt is fetched off the UI and sent as the turn.
+    fn run_mcp_prompt(&mut self, call: McpPromptCall) {
+        if let Some(error) = call.error() {
+            self.transcript.push_error(error.to_string());
+            return;
+        }
+        let Some(face) = &self.config.mcp_face else {
+            self.transcript
+                .push_error(format!("{}: no MCP servers", call.shown));
+            return;
+        };
+        let shown = call.shown.clone();
+        let fetched = face.prompt_turn(call);
+        let done = self.mcp_done.clone();
+        tokio::spawn(async move {
+            let _ = done.send(match fetched.await {
+                Ok(turn) => McpDone::Send {
+                    turn,
+                    shown,
+                    warnings: Vec::new(),
+                },
+                Err(reason) => McpDone::Failed(format!("{shown}: {reason}")),
+            });
+        });
+    }
+
+    /// What MCP work done off the UI came back with.
+    pub(super) fn on_mcp_done(&mut self, done: McpDone) {
+        match done {
+            McpDone::Send {
+                turn,
+                shown,
+                warnings,
+            } => {
+                for warning in warnings {
+                    self.transcript.push_warning(warning);
+                }
+                self.send_turn(turn, shown);
+            }
+            McpDone::Failed(message) => self.transcript.push_error(message),
+            McpDone::Retry(text) => self.run_line(text, true),
+            McpDone::Resources(resources) => {
+                self.input.set_resources(resources);
+                self.input.refresh(&self.composer);
+            }
+        }
+    }
+
+    /// `@` typed: the servers' resources are listed afresh for its completion.
+    pub(super) fn refresh_resources(&self) {
+        let Some(face) = &self.config.mcp_face else {
+            return;
+        };
+        let listed = face.resources();
+        let done = self.mcp_done.clone();
+        tokio::spawn(async move {
+            let _ = done.send(McpDone::Resources(listed.await));
+        });
+    }
+
+    /// An MCP server's elicitation: its form joins the queue (a schema no form can take is
+    /// declined at once, with a warning).
+    pub(super) fn open_form(&mut self, pending: crate::elicitation_form::PendingElicitation) {
+        match crate::elicitation_form::ElicitationForm::new(pending) {
+            Ok(form) => self.forms.push_back(form),
+            Err(reason) => self.transcript.push_warning(reason),
+        }
     }
 
     /// A custom command's blocks (its tag and expansion) with what the input box adds to a

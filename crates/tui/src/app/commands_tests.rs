@@ -58,6 +58,8 @@ impl Fixture {
             startup_warnings: Vec::new(),
             startup_notes: Vec::new(),
             mcp: None,
+            mcp_face: None,
+            elicitations: None,
         };
         let (sender, ops) = unbounded_channel();
         Fixture {

@@ -16,10 +16,16 @@ impl App {
     pub(super) fn plan(&self, width: u16, limit: u16) -> FramePlan {
         let theme = &self.theme;
         let status_rows = 1;
-        let (box_rows, input) = match (self.dialogs.front(), &self.memory_choice) {
-            (Some(dialog), _) => (dialog.height(width, theme), None),
-            (None, Some(choice)) => (choice.height(width, theme), None),
-            (None, None) => {
+        let (box_rows, input) = match (
+            self.dialogs.front(),
+            self.forms.front(),
+            &self.memory_choice,
+        ) {
+            (Some(dialog), _, _) => (dialog.height(width, theme), None),
+            // An MCP server's form, after the permission dialogs.
+            (None, Some(form), _) => (form.height(width, theme), None),
+            (None, None, Some(choice)) => (choice.height(width, theme), None),
+            (None, None, None) => {
                 // The text gets what the status line, a spinner line and the borders leave;
                 // a taller text scrolls in the box to keep the cursor in view.
                 let text_rows = limit.saturating_sub(status_rows + 1 + 2);
@@ -36,7 +42,7 @@ impl App {
             box_rows.min(limit.saturating_sub(status_rows + u16::from(spinner.is_some())));
         let completions = match self.dialogs.front() {
             Some(_) => Vec::new(),
-            None if self.memory_choice.is_some() => Vec::new(),
+            None if self.memory_choice.is_some() || !self.forms.is_empty() => Vec::new(),
             None if self.shortcuts_open => shortcut_lines(theme),
             None => self.input.completion_lines(theme),
         };
@@ -117,7 +123,9 @@ impl App {
                 }
             }
             (None, None) => {
-                if let Some(choice) = &self.memory_choice {
+                if let Some(form) = self.forms.front() {
+                    form.render(box_area, frame.buffer_mut(), theme);
+                } else if let Some(choice) = &self.memory_choice {
                     frame.render_widget(choice.widget(theme), box_area);
                 }
             }

@@ -39,6 +39,8 @@ pub struct InputAids {
     /// The commands matching the name typed after `/` (indexes into `commands`); when this is
     /// not empty, `selected` points into it.
     menu: Vec<usize>,
+    /// The MCP servers' resources as `server:uri`, offered by `@` completion before files.
+    resources: Vec<String>,
 }
 
 /// A Ctrl+R search: what is typed, the entry it found, and the text it replaced.
@@ -65,7 +67,13 @@ impl InputAids {
             search: None,
             commands: Vec::new(),
             menu: Vec::new(),
+            resources: Vec::new(),
         }
+    }
+
+    /// The MCP resources `@` completion offers (as `server:uri`).
+    pub fn set_resources(&mut self, resources: Vec<String>) {
+        self.resources = resources;
     }
 
     /// The commands the `/` menu offers.
@@ -419,7 +427,20 @@ impl InputAids {
             return;
         }
         let matches = match mention_at(composer.text(), composer.cursor()) {
-            Some((_, query)) => self.files.complete(query, MAX_COMPLETIONS),
+            Some((_, query)) => {
+                // The servers' resources that hold what is typed, then the files.
+                let query_lower = query.to_lowercase();
+                let mut matches: Vec<String> = self
+                    .resources
+                    .iter()
+                    .filter(|resource| resource.to_lowercase().contains(&query_lower))
+                    .take(MAX_COMPLETIONS)
+                    .cloned()
+                    .collect();
+                let room = MAX_COMPLETIONS - matches.len();
+                matches.extend(self.files.complete(query, room));
+                matches
+            }
             None => Vec::new(),
         };
         if matches != self.completions {

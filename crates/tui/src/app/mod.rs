@@ -132,6 +132,12 @@ pub struct AppConfig {
     pub startup_notes: Vec<String>,
     /// The session's MCP servers, for `/mcp`; `None` when it has none.
     pub mcp: Option<Arc<dyn cairn_core::commands::McpReport>>,
+    /// The session's MCP servers' prompts (commands of the table), `@server:uri` mentions
+    /// and resources (for `@` completion); `None` when it has none.
+    pub mcp_face: Option<Arc<dyn crate::McpFace>>,
+    /// Where the servers' elicitations arrive, each shown as a form; `None` when nobody
+    /// sends them here.
+    pub elicitations: Option<crate::elicitation_form::ElicitationInbox>,
 }
 
 /// The settings as they are on disk when asked (they change: `/permissions` writes them, so
@@ -270,6 +276,11 @@ struct App {
     approval_wait: Option<Instant>,
     /// The keyboard shortcuts (`?` on an empty input) show under the input box.
     shortcuts_open: bool,
+    /// MCP servers' forms waiting for the user, the first one shown.
+    forms: VecDeque<crate::elicitation_form::ElicitationForm>,
+    /// Where MCP work done off the UI (a prompt fetched, mentions read) reports back.
+    mcp_done: tokio::sync::mpsc::UnboundedSender<commands::McpDone>,
+    mcp_done_receiver: Option<UnboundedReceiver<commands::McpDone>>,
 }
 
 impl App {
@@ -316,6 +327,7 @@ impl App {
                 unread: Vec::new(),
             },
         )));
+        let (mcp_done, mcp_done_receiver) = tokio::sync::mpsc::unbounded_channel();
         let conversation = std::mem::take(&mut config.history);
         let mut earlier = 0;
         if !conversation.is_empty() {
@@ -372,6 +384,9 @@ impl App {
             mode_changes_pending: 0,
             approval_wait: None,
             shortcuts_open: false,
+            forms: VecDeque::new(),
+            mcp_done,
+            mcp_done_receiver: Some(mcp_done_receiver),
         }
     }
 
@@ -405,6 +420,15 @@ impl App {
         // which crossterm's reader never reports: a check each second sees it is gone.
         let mut liveness = tokio::time::interval(Duration::from_secs(1));
         let mut shell_results = self.input.take_shell_results();
+        let mut mcp_done = self
+            .mcp_done_receiver
+            .take()
+            .unwrap_or_else(|| tokio::sync::mpsc::unbounded_channel().1);
+        let mut elicitations = self
+            .config
+            .elicitations
+            .as_ref()
+            .and_then(crate::elicitation_form::ElicitationInbox::take);
         let mut status_updates = self.status.command.as_ref().map_or_else(
             crate::status_command::StatusUpdates::none,
             crate::status_command::StatusCommand::updates,
@@ -522,6 +546,13 @@ impl App {
                 },
                 // The status command printed a new line: the loop redraws.
                 () = status_updates.changed() => {}
+                Some(done) = mcp_done.recv() => self.on_mcp_done(done),
+                Some(pending) = async {
+                    match &mut elicitations {
+                        Some(inbox) => inbox.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => self.open_form(pending),
                 Some(output) = shell_results.recv() => {
                     let notice = self.input.finish_shell(&output);
                     self.transcript.push_info(notice);
@@ -835,6 +866,12 @@ impl App {
             }
             return;
         }
+        if let Some(form) = self.forms.front_mut() {
+            if form.handle_key(key) {
+                self.forms.pop_front();
+            }
+            return;
+        }
         if let Some(choice) = &mut self.memory_choice {
             if let Some(answer) = choice.handle_key(key) {
                 self.answer_memory_type(answer);
@@ -896,9 +933,12 @@ impl App {
             return;
         }
 
+        if key.code == KeyCode::Char('@') {
+            self.refresh_resources();
+        }
         if key.code == KeyCode::Char('/') && self.composer.is_empty() {
             // The menu is about to open: it lists the command files as they are now.
-            let table = CommandTable::load(&self.config.cwd, &self.config.home);
+            let table = self.command_table();
             self.input.set_commands(command_menu::entries(&table));
         }
         if let Edit::Submitted(text) = self.input.handle_key(key, &mut self.composer) {
