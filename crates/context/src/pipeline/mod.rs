@@ -350,7 +350,10 @@ impl StandardPipeline {
         };
         // The lighter steps' decisions when they did not pay on their own.
         let mut declined: Option<(ViewDecisions, Vec<Compaction>)> = None;
-        if worth_trying {
+        // Below the gate the clear is still priced, though not made: the reads carried for
+        // what it would clear count from the last rewrite of the prefix, so once the gate
+        // opens the batching rule knows what waiting has cost already.
+        if worth_trying || matches!(trigger, Trigger::Auto) {
             let shown = &conversation[collapsed.through()..];
             let mut trial = decisions.clone();
             let mut steps = Vec::new();
@@ -399,8 +402,9 @@ impl StandardPipeline {
                     );
                 let take = match trigger {
                     Trigger::Auto => {
-                        matches!(verdict, Verdict::Free | Verdict::Pays)
-                            || (pressure && relieves && beats_summary)
+                        worth_trying
+                            && (matches!(verdict, Verdict::Free | Verdict::Pays)
+                                || (pressure && relieves && beats_summary))
                     }
                     Trigger::Reactive | Trigger::Manual { .. } => true,
                 };
@@ -411,9 +415,9 @@ impl StandardPipeline {
                     compactions.extend(steps);
                     self.state().carried = 0.0;
                 } else {
-                    if cache.warm {
-                        self.state().carried = carried;
-                    }
+                    // A cold cache rewrites the whole prefix anyway: the reads carried start
+                    // again from this request.
+                    self.state().carried = if cache.warm { carried } else { 0.0 };
                     declined = Some((trial, steps));
                 }
             }

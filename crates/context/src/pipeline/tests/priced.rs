@@ -105,11 +105,12 @@ fn a_warm_cache_near_the_window_is_not_rewritten_until_the_clear_pays() {
     let projections = replay_with(&pipeline, &clock, accounting, &conversation);
     let last = projections.last().unwrap();
     assert!(accounting::messages_tokens(&last.messages) < small_window().limits(None).collapse_at);
-    // Requests 17 to 24 (turns 9 to 12) could clear, and leave the cache as it is: the reads
-    // saved would not yet cover the rewrite. Request 25 clears the eight results older than
-    // the newest five at once, and nothing else changes.
-    assert_eq!(rewrites(&projections), vec![(25, reads(1..9))]);
-    for projection in &projections[..25] {
+    // Requests 17 to 22 (turns 9 to 12) could clear, and leave the cache as it is: the reads
+    // carried since the prefix was written (from the first request, below the gate too) do
+    // not yet cover the rewrite. Request 23 clears the seven results older than the newest
+    // five at once, and nothing else changes.
+    assert_eq!(rewrites(&projections), vec![(23, reads(1..8))]);
+    for projection in &projections[..23] {
         assert_eq!(projection.compactions, Vec::new());
     }
 }
@@ -152,9 +153,48 @@ fn clears_are_batched_and_the_provider_weights_decide_how_often() {
             .map(|(request, changed)| (request, changed.len()))
             .collect::<Vec<_>>()
     };
-    assert_eq!(batches(None), vec![(25, 8), (41, 8)]);
+    assert_eq!(batches(None), vec![(23, 7), (37, 7)]);
     assert_eq!(
         batches(Some(PromptCache::automatic(0.5))),
         vec![(17, 4), (25, 4), (33, 4), (39, 3), (45, 3)]
     );
+}
+
+#[test]
+fn a_pause_past_the_ttl_below_the_gate_starts_the_carried_reads_again() {
+    // Below half the threshold nothing is cleared, but the reads carried for what a clear
+    // would leave out are counted. A pause past the TTL there rewrites the whole prefix
+    // anyway: what was carried before it no longer counts against the next rewrite, so the
+    // first clear on the warm cache after it comes later.
+    let conversation = turns(1..25);
+    let first_clear = |pause_before: Option<usize>| {
+        let (pipeline, clock, accounting) = priced(None);
+        let summarizer = FakeSummarizer::default();
+        let mut projections = Vec::new();
+        for (index, message) in conversation.iter().enumerate() {
+            if message.role == Role::User {
+                let pause = if Some(index) == pause_before {
+                    CACHE_TTL + Duration::from_secs(1)
+                } else {
+                    Duration::from_secs(10)
+                };
+                clock.advance(pause);
+                let mut prefix = conversation[..=index].to_vec();
+                projections.push(
+                    block_on(pipeline.project(&mut prefix, accounting, Trigger::Auto, &summarizer))
+                        .unwrap(),
+                );
+            }
+        }
+        rewrites(&projections).first().map(|(request, _)| *request)
+    };
+    // Turn 8's result, request 15, is below the gate (turn 9).
+    let result_of_turn_8 = conversation
+        .iter()
+        .enumerate()
+        .filter(|(_, message)| message.role == Role::User)
+        .nth(15)
+        .map(|(index, _)| index);
+    assert_eq!(first_clear(None), Some(23));
+    assert_eq!(first_clear(result_of_turn_8), Some(25));
 }
