@@ -39,7 +39,7 @@ pub mod view;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use cairn_llm::registry::PromptCache;
 use cairn_protocol::{BoxFuture, Compaction, ContentBlock, Message};
@@ -229,6 +229,22 @@ impl StandardPipeline {
         self
     }
 
+    /// The same pipeline, for a resumed conversation whose last request went out at `at` (the
+    /// session file's last answer), sending its first `sent` messages: the prompt cache is
+    /// known warm or cold from that, as if this pipeline had sent it. The first request takes
+    /// the cache to hold what the stored conversation shows (exact when the last run cleared
+    /// nothing; its decisions are made again, not restored). Give the clock first
+    /// ([`StandardPipeline::with_clock`]); a time in the future counts as now.
+    pub fn with_last_request_at(self, at: SystemTime, sent: usize) -> Self {
+        let age = SystemTime::now().duration_since(at).unwrap_or_default();
+        {
+            let mut state = self.state();
+            state.last_request = self.clock.now().checked_sub(age);
+            state.resumed_sent = state.last_request.map(|_| sent);
+        }
+        self
+    }
+
     /// Asks for the summary and rewrites `conversation` around it.
     async fn autocompact(
         &self,
@@ -310,6 +326,15 @@ impl StandardPipeline {
             )
         };
         let mut view = collapsed.project(conversation, &decisions);
+        // Resumed: the last request, made by an earlier run, sent the stored conversation.
+        let resumed_sent = self.state().resumed_sent.take();
+        let previous = match resumed_sent {
+            Some(sent) if previous.is_empty() => {
+                let added = conversation.len().saturating_sub(sent);
+                view[..view.len().saturating_sub(added)].to_vec()
+            }
+            _ => previous,
+        };
         let calibration = self.calibrate(&accounting, &view);
         let mut estimate = calibration.estimate(&view);
         let growth = self.learn_growth(estimate, last_size, limits);

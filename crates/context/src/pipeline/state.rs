@@ -33,6 +33,9 @@ pub(super) struct PipelineState {
     pub(super) last_request: Option<Instant>,
     /// What the last request sent, to know what of the next one the cache holds.
     pub(super) last_view: Vec<Message>,
+    /// Resumed: how many stored messages the earlier run's last request sent, until the first
+    /// request takes them as `last_view`.
+    pub(super) resumed_sent: Option<usize>,
     /// The estimated tokens of the last request.
     pub(super) last_size: Option<u64>,
     /// The stable prefix the last request marked ([`Projection::stable_prefix`]).

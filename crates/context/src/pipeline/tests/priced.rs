@@ -198,3 +198,32 @@ fn a_pause_past_the_ttl_below_the_gate_starts_the_carried_reads_again() {
     assert_eq!(first_clear(None), Some(23));
     assert_eq!(first_clear(result_of_turn_8), Some(25));
 }
+
+#[test]
+fn a_resumed_session_knows_its_cache_from_the_last_answer_time() {
+    // Fourteen turns stored by an earlier run, past half the threshold; the resumed run's
+    // first request adds a prompt. Within the TTL of the last answer the cache holds the
+    // stored conversation, so nothing is rewritten yet; past it everything is written anyway,
+    // so every old result goes at once.
+    let stored = turns(1..15);
+    let first_request = |age: Duration| {
+        let clock = FakeClock::new();
+        let pipeline = pipeline(small_window(), clock)
+            .with_last_request_at(std::time::SystemTime::now() - age, stored.len());
+        let mut conversation = stored.clone();
+        conversation.push(Message::user_text("go on"));
+        let projection = block_on(pipeline.project(
+            &mut conversation,
+            accounting(),
+            Trigger::Auto,
+            &FakeSummarizer::default(),
+        ))
+        .unwrap();
+        changed_results(&stored, &projection.messages)
+    };
+    assert_eq!(first_request(Duration::from_secs(30)), Vec::<String>::new());
+    assert_eq!(
+        first_request(CACHE_TTL + Duration::from_secs(60)),
+        reads(1..10)
+    );
+}
