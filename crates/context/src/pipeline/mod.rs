@@ -86,6 +86,13 @@ pub struct Projection {
     /// request was sent with), for a marked prompt cache to mark; `None` after a summary
     /// and where nothing is left to clear.
     pub stable_prefix: Option<usize>,
+    /// Whether this request writes its cached prefix again anyway: the prompt cache has gone
+    /// cold (or there is none), or a summary or a collapse rewrote the conversation from its
+    /// start (taking with it the older turns' tool results, where found tools' definitions
+    /// were). Tools found since the last such request join the tool list here (the tool
+    /// executor's `commit_loads`): a change to the tool list, which comes first, rewrites
+    /// all that follows, so it is made when that costs the least, or no longer waits.
+    pub prefix_rewritten: bool,
 }
 
 /// Why the pipeline is asked to compact now.
@@ -346,9 +353,15 @@ impl StandardPipeline {
                 Trigger::Manual { .. } => Err(PipelineError::CompactionFailed(
                     "Compaction is turned off (DISABLE_COMPACT).".into(),
                 )),
-                Trigger::Auto | Trigger::Reactive if estimate < limits.hard_limit => {
-                    Ok(self.finish(view, decisions, collapsed, now, compactions, notices))
-                }
+                Trigger::Auto | Trigger::Reactive if estimate < limits.hard_limit => Ok(self
+                    .finish(
+                        view,
+                        decisions,
+                        collapsed,
+                        (now, cache.warm),
+                        compactions,
+                        notices,
+                    )),
                 Trigger::Auto | Trigger::Reactive => Err(blocked(
                     estimate,
                     limits,
@@ -609,7 +622,14 @@ impl StandardPipeline {
             };
             return Err(blocked(estimate, limits, &reason));
         }
-        Ok(self.finish(view, decisions, collapsed, now, compactions, notices))
+        Ok(self.finish(
+            view,
+            decisions,
+            collapsed,
+            (now, cache.warm),
+            compactions,
+            notices,
+        ))
     }
 }
 

@@ -103,13 +103,17 @@ impl StandardPipeline {
         view: Vec<Message>,
         decisions: ViewDecisions,
         collapsed: Collapsed,
-        now: Instant,
+        (now, warm): (Instant, bool),
         compactions: Vec<Compaction>,
         notices: Vec<String>,
     ) -> Projection {
         let mut state = self.state();
         // The frontier under the decisions the previous request went out with: where this
         // request's clear (if any) began, so the mark finds what that request cached.
+        let prefix_rewritten = !warm
+            || compactions.iter().any(|compaction| {
+                compaction.summary.is_some() || compaction.collapsed_through.is_some()
+            });
         let summarised = compactions
             .iter()
             .any(|compaction| compaction.summary.is_some());
@@ -138,6 +142,7 @@ impl StandardPipeline {
             compactions,
             notices,
             stable_prefix,
+            prefix_rewritten,
         }
     }
 }

@@ -227,3 +227,30 @@ fn a_resumed_session_knows_its_cache_from_the_last_answer_time() {
         reads(1..10)
     );
 }
+
+#[test]
+fn a_request_says_when_its_prefix_is_rewritten_anyway() {
+    // The first request and one after a pause past the TTL write everything; the requests
+    // between read their prefix from the cache, clears or not.
+    let (pipeline, clock, accounting) = priced(None);
+    let conversation = turns(1..25);
+    let warm = replay_with(&pipeline, &clock, accounting, &conversation);
+    let rewritten: Vec<usize> = warm
+        .iter()
+        .enumerate()
+        .filter(|(_, projection)| projection.prefix_rewritten)
+        .map(|(index, _)| index)
+        .collect();
+    assert_eq!(rewritten, [0]);
+    clock.advance(CACHE_TTL + Duration::from_secs(1));
+    let mut later = conversation.clone();
+    later.push(Message::user_text("back"));
+    let cold = block_on(pipeline.project(
+        &mut later,
+        accounting,
+        Trigger::Auto,
+        &FakeSummarizer::default(),
+    ))
+    .unwrap();
+    assert!(cold.prefix_rewritten);
+}
