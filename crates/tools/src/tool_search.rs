@@ -18,7 +18,9 @@
 //! when the engine commits them ([`ToolExecutor::commit_loads`]), before a request that
 //! rewrites the prefix anyway (a cold cache, a compaction). Carrying a definition in the
 //! tool list instead of in the result saves nothing, so there is no other moment at which
-//! the rewrite pays.
+//! the rewrite pays. The same holds for the search tool's listing when a server connects
+//! late or its tools change (`list_changed`): requests carry the listing as it was at the
+//! last commit, while a search already finds the new tools.
 
 mod catalog;
 
@@ -160,6 +162,9 @@ pub struct DeferredTools {
     loads: AtomicU64,
     /// The plan for the latest versions of the tool lists.
     plan: Mutex<Option<Arc<Plan>>>,
+    /// The search tool as requests carry it: the listing of the plan current at the last
+    /// commit (or the first request), until the next commit.
+    shown_search: Mutex<Option<ToolSpec>>,
 }
 
 /// Says which deferrable tools are never deferred.
@@ -206,6 +211,7 @@ impl DeferredTools {
             pending: Mutex::new(Vec::new()),
             loads: AtomicU64::new(0),
             plan: Mutex::new(None),
+            shown_search: Mutex::new(None),
         }
     }
 
@@ -383,7 +389,11 @@ impl ToolExecutor for DeferredTools {
         };
         let mut specs = self.always.specs();
         specs.extend(deferred.pinned.iter().cloned());
-        specs.push(deferred.search.clone());
+        let search = match self.shown_search.lock() {
+            Ok(mut shown) => shown.get_or_insert_with(|| deferred.search.clone()).clone(),
+            Err(_) => deferred.search.clone(),
+        };
+        specs.push(search);
         for name in self.loaded_names() {
             if let Some(spec) = deferred.specs.iter().find(|spec| spec.name == name) {
                 specs.push(spec.clone());
@@ -402,6 +412,9 @@ impl ToolExecutor for DeferredTools {
             Err(_) => return,
         };
         self.load(pending);
+        if let Ok(mut shown) = self.shown_search.lock() {
+            *shown = None;
+        }
         self.both.commit_loads();
     }
 

@@ -359,3 +359,86 @@ async fn pinned_tools_go_in_every_request_and_count_nothing_against_the_threshol
     let all = tools(0, Deferral::Always, 200_000).with_pinned(|_| true);
     assert!(!all.is_deferring());
 }
+
+/// [`Many`] whose tool count grows, as a server that connects late or says `list_changed`.
+struct Growing(std::sync::atomic::AtomicUsize);
+
+impl Growing {
+    fn now(&self) -> Many {
+        Many {
+            count: self.0.load(Ordering::SeqCst),
+        }
+    }
+}
+
+#[async_trait]
+impl ToolExecutor for Growing {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.now().specs()
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        self.now().prepare(call)
+    }
+
+    fn tools_version(&self) -> u64 {
+        self.0.load(Ordering::SeqCst) as u64
+    }
+
+    async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput {
+        self.now().execute(call, cx).await
+    }
+}
+
+#[tokio::test]
+async fn new_deferred_tools_are_found_at_once_and_listed_from_the_next_commit() {
+    let growing = Arc::new(Growing(std::sync::atomic::AtomicUsize::new(3)));
+    let tools = DeferredTools::new(
+        Arc::new(ToolRegistry::with_builtins(ToolContext::new(
+            std::env::temp_dir(),
+        ))),
+        growing.clone(),
+        DeferralBudget {
+            deferral: Deferral::Always,
+            window: 200_000,
+            estimate,
+        },
+    );
+    let listing = |tools: &DeferredTools| {
+        tools
+            .specs()
+            .into_iter()
+            .find(|spec| spec.name == TOOL_SEARCH)
+            .unwrap()
+            .description
+    };
+    let before = tools.specs();
+    assert!(listing(&tools).contains("Deferred tools (4):"));
+    // The server now has two tools more: the requests' list stays as it was…
+    growing.0.store(5, Ordering::SeqCst);
+    assert_eq!(tools.specs(), before);
+    // …while a search finds them already, and they run.
+    let found = run(
+        &tools,
+        TOOL_SEARCH,
+        json!({"query": "select:mcp__s__tool_4"}),
+    )
+    .await;
+    assert!(
+        found.content.text().starts_with("Loaded mcp__s__tool_4"),
+        "{}",
+        found.content.text()
+    );
+    assert_eq!(
+        run(&tools, "mcp__s__tool_4", json!({})).await,
+        ToolOutput::text("ran mcp__s__tool_4")
+    );
+    assert_eq!(tools.specs(), before);
+    // A commit brings the new listing and the found tool together.
+    tools.commit_loads();
+    assert!(listing(&tools).contains("Deferred tools (6):"));
+    assert_eq!(
+        names(&tools.specs()).last().map(String::as_str),
+        Some("mcp__s__tool_4")
+    );
+}
