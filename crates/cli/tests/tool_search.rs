@@ -1,8 +1,10 @@
 //! Tool search through the real binary, on the Anthropic dialect and the OpenAI one alike: a
 //! 200-tool MCP server (`cairn-test-mcp-server --tools 200`) past the threshold is offered as
-//! one `ToolSearch` tool, `select:` loads a tool that later requests carry last, the tool then
-//! runs, a tool called unloaded runs and is loaded, a resumed session offers what it loaded,
-//! and below the threshold, or with `ENABLE_TOOL_SEARCH=false`, nothing is deferred.
+//! one `ToolSearch` tool, `select:` loads a tool that then runs by name while the tool list
+//! stays as it was on a warm cache (it joins the list, last, when the prefix is rewritten
+//! anyway: without a cache, at once), a tool called unloaded runs, a resumed session offers
+//! what it loaded, and below the threshold, or with `ENABLE_TOOL_SEARCH=false`, nothing is
+//! deferred.
 
 #![allow(
     clippy::unwrap_used,
@@ -196,21 +198,48 @@ fn past_the_threshold_tool_search_replaces_200_definitions_and_select_loads_one_
                 && found.contains(r#""name":"mcp__big__tool_7""#),
             "{dialect:?}: {found}"
         );
-        // The next request carries the list as before, then the loaded tool.
-        let second = dialect.names(&requests[1]);
-        assert_eq!(second[..first.len()], first[..], "{dialect:?}");
-        assert_eq!(second[first.len()..], ["mcp__big__tool_7"], "{dialect:?}");
+        // The cache is warm: the next requests carry the list as it was (a change to it would
+        // rewrite the whole cached prefix), and the found tool runs by name all the same.
+        assert_eq!(dialect.names(&requests[1]), first, "{dialect:?}");
         assert_eq!(
             dialect.result(&requests[2], "c1"),
             "tool_7: hi",
             "{dialect:?}"
         );
-        assert_eq!(dialect.names(&requests[2]), second, "{dialect:?}");
+        assert_eq!(dialect.names(&requests[2]), first, "{dialect:?}");
     }
 }
 
 #[test]
-fn a_deferred_tool_called_without_loading_it_runs_and_later_requests_carry_it() {
+fn without_a_prompt_cache_a_found_tool_joins_the_list_at_the_next_request() {
+    // DISABLE_PROMPT_CACHING: every request is written whole, so a change to the tool list
+    // costs nothing more and the found tool is appended at once, after the list as it was.
+    let h = Harness::new();
+    let config = big_server(200);
+    warm_cache(&h, &config);
+    h.server.push(Reply::tool_use(
+        "s1",
+        "ToolSearch",
+        json!({"query": "select:mcp__big__tool_7"}),
+    ));
+    h.server.push(Reply::text("done"));
+    let mut command = Dialect::Anthropic.command(&h);
+    let output = command
+        .env("ENABLE_TOOL_SEARCH", "true")
+        .env("DISABLE_PROMPT_CACHING", "1")
+        .args(["-p", "go", "--mcp-config", &config])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let requests = h.server.wait_for_requests(2, WAIT);
+    let first = Dialect::Anthropic.names(&requests[0]);
+    let second = Dialect::Anthropic.names(&requests[1]);
+    assert_eq!(second[..first.len()], first[..]);
+    assert_eq!(second[first.len()..], ["mcp__big__tool_7"]);
+}
+
+#[test]
+fn a_deferred_tool_called_without_loading_it_runs_and_the_warm_list_stays_as_it_was() {
     for dialect in BOTH {
         let h = Harness::new();
         let config = big_server(200);
@@ -233,8 +262,8 @@ fn a_deferred_tool_called_without_loading_it_runs_and_later_requests_carry_it() 
         assert!(mcp_names(&dialect.names(&requests[0])).is_empty());
         assert_eq!(dialect.result(&requests[1], "c1"), "tool_42: direct");
         assert_eq!(
-            dialect.names(&requests[1]).last().map(String::as_str),
-            Some("mcp__big__tool_42"),
+            dialect.names(&requests[1]),
+            dialect.names(&requests[0]),
             "{dialect:?}"
         );
     }
@@ -309,15 +338,17 @@ fn a_resumed_session_offers_the_tools_it_loaded_in_the_same_order() {
     let output = run(&h, Dialect::Anthropic, &config, Some("true"), &[]);
     assert!(output.status.success(), "{output:?}");
     let before = Dialect::Anthropic.names(&h.server.wait_for_requests(2, WAIT)[1]);
-    assert_eq!(
-        before[before.len() - 2..],
-        ["mcp__big__tool_3", "mcp__big__echo"]
-    );
     h.server.push(Reply::text("again"));
     let output = run(&h, Dialect::Anthropic, &config, Some("true"), &["-c"]);
     assert!(output.status.success(), "{output:?}");
+    // A resumed run's tool list is new to it: what the session loaded is in it from the
+    // start, after the list as it was, in load order.
     let resumed = Dialect::Anthropic.names(&h.server.wait_for_requests(3, WAIT)[2]);
-    assert_eq!(resumed, before);
+    assert_eq!(resumed[..before.len()], before[..]);
+    assert_eq!(
+        resumed[before.len()..],
+        ["mcp__big__tool_3", "mcp__big__echo"]
+    );
 }
 
 #[test]

@@ -17,7 +17,8 @@
 //! peak request against the window, and checks on every request that the newest prompt
 //! goes out verbatim and the todo list is still there. Writes
 //! `target/pipeline-bench/requests.csv` (one row a request) and
-//! `target/pipeline-bench/pipeline.svg` (context and cost per request).
+//! `target/pipeline-bench/pipeline.svg` (context and cost per request); a copy of both from
+//! the latest run, with the figures above, is checked in under `bench/pipeline/`.
 //!
 //! `cargo bench -p cairn-context --bench pipeline` (`--profile dev` builds faster)
 

@@ -58,6 +58,9 @@ pub struct LoadedSession {
     pub collapsed_through: Option<u64>,
     /// The plan the user approved last (the last `plan` entry), compacted or not.
     pub approved_plan: Option<String>,
+    /// When the last answer came (the last `assistant` entry's timestamp, Unix milliseconds):
+    /// how long ago the session's prompt cache was last used.
+    pub last_answer_at: Option<u64>,
     /// The message that was appended to `messages` to answer tool calls left without a result.
     /// Write it to the file (`Entry::tool_results(repair)`) so that the file agrees.
     pub repair: Option<Message>,
@@ -83,6 +86,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSession, Ses
     let mut last_compaction = None;
     let mut collapsed_through = None;
     let mut approved_plan = None;
+    let mut last_answer_at = None;
     let (header, mut warnings) = scan_lines(path, bytes, |line| {
         let Decoded::Entry(entry) = line.decoded else {
             return;
@@ -92,6 +96,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSession, Ses
             Entry::Assistant(entry) => {
                 usage += entry.usage;
                 cost_usd += entry.cost_usd;
+                last_answer_at = Some(entry.timestamp);
                 history.push_assistant(entry.message, line.number);
             }
             Entry::ToolResults(entry) => history.push_tool_results(entry.message, line.number),
@@ -125,6 +130,7 @@ pub(crate) fn load_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedSession, Ses
         last_compaction,
         collapsed_through,
         approved_plan,
+        last_answer_at,
         repair,
         warnings,
     })

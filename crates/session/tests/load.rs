@@ -244,6 +244,7 @@ fn every_entry_type_round_trips() {
             }),
             collapsed_through: None,
             approved_plan: None,
+            last_answer_at: Some(7),
             repair: None,
             warnings: vec![],
         }

@@ -112,6 +112,7 @@ fn expected(path: PathBuf) -> LoadedSession {
         }),
         collapsed_through: None,
         approved_plan: None,
+        last_answer_at: Some(1_760_000_015_000),
         repair: None,
         warnings: vec![],
     }

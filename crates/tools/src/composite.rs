@@ -67,6 +67,12 @@ impl ToolExecutor for CompositeExecutor {
         self.owner(name).is_some()
     }
 
+    fn commit_loads(&self) {
+        for executor in &self.executors {
+            executor.commit_loads();
+        }
+    }
+
     fn tools_version(&self) -> u64 {
         // Each part only grows its version, so the sum changes whenever one of them does.
         self.executors

@@ -418,6 +418,14 @@ pub trait ToolExecutor: Send + Sync {
         0
     }
 
+    /// Tools found since the last commit (a `ToolSearch` load, a deferred tool called by name)
+    /// join [`ToolExecutor::specs`] now. Until then they are callable by name and their
+    /// definitions are in the search's result. The engine commits before a request whose
+    /// cached prefix is rewritten anyway (a cold cache, a compaction), since a change to the
+    /// tool list — the first cached block — rewrites all of it. The default has nothing
+    /// pending.
+    fn commit_loads(&self) {}
+
     /// Whether a prepared call can reach past this machine. Built-in tools act locally.
     fn reach(&self, _call: &PreparedCall) -> Reach {
         Reach::Local

@@ -10,6 +10,17 @@
 //! (whose description lists the deferred tools), then every tool loaded so far in the order
 //! it was loaded: loading only appends, so the start of the tool list — the first block a
 //! provider caches — stays the same.
+//!
+//! Even an append changes the tool list, and the tool list comes first in what a provider
+//! caches: the request after it writes its whole prefix again. So a found tool is not
+//! appended at once: it is callable by name from the moment it is found (its definition is in
+//! the search's result), and the tools found since the last commit join the list together
+//! when the engine commits them ([`ToolExecutor::commit_loads`]), before a request that
+//! rewrites the prefix anyway (a cold cache, a compaction). Carrying a definition in the
+//! tool list instead of in the result saves nothing, so there is no other moment at which
+//! the rewrite pays. The same holds for the search tool's listing when a server connects
+//! late or its tools change (`list_changed`): requests carry the listing as it was at the
+//! last commit, while a search already finds the new tools.
 
 mod catalog;
 
@@ -144,10 +155,16 @@ pub struct DeferredTools {
     pinned: Pinned,
     /// Names loaded so far, in the order they were loaded.
     loaded: Mutex<Vec<String>>,
+    /// Names found since the last commit, in the order they were found: callable, and
+    /// appended to `loaded` by [`ToolExecutor::commit_loads`].
+    pending: Mutex<Vec<String>>,
     /// How many times `loaded` grew, for the tool list's version.
     loads: AtomicU64,
     /// The plan for the latest versions of the tool lists.
     plan: Mutex<Option<Arc<Plan>>>,
+    /// The search tool as requests carry it: the listing of the plan current at the last
+    /// commit (or the first request), until the next commit.
+    shown_search: Mutex<Option<ToolSpec>>,
 }
 
 /// Says which deferrable tools are never deferred.
@@ -191,8 +208,10 @@ impl DeferredTools {
             budget,
             pinned: Arc::new(|_| false),
             loaded: Mutex::new(Vec::new()),
+            pending: Mutex::new(Vec::new()),
             loads: AtomicU64::new(0),
             plan: Mutex::new(None),
+            shown_search: Mutex::new(None),
         }
     }
 
@@ -216,6 +235,27 @@ impl DeferredTools {
             .lock()
             .map(|loaded| loaded.clone())
             .unwrap_or_default()
+    }
+
+    /// The names found since the last commit, in order: callable, not in the tool list yet.
+    pub fn pending_names(&self) -> Vec<String> {
+        self.pending
+            .lock()
+            .map(|pending| pending.clone())
+            .unwrap_or_default()
+    }
+
+    /// Adds the names neither loaded nor pending to the pending ones.
+    fn find(&self, names: impl IntoIterator<Item = String>) {
+        let loaded = self.loaded_names();
+        let Ok(mut pending) = self.pending.lock() else {
+            return;
+        };
+        for name in names {
+            if !loaded.contains(&name) && !pending.contains(&name) {
+                pending.push(name);
+            }
+        }
     }
 
     /// Whether requests carry `ToolSearch` instead of the deferrable tools now.
@@ -281,13 +321,21 @@ impl DeferredTools {
         plan
     }
 
-    /// Loads a deferred tool the model called by name without loading it first, so later
-    /// requests carry its definition.
-    fn load_if_deferred(&self, name: &str) {
+    /// A deferred tool the model called by name without loading it first: found (it ran, so
+    /// the model knew its input), or with `now`, loaded at once (its input was rejected: the
+    /// next request must carry the definition the model lacked).
+    fn load_if_deferred(&self, name: &str, now: bool) {
         if let Some(deferred) = &self.current_plan().deferred
             && deferred.specs.iter().any(|spec| spec.name == name)
         {
-            self.load([name.to_string()]);
+            if now {
+                if let Ok(mut pending) = self.pending.lock() {
+                    pending.retain(|pending| pending != name);
+                }
+                self.load([name.to_string()]);
+            } else {
+                self.find([name.to_string()]);
+            }
         }
     }
 
@@ -318,7 +366,7 @@ impl DeferredTools {
             }
             None => (best_matches(deferred, query, max), Vec::new()),
         };
-        self.load(found.iter().map(|spec| spec.name.clone()));
+        self.find(found.iter().map(|spec| spec.name.clone()));
         ToolOutput::text(search_result(query, &found, &missing, &self.always_names()))
     }
 
@@ -341,7 +389,11 @@ impl ToolExecutor for DeferredTools {
         };
         let mut specs = self.always.specs();
         specs.extend(deferred.pinned.iter().cloned());
-        specs.push(deferred.search.clone());
+        let search = match self.shown_search.lock() {
+            Ok(mut shown) => shown.get_or_insert_with(|| deferred.search.clone()).clone(),
+            Err(_) => deferred.search.clone(),
+        };
+        specs.push(search);
         for name in self.loaded_names() {
             if let Some(spec) = deferred.specs.iter().find(|spec| spec.name == name) {
                 specs.push(spec.clone());
@@ -352,6 +404,18 @@ impl ToolExecutor for DeferredTools {
 
     fn serves(&self, name: &str) -> bool {
         (name == TOOL_SEARCH && self.is_deferring()) || self.both.serves(name)
+    }
+
+    fn commit_loads(&self) {
+        let pending = match self.pending.lock() {
+            Ok(mut pending) => std::mem::take(&mut *pending),
+            Err(_) => return,
+        };
+        self.load(pending);
+        if let Ok(mut shown) = self.shown_search.lock() {
+            *shown = None;
+        }
+        self.both.commit_loads();
     }
 
     fn tools_version(&self) -> u64 {
@@ -386,8 +450,8 @@ impl ToolExecutor for DeferredTools {
         // Called without being loaded: it is loaded now, whether or not this input fits, so
         // the next request carries the definition the model lacked.
         match &prepared {
-            Ok(call) => self.load_if_deferred(&call.name),
-            Err(PrepareError::RejectedInput { tool, .. }) => self.load_if_deferred(tool),
+            Ok(call) => self.load_if_deferred(&call.name, false),
+            Err(PrepareError::RejectedInput { tool, .. }) => self.load_if_deferred(tool, true),
             Err(PrepareError::UnknownTool { .. } | PrepareError::Unavailable { .. }) => {}
         }
         prepared

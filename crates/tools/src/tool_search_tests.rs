@@ -163,7 +163,7 @@ fn the_listing_has_one_line_descriptions_while_they_fit_then_names_then_prefixes
 }
 
 #[tokio::test]
-async fn select_loads_tools_which_later_requests_carry_last_in_load_order() {
+async fn select_loads_tools_which_later_requests_carry_last_in_load_order_once_committed() {
     let tools = tools(200, Deferral::Always, 200_000);
     let before = names(&tools.specs());
     let version = tools.tools_version();
@@ -185,7 +185,20 @@ async fn select_loads_tools_which_later_requests_carry_last_in_load_order() {
     assert!(text.ends_with(
         "\nRead is not deferred: it is already offered.\nNo deferred tool is named \"nope\" (ToolSearch's description lists them)."
     ));
+    // Found, not in the tool list yet: callable by name, the list (and its version) as it was.
+    assert_eq!(tools.tools_version(), version);
+    assert_eq!(names(&tools.specs()), before);
+    assert_eq!(tools.pending_names(), ["mcp__s__tool_9", "mcp__s__echo"]);
+    assert_eq!(
+        run(&tools, "mcp__s__echo", json!({"text": "hi"}))
+            .await
+            .is_error,
+        false
+    );
+    // Committed (a request that rewrites the prefix anyway): they join the list together.
+    tools.commit_loads();
     assert_ne!(tools.tools_version(), version);
+    assert_eq!(tools.pending_names(), Vec::<String>::new());
     let after = names(&tools.specs());
     // The list as it was, then the loaded tools: its start never changes.
     assert_eq!(after[..before.len()], before[..]);
@@ -196,6 +209,13 @@ async fn select_loads_tools_which_later_requests_carry_last_in_load_order() {
         json!({"query": "select:mcp__s__tool_1"}),
     )
     .await;
+    let version = tools.tools_version();
+    tools.commit_loads();
+    assert_ne!(tools.tools_version(), version);
+    // Nothing pending: a commit changes nothing.
+    let version = tools.tools_version();
+    tools.commit_loads();
+    assert_eq!(tools.tools_version(), version);
     assert_eq!(
         names(&tools.specs())[before.len()..],
         ["mcp__s__tool_9", "mcp__s__echo", "mcp__s__tool_1"]
@@ -252,16 +272,19 @@ async fn a_deferred_tool_called_without_loading_runs_and_is_loaded() {
     let tools = tools(200, Deferral::Always, 200_000);
     let output = run(&tools, "mcp__s__tool_5", json!({})).await;
     assert_eq!(output, ToolOutput::text("ran mcp__s__tool_5"));
-    assert_eq!(tools.loaded_names(), ["mcp__s__tool_5"]);
-    // Rejected input loads it too: the next request shows the model its schema.
+    // It ran, so the model knew its input: it joins the list with the next commit.
+    assert_eq!(tools.pending_names(), ["mcp__s__tool_5"]);
+    assert_eq!(tools.loaded_names(), Vec::<String>::new());
+    // Rejected input loads it at once: the next request shows the model its schema.
     let rejected = tools.try_prepare(&call("mcp__s__tool_6", json!("x")));
     assert!(matches!(rejected, Err(PrepareError::RejectedInput { .. })));
-    assert_eq!(tools.loaded_names(), ["mcp__s__tool_5", "mcp__s__tool_6"]);
+    assert_eq!(tools.loaded_names(), ["mcp__s__tool_6"]);
     // Built-in tools are never "loaded".
     tools
         .try_prepare(&call("Read", json!({"file_path": "x"})))
         .unwrap();
-    assert_eq!(tools.loaded_names().len(), 2);
+    tools.commit_loads();
+    assert_eq!(tools.loaded_names(), ["mcp__s__tool_6", "mcp__s__tool_5"]);
 }
 
 #[tokio::test]
@@ -302,6 +325,7 @@ async fn a_resumed_session_offers_what_its_history_loaded_in_the_same_order() {
         ["mcp__s__tool_3", "mcp__s__tool_4", "mcp__s__tool_8"]
     );
     let resumed = tools(200, Deferral::Always, 200_000).with_loaded(loaded);
+    first.commit_loads();
     assert_eq!(names(&resumed.specs()), names(&first.specs()));
 }
 
@@ -334,4 +358,87 @@ async fn pinned_tools_go_in_every_request_and_count_nothing_against_the_threshol
     // With every tool pinned, nothing is left to defer.
     let all = tools(0, Deferral::Always, 200_000).with_pinned(|_| true);
     assert!(!all.is_deferring());
+}
+
+/// [`Many`] whose tool count grows, as a server that connects late or says `list_changed`.
+struct Growing(std::sync::atomic::AtomicUsize);
+
+impl Growing {
+    fn now(&self) -> Many {
+        Many {
+            count: self.0.load(Ordering::SeqCst),
+        }
+    }
+}
+
+#[async_trait]
+impl ToolExecutor for Growing {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.now().specs()
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutput> {
+        self.now().prepare(call)
+    }
+
+    fn tools_version(&self) -> u64 {
+        self.0.load(Ordering::SeqCst) as u64
+    }
+
+    async fn execute(&self, call: &PreparedCall, cx: &CallContext) -> ToolOutput {
+        self.now().execute(call, cx).await
+    }
+}
+
+#[tokio::test]
+async fn new_deferred_tools_are_found_at_once_and_listed_from_the_next_commit() {
+    let growing = Arc::new(Growing(std::sync::atomic::AtomicUsize::new(3)));
+    let tools = DeferredTools::new(
+        Arc::new(ToolRegistry::with_builtins(ToolContext::new(
+            std::env::temp_dir(),
+        ))),
+        growing.clone(),
+        DeferralBudget {
+            deferral: Deferral::Always,
+            window: 200_000,
+            estimate,
+        },
+    );
+    let listing = |tools: &DeferredTools| {
+        tools
+            .specs()
+            .into_iter()
+            .find(|spec| spec.name == TOOL_SEARCH)
+            .unwrap()
+            .description
+    };
+    let before = tools.specs();
+    assert!(listing(&tools).contains("Deferred tools (4):"));
+    // The server now has two tools more: the requests' list stays as it was…
+    growing.0.store(5, Ordering::SeqCst);
+    assert_eq!(tools.specs(), before);
+    // …while a search finds them already, and they run.
+    let found = run(
+        &tools,
+        TOOL_SEARCH,
+        json!({"query": "select:mcp__s__tool_4"}),
+    )
+    .await;
+    assert!(
+        found.content.text().starts_with("Loaded mcp__s__tool_4"),
+        "{}",
+        found.content.text()
+    );
+    assert_eq!(
+        run(&tools, "mcp__s__tool_4", json!({})).await,
+        ToolOutput::text("ran mcp__s__tool_4")
+    );
+    assert_eq!(tools.specs(), before);
+    // A commit brings the new listing and the found tool together.
+    tools.commit_loads();
+    assert!(listing(&tools).contains("Deferred tools (6):"));
+    assert_eq!(
+        names(&tools.specs()).last().map(String::as_str),
+        Some("mcp__s__tool_4")
+    );
 }

@@ -62,6 +62,16 @@ impl Harness {
         self.work.path().join(name)
     }
 
+    /// The session file of this HOME's first project with one.
+    pub fn transcript(&self) -> PathBuf {
+        std::fs::read_dir(self.cairn_home().join("projects"))
+            .unwrap()
+            .flat_map(|project| std::fs::read_dir(project.unwrap().path()).unwrap())
+            .map(|entry| entry.unwrap().path())
+            .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .unwrap()
+    }
+
     /// Trusts `folder` (and the folders under it) in this HOME's trust file, as answering yes
     /// to cairn's question would: the interactive UI then asks nothing there.
     pub fn trust_folder(&self, folder: &Path) {

@@ -39,7 +39,7 @@ pub mod view;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use cairn_llm::registry::PromptCache;
 use cairn_protocol::{BoxFuture, Compaction, ContentBlock, Message};
@@ -86,6 +86,13 @@ pub struct Projection {
     /// request was sent with), for a marked prompt cache to mark; `None` after a summary
     /// and where nothing is left to clear.
     pub stable_prefix: Option<usize>,
+    /// Whether this request writes its cached prefix again anyway: the prompt cache has gone
+    /// cold (or there is none), or a summary or a collapse rewrote the conversation from its
+    /// start (taking with it the older turns' tool results, where found tools' definitions
+    /// were). Tools found since the last such request join the tool list here (the tool
+    /// executor's `commit_loads`): a change to the tool list, which comes first, rewrites
+    /// all that follows, so it is made when that costs the least, or no longer waits.
+    pub prefix_rewritten: bool,
 }
 
 /// Why the pipeline is asked to compact now.
@@ -229,6 +236,22 @@ impl StandardPipeline {
         self
     }
 
+    /// The same pipeline, for a resumed conversation whose last request went out at `at` (the
+    /// session file's last answer), sending its first `sent` messages: the prompt cache is
+    /// known warm or cold from that, as if this pipeline had sent it. The first request takes
+    /// the cache to hold what the stored conversation shows (exact when the last run cleared
+    /// nothing; its decisions are made again, not restored). Give the clock first
+    /// ([`StandardPipeline::with_clock`]); a time in the future counts as now.
+    pub fn with_last_request_at(self, at: SystemTime, sent: usize) -> Self {
+        let age = SystemTime::now().duration_since(at).unwrap_or_default();
+        {
+            let mut state = self.state();
+            state.last_request = self.clock.now().checked_sub(age);
+            state.resumed_sent = state.last_request.map(|_| sent);
+        }
+        self
+    }
+
     /// Asks for the summary and rewrites `conversation` around it.
     async fn autocompact(
         &self,
@@ -310,6 +333,15 @@ impl StandardPipeline {
             )
         };
         let mut view = collapsed.project(conversation, &decisions);
+        // Resumed: the last request, made by an earlier run, sent the stored conversation.
+        let resumed_sent = self.state().resumed_sent.take();
+        let previous = match resumed_sent {
+            Some(sent) if previous.is_empty() => {
+                let added = conversation.len().saturating_sub(sent);
+                view[..view.len().saturating_sub(added)].to_vec()
+            }
+            _ => previous,
+        };
         let calibration = self.calibrate(&accounting, &view);
         let mut estimate = calibration.estimate(&view);
         let growth = self.learn_growth(estimate, last_size, limits);
@@ -321,9 +353,15 @@ impl StandardPipeline {
                 Trigger::Manual { .. } => Err(PipelineError::CompactionFailed(
                     "Compaction is turned off (DISABLE_COMPACT).".into(),
                 )),
-                Trigger::Auto | Trigger::Reactive if estimate < limits.hard_limit => {
-                    Ok(self.finish(view, decisions, collapsed, now, compactions, notices))
-                }
+                Trigger::Auto | Trigger::Reactive if estimate < limits.hard_limit => Ok(self
+                    .finish(
+                        view,
+                        decisions,
+                        collapsed,
+                        (now, cache.warm),
+                        compactions,
+                        notices,
+                    )),
                 Trigger::Auto | Trigger::Reactive => Err(blocked(
                     estimate,
                     limits,
@@ -350,7 +388,10 @@ impl StandardPipeline {
         };
         // The lighter steps' decisions when they did not pay on their own.
         let mut declined: Option<(ViewDecisions, Vec<Compaction>)> = None;
-        if worth_trying {
+        // Below the gate the clear is still priced, though not made: the reads carried for
+        // what it would clear count from the last rewrite of the prefix, so once the gate
+        // opens the batching rule knows what waiting has cost already.
+        if worth_trying || matches!(trigger, Trigger::Auto) {
             let shown = &conversation[collapsed.through()..];
             let mut trial = decisions.clone();
             let mut steps = Vec::new();
@@ -399,8 +440,9 @@ impl StandardPipeline {
                     );
                 let take = match trigger {
                     Trigger::Auto => {
-                        matches!(verdict, Verdict::Free | Verdict::Pays)
-                            || (pressure && relieves && beats_summary)
+                        worth_trying
+                            && (matches!(verdict, Verdict::Free | Verdict::Pays)
+                                || (pressure && relieves && beats_summary))
                     }
                     Trigger::Reactive | Trigger::Manual { .. } => true,
                 };
@@ -411,9 +453,9 @@ impl StandardPipeline {
                     compactions.extend(steps);
                     self.state().carried = 0.0;
                 } else {
-                    if cache.warm {
-                        self.state().carried = carried;
-                    }
+                    // A cold cache rewrites the whole prefix anyway: the reads carried start
+                    // again from this request.
+                    self.state().carried = if cache.warm { carried } else { 0.0 };
                     declined = Some((trial, steps));
                 }
             }
@@ -580,7 +622,14 @@ impl StandardPipeline {
             };
             return Err(blocked(estimate, limits, &reason));
         }
-        Ok(self.finish(view, decisions, collapsed, now, compactions, notices))
+        Ok(self.finish(
+            view,
+            decisions,
+            collapsed,
+            (now, cache.warm),
+            compactions,
+            notices,
+        ))
     }
 }
 

@@ -33,6 +33,9 @@ pub(super) struct PipelineState {
     pub(super) last_request: Option<Instant>,
     /// What the last request sent, to know what of the next one the cache holds.
     pub(super) last_view: Vec<Message>,
+    /// Resumed: how many stored messages the earlier run's last request sent, until the first
+    /// request takes them as `last_view`.
+    pub(super) resumed_sent: Option<usize>,
     /// The estimated tokens of the last request.
     pub(super) last_size: Option<u64>,
     /// The stable prefix the last request marked ([`Projection::stable_prefix`]).
@@ -100,13 +103,17 @@ impl StandardPipeline {
         view: Vec<Message>,
         decisions: ViewDecisions,
         collapsed: Collapsed,
-        now: Instant,
+        (now, warm): (Instant, bool),
         compactions: Vec<Compaction>,
         notices: Vec<String>,
     ) -> Projection {
         let mut state = self.state();
         // The frontier under the decisions the previous request went out with: where this
         // request's clear (if any) began, so the mark finds what that request cached.
+        let prefix_rewritten = !warm
+            || compactions.iter().any(|compaction| {
+                compaction.summary.is_some() || compaction.collapsed_through.is_some()
+            });
         let summarised = compactions
             .iter()
             .any(|compaction| compaction.summary.is_some());
@@ -135,6 +142,7 @@ impl StandardPipeline {
             compactions,
             notices,
             stable_prefix,
+            prefix_rewritten,
         }
     }
 }

@@ -236,6 +236,8 @@ fn under_the_thresholds_the_conversation_goes_out_as_it_is() {
             notices: Vec::new(),
             // The prompt and the read's call stay as they are when its result is cleared.
             stable_prefix: Some(2),
+            // The first request: nothing is cached yet.
+            prefix_rewritten: true,
         }
     );
     assert_eq!(conversation, stored);

@@ -75,6 +75,10 @@ impl ConfinedTools {
 
 #[async_trait]
 impl ToolExecutor for ConfinedTools {
+    fn commit_loads(&self) {
+        self.inner.commit_loads();
+    }
+
     fn specs(&self) -> Vec<ToolSpec> {
         self.inner.specs()
     }

@@ -120,6 +120,10 @@ impl RoleTools {
 
 #[async_trait]
 impl ToolExecutor for RoleTools {
+    fn commit_loads(&self) {
+        self.inner.commit_loads();
+    }
+
     fn specs(&self) -> Vec<ToolSpec> {
         self.filtered.specs()
     }

@@ -95,6 +95,11 @@ impl Engine {
         let projection = projected.map_err(|err| TurnEnd::Failed {
             message: err.to_string(),
         })?;
+        // Tools found since the last rewrite of the cached prefix join the tool list when this
+        // request writes the prefix again anyway (see `ToolExecutor::commit_loads`).
+        if projection.prefix_rewritten {
+            self.tools.commit_loads();
+        }
         for notice in projection.notices {
             events.emit(AgentEvent::Warning { message: notice });
         }

@@ -40,8 +40,9 @@ pub(super) fn search_spec(deferred: &[ToolSpec], budget: DeferralBudget) -> Tool
             "Loads tools whose definitions are not sent with every request, so they can be \
              called. Query `select:<name>,<name>` to load tools by exact name, or write \
              keywords to load the best matches by name and description (`+word` requires the \
-             word in the name). The result holds the loaded tools' definitions, and they stay \
-             in your tools for the rest of the session. Load a tool before calling it.\n\n\
+             word in the name). The result holds the loaded tools' definitions: they can be \
+             called from then on for the rest of the session (they join your tools list \
+             later). Load a tool before calling it.\n\n\
              Deferred tools ({}):\n{listing}",
             deferred.len()
         ),

@@ -105,11 +105,12 @@ fn a_warm_cache_near_the_window_is_not_rewritten_until_the_clear_pays() {
     let projections = replay_with(&pipeline, &clock, accounting, &conversation);
     let last = projections.last().unwrap();
     assert!(accounting::messages_tokens(&last.messages) < small_window().limits(None).collapse_at);
-    // Requests 17 to 24 (turns 9 to 12) could clear, and leave the cache as it is: the reads
-    // saved would not yet cover the rewrite. Request 25 clears the eight results older than
-    // the newest five at once, and nothing else changes.
-    assert_eq!(rewrites(&projections), vec![(25, reads(1..9))]);
-    for projection in &projections[..25] {
+    // Requests 17 to 22 (turns 9 to 12) could clear, and leave the cache as it is: the reads
+    // carried since the prefix was written (from the first request, below the gate too) do
+    // not yet cover the rewrite. Request 23 clears the seven results older than the newest
+    // five at once, and nothing else changes.
+    assert_eq!(rewrites(&projections), vec![(23, reads(1..8))]);
+    for projection in &projections[..23] {
         assert_eq!(projection.compactions, Vec::new());
     }
 }
@@ -152,9 +153,104 @@ fn clears_are_batched_and_the_provider_weights_decide_how_often() {
             .map(|(request, changed)| (request, changed.len()))
             .collect::<Vec<_>>()
     };
-    assert_eq!(batches(None), vec![(25, 8), (41, 8)]);
+    assert_eq!(batches(None), vec![(23, 7), (37, 7)]);
     assert_eq!(
         batches(Some(PromptCache::automatic(0.5))),
         vec![(17, 4), (25, 4), (33, 4), (39, 3), (45, 3)]
     );
+}
+
+#[test]
+fn a_pause_past_the_ttl_below_the_gate_starts_the_carried_reads_again() {
+    // Below half the threshold nothing is cleared, but the reads carried for what a clear
+    // would leave out are counted. A pause past the TTL there rewrites the whole prefix
+    // anyway: what was carried before it no longer counts against the next rewrite, so the
+    // first clear on the warm cache after it comes later.
+    let conversation = turns(1..25);
+    let first_clear = |pause_before: Option<usize>| {
+        let (pipeline, clock, accounting) = priced(None);
+        let summarizer = FakeSummarizer::default();
+        let mut projections = Vec::new();
+        for (index, message) in conversation.iter().enumerate() {
+            if message.role == Role::User {
+                let pause = if Some(index) == pause_before {
+                    CACHE_TTL + Duration::from_secs(1)
+                } else {
+                    Duration::from_secs(10)
+                };
+                clock.advance(pause);
+                let mut prefix = conversation[..=index].to_vec();
+                projections.push(
+                    block_on(pipeline.project(&mut prefix, accounting, Trigger::Auto, &summarizer))
+                        .unwrap(),
+                );
+            }
+        }
+        rewrites(&projections).first().map(|(request, _)| *request)
+    };
+    // Turn 8's result, request 15, is below the gate (turn 9).
+    let result_of_turn_8 = conversation
+        .iter()
+        .enumerate()
+        .filter(|(_, message)| message.role == Role::User)
+        .nth(15)
+        .map(|(index, _)| index);
+    assert_eq!(first_clear(None), Some(23));
+    assert_eq!(first_clear(result_of_turn_8), Some(25));
+}
+
+#[test]
+fn a_resumed_session_knows_its_cache_from_the_last_answer_time() {
+    // Fourteen turns stored by an earlier run, past half the threshold; the resumed run's
+    // first request adds a prompt. Within the TTL of the last answer the cache holds the
+    // stored conversation, so nothing is rewritten yet; past it everything is written anyway,
+    // so every old result goes at once.
+    let stored = turns(1..15);
+    let first_request = |age: Duration| {
+        let clock = FakeClock::new();
+        let pipeline = pipeline(small_window(), clock)
+            .with_last_request_at(std::time::SystemTime::now() - age, stored.len());
+        let mut conversation = stored.clone();
+        conversation.push(Message::user_text("go on"));
+        let projection = block_on(pipeline.project(
+            &mut conversation,
+            accounting(),
+            Trigger::Auto,
+            &FakeSummarizer::default(),
+        ))
+        .unwrap();
+        changed_results(&stored, &projection.messages)
+    };
+    assert_eq!(first_request(Duration::from_secs(30)), Vec::<String>::new());
+    assert_eq!(
+        first_request(CACHE_TTL + Duration::from_secs(60)),
+        reads(1..10)
+    );
+}
+
+#[test]
+fn a_request_says_when_its_prefix_is_rewritten_anyway() {
+    // The first request and one after a pause past the TTL write everything; the requests
+    // between read their prefix from the cache, clears or not.
+    let (pipeline, clock, accounting) = priced(None);
+    let conversation = turns(1..25);
+    let warm = replay_with(&pipeline, &clock, accounting, &conversation);
+    let rewritten: Vec<usize> = warm
+        .iter()
+        .enumerate()
+        .filter(|(_, projection)| projection.prefix_rewritten)
+        .map(|(index, _)| index)
+        .collect();
+    assert_eq!(rewritten, [0]);
+    clock.advance(CACHE_TTL + Duration::from_secs(1));
+    let mut later = conversation.clone();
+    later.push(Message::user_text("back"));
+    let cold = block_on(pipeline.project(
+        &mut later,
+        accounting,
+        Trigger::Auto,
+        &FakeSummarizer::default(),
+    ))
+    .unwrap();
+    assert!(cold.prefix_rewritten);
 }
