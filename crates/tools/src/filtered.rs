@@ -83,6 +83,10 @@ impl ToolExecutor for FilteredTools {
         self.inner.tools_version()
     }
 
+    fn commit_loads(&self) {
+        self.inner.commit_loads();
+    }
+
     fn reach(&self, call: &PreparedCall) -> Reach {
         self.inner.reach(call)
     }

@@ -121,7 +121,7 @@ impl RoleTools {
 #[async_trait]
 impl ToolExecutor for RoleTools {
     fn commit_loads(&self) {
-        self.inner.commit_loads();
+        self.filtered.commit_loads();
     }
 
     fn specs(&self) -> Vec<ToolSpec> {
