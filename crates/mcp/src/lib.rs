@@ -47,12 +47,14 @@
 
 #![deny(missing_docs)]
 
+pub mod auth;
 pub mod cache;
 pub mod config;
 pub mod edit;
 mod executor;
 mod expand;
 pub mod names;
+mod private_write;
 mod prompts;
 mod resources;
 mod result;
