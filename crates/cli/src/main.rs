@@ -11,6 +11,7 @@ mod governance;
 mod headless;
 mod interactive;
 mod mcp;
+mod mcp_login;
 mod memory;
 mod output;
 mod prompt;
