@@ -392,6 +392,11 @@ pub enum McpCommand {
         scope: Option<McpScope>,
         name: String,
     },
+    /// Authorize cairn with an HTTP server that asks for OAuth: prints the URL to open, waits
+    /// for the browser's redirect, and stores the tokens under ~/.cairn/mcp-auth.
+    Login { name: String },
+    /// Forget the OAuth tokens stored for a server.
+    Logout { name: String },
 }
 
 /// Where `cairn mcp add` writes: this project for you alone (cairn's own file), the project's

@@ -13,6 +13,7 @@ mod interactive;
 mod mcp;
 mod mcp_approval;
 mod mcp_face;
+mod mcp_login;
 mod memory;
 mod output;
 mod prompt;

@@ -297,6 +297,8 @@ impl McpReport for ServersReport {
 pub fn run_mcp_command(args: &Args, what: &McpCommand) -> ExitCode {
     let result = match what {
         McpCommand::Serve => serve(args),
+        McpCommand::Login { name } => crate::mcp_login::login(args, name),
+        McpCommand::Logout { name } => crate::mcp_login::logout(args, name),
         _ => run(args, what),
     };
     match result {
@@ -322,7 +324,9 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
         | McpCommand::Serve
         | McpCommand::Add { .. }
         | McpCommand::AddJson { .. }
-        | McpCommand::Remove { .. } => true,
+        | McpCommand::Remove { .. }
+        | McpCommand::Login { .. }
+        | McpCommand::Logout { .. } => true,
     };
     // Listing connects, which runs each server's command: a project's own servers run only
     // in a folder the user trusted (the interactive UI asks), whatever its settings approve.
@@ -459,7 +463,11 @@ fn edit(what: &McpCommand, cwd: &Path) -> anyhow::Result<Option<ExitCode>> {
         project: cwd,
     };
     let (verb, name, file) = match what {
-        McpCommand::List | McpCommand::Get { .. } | McpCommand::Serve => return Ok(None),
+        McpCommand::List
+        | McpCommand::Get { .. }
+        | McpCommand::Serve
+        | McpCommand::Login { .. }
+        | McpCommand::Logout { .. } => return Ok(None),
         McpCommand::Add {
             scope,
             transport,

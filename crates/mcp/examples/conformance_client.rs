@@ -54,6 +54,53 @@ impl Elicitor for AcceptDefaults {
     }
 }
 
+/// cairn's client for the suite's server, started and settled.
+async fn start(config: &HttpConfig, home: &std::path::Path) -> std::sync::Arc<McpTools> {
+    let tools = McpTools::start(
+        vec![ConfiguredServer {
+            name: "conformance".into(),
+            scope: Scope::Flag,
+            origin: "conformance".into(),
+            config: ServerConfig::Http(config.clone()),
+        }],
+        StartOptions {
+            cairn_home: home.to_path_buf(),
+            project: std::env::temp_dir(),
+            inherited_env: Vec::new(),
+            limits: Limits {
+                startup: Duration::from_secs(20),
+                call: Duration::from_secs(20),
+                max_output_tokens: 25_000,
+            },
+            roots: Roots::fixed(Vec::new()),
+            elicitation: Elicitation::new(AcceptDefaults),
+        },
+    );
+    tools.wait_all().await;
+    tools
+}
+
+/// The `auth/*` scenarios: `cairn mcp login`'s flow, where the "user" opening the
+/// authorization URL is a GET that follows the suite's authorization server's redirect (it
+/// approves at once) to cairn's loopback listener.
+async fn authorize(config: &HttpConfig, home: &std::path::Path) -> Result<(), String> {
+    let store = cairn_mcp::auth::AuthStore::new(home);
+    let open = |url: &str| {
+        let url = url.to_string();
+        tokio::spawn(async move {
+            if let Err(err) = reqwest::get(&url).await {
+                eprintln!("conformance_client: opening the authorization URL: {err}");
+            }
+        });
+    };
+    let login = cairn_mcp::auth::login(&store, "conformance", config, open);
+    match tokio::time::timeout(Duration::from_secs(20), login).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(err)) => Err(err.to_string()),
+        Err(_) => Err("the authorization's redirect did not come within 20 s".into()),
+    }
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let Some(url) = std::env::args().nth(1) else {
@@ -69,27 +116,16 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let tools = McpTools::start(
-        vec![ConfiguredServer {
-            name: "conformance".into(),
-            scope: Scope::Flag,
-            origin: "conformance".into(),
-            config: ServerConfig::Http(config),
-        }],
-        StartOptions {
-            cairn_home: home.clone(),
-            project: std::env::temp_dir(),
-            inherited_env: Vec::new(),
-            limits: Limits {
-                startup: Duration::from_secs(20),
-                call: Duration::from_secs(20),
-                max_output_tokens: 25_000,
-            },
-            roots: Roots::fixed(Vec::new()),
-            elicitation: Elicitation::new(AcceptDefaults),
-        },
-    );
-    tools.wait_all().await;
+    let mut tools = start(&config, &home).await;
+    if let Status::Failed(reason) = &tools.reports()[0].status
+        && reason.starts_with("needs authentication")
+    {
+        if let Err(err) = authorize(&config, &home).await {
+            eprintln!("conformance_client ({scenario}): {err}");
+            return ExitCode::FAILURE;
+        }
+        tools = start(&config, &home).await;
+    }
     if let Status::Failed(reason) = &tools.reports()[0].status {
         eprintln!("conformance_client ({scenario}): {reason}");
         return ExitCode::FAILURE;

@@ -5,7 +5,6 @@
 //! a hash of the server's name and configuration: a changed command or argument is another
 //! server, whose old list is never offered.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -49,6 +48,11 @@ impl ManifestCache {
             .collect()
     }
 
+    /// The cairn home the cache lives in (`~/.cairn`), where the servers' tokens live too.
+    pub(crate) fn cairn_home(&self) -> &Path {
+        self.dir.parent().unwrap_or(&self.dir)
+    }
+
     fn file(&self, key: &str) -> PathBuf {
         self.dir.join(format!("{key}.json"))
     }
@@ -64,20 +68,12 @@ impl ManifestCache {
     /// Keeps the server's tool list for the next run. Replaced whole (a temp file renamed
     /// over it), so a reader never sees half of one.
     pub fn store(&self, key: &str, server: &str, tools: &[Value]) -> std::io::Result<()> {
-        cairn_protocol::private_dir_builder().create(&self.dir)?;
         let manifest = Manifest {
             server: server.to_string(),
             tools: tools.to_vec(),
         };
-        let temp = self.dir.join(format!(".{key}.{}.tmp", std::process::id()));
-        let mut file = cairn_protocol::private_file_options()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)?;
-        file.write_all(&serde_json::to_vec(&manifest).map_err(std::io::Error::other)?)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, self.file(key))
+        let bytes = serde_json::to_vec(&manifest).map_err(std::io::Error::other)?;
+        crate::private_write::replace_whole(&self.file(key), &bytes)
     }
 }
 

@@ -71,6 +71,9 @@ pub struct HttpConfig {
     /// Code's `alwaysLoad`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub always_load: bool,
+    /// How cairn authorizes with a server that asks for OAuth (Claude Code's `oauth`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<crate::auth::OAuthConfig>,
 }
 
 impl ServerConfig {

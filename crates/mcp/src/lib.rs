@@ -48,6 +48,7 @@
 
 #![deny(missing_docs)]
 
+pub mod auth;
 pub mod cache;
 pub mod config;
 pub mod edit;
@@ -55,6 +56,7 @@ pub mod elicitation;
 mod executor;
 mod expand;
 pub mod names;
+mod private_write;
 mod prompts;
 mod resources;
 mod result;

@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
@@ -462,7 +461,9 @@ impl Server {
     async fn open(&self) -> Result<(Client, Vec<Value>), String> {
         let client = match &self.configured.config {
             ServerConfig::Stdio(stdio) => self.open_stdio(stdio).await?,
-            ServerConfig::Http(http) => open_http(http, self.watcher()).await?,
+            ServerConfig::Http(http) => {
+                open_http(self.name(), http, self.cache.cairn_home(), self.watcher()).await?
+            }
             ServerConfig::Sse(_) => {
                 return Err(
                     "the legacy SSE transport is not supported (rmcp has no client \
@@ -537,29 +538,36 @@ impl Server {
     }
 }
 
-async fn open_http(http: &HttpConfig, watcher: ClientSide) -> Result<Client, String> {
-    let mut headers = std::collections::HashMap::new();
-    for (name, value) in &http.headers {
-        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-            .map_err(|err| format!("its header {name:?} is not a valid name: {err}"))?;
-        let value = reqwest::header::HeaderValue::from_str(value)
-            .map_err(|err| format!("its header {name} has a value HTTP cannot carry: {err}"))?;
-        headers.insert(name, value);
-    }
-    // reqwest is built without a default crypto provider; installing it twice is harmless.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::Client::builder()
-        .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|err| format!("cannot build an HTTP client: {err}"))?;
-    let config =
-        StreamableHttpClientTransportConfig::with_uri(http.url.as_str()).custom_headers(headers);
-    let transport = StreamableHttpClientTransport::with_client(client, config);
-    watcher.serve(transport).await.map_err(|err| {
-        format!(
+/// Connects over streamable HTTP, with the server's stored OAuth tokens if it has any (rmcp
+/// refreshes them when they expire or are refused); a server that asks for authorization
+/// and has no usable tokens fails with the command that gets them.
+async fn open_http(
+    name: &str,
+    http: &HttpConfig,
+    cairn_home: &std::path::Path,
+    watcher: ClientSide,
+) -> Result<Client, String> {
+    let (client, config) = crate::auth::transport_parts(http)?;
+    let store = crate::auth::AuthStore::new(cairn_home);
+    let served = match crate::auth::stored_authorization(&store, name, http).await? {
+        Some(manager) => {
+            let client = rmcp::transport::AuthClient::new(client, manager);
+            watcher
+                .serve(StreamableHttpClientTransport::with_client(client, config))
+                .await
+        }
+        None => {
+            watcher
+                .serve(StreamableHttpClientTransport::with_client(client, config))
+                .await
+        }
+    };
+    served.map_err(|err| match err.is_authorization_required() {
+        true => crate::auth::needs_login(name),
+        false => format!(
             "it did not complete the MCP handshake at {}: {err}",
             http.url
-        )
+        ),
     })
 }
 

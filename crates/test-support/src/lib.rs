@@ -38,6 +38,7 @@ pub mod cache;
 mod delivery;
 mod facts;
 pub mod mcp;
+pub mod oauth;
 mod openai;
 mod pages;
 mod reply;
