@@ -24,11 +24,21 @@ use crate::setup::{Prepared, prepare};
 
 pub async fn run(args: Args) -> ExitCode {
     let started = Instant::now();
-    // Nobody can answer a permission question in `-p`.
+    // Nobody can answer a permission question in `-p`, unless `--permission-prompt-tool`
+    // names an MCP tool to ask (`stdio` needs the SDK face).
+    let mcp_slot = Arc::new(OnceLock::new());
+    let broker = match args.permission_prompt_tool.as_deref() {
+        Some("stdio") => None,
+        other => crate::sdk::broker::prompt_tool_broker(other, &mcp_slot),
+    };
     let prepared = read_prompt(args.prompt.as_deref()).and_then(|prompt| {
         Ok((
             prompt,
-            prepare(&args, Face::Headless, Arc::new(NobodyToAsk))?,
+            prepare(
+                &args,
+                Face::Headless,
+                broker.unwrap_or_else(|| Arc::new(NobodyToAsk)),
+            )?,
         ))
     });
     let (
@@ -57,6 +67,9 @@ pub async fn run(args: Args) -> ExitCode {
             };
         }
     };
+    if let Some(mcp) = &mcp {
+        let _ = mcp_slot.set(mcp.clone());
+    }
     // A slash line is resolved by the table every face parses with: the engine's work (a
     // compaction, a custom command's turn), a report answered here, or an error; never a
     // prompt for the model.
@@ -77,11 +90,34 @@ pub async fn run(args: Args) -> ExitCode {
         Resolved::Turn(CommandTurn::Prompt { turn, .. }) => Work::Turn(turn),
         // `/compact [instructions]` compacts the session (continued with -c or --resume).
         Resolved::Turn(CommandTurn::Compact { instructions }) => Work::Compact(instructions),
+        // `/mcp [reconnect|enable|disable <server>]`: the report, or the action's outcome.
+        Resolved::Report {
+            report: Report::Mcp,
+            arguments,
+        } => {
+            return match crate::mcp::run_command(mcp.as_ref(), &arguments).await {
+                Ok(text) => print_report(&args, info.clone(), &text, started),
+                Err(message) => {
+                    print_error_result(args.output_format, &message, started.elapsed());
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        // `/doctor`: the installation's checks, then each MCP server's once its start ended.
+        Resolved::Report {
+            report: Report::Doctor,
+            ..
+        } => {
+            let mut checks = doctor::run_checks(&doctor::DoctorFacts {
+                version: env!("CARGO_PKG_VERSION"),
+                home: &home,
+                cwd: &cwd,
+                credential_variable: info.api_key_source,
+            });
+            checks.extend(crate::mcp::doctor_checks(mcp.as_ref(), &args, &cwd, &home).await);
+            return print_report(&args, info.clone(), &doctor::render(&checks), started);
+        }
         Resolved::Report { report, .. } => {
-            if let (Report::Mcp, Some(mcp)) = (report, mcp.as_ref()) {
-                // The report says how each server's start ended, as `cairn mcp list` does.
-                mcp.wait_all().await;
-            }
             let facts = RunFacts {
                 mcp: mcp.as_ref(),
                 client: client.as_ref(),

@@ -14,11 +14,12 @@ use cairn_core::assembly::Turn;
 use cairn_core::commands::{
     CommandEntry, CommandTable, McpPrompt, McpPromptArgument, McpPromptCall, McpReport,
 };
+use cairn_core::reports::doctor::{self, Check, McpHealth};
 use cairn_mcp::config::{
     self, ConfigSources, Configured, ConfiguredServer, ProjectApproval, Scope,
 };
 use cairn_mcp::edit::Target;
-use cairn_mcp::{Limits, McpTools, Roots, StartOptions, Status};
+use cairn_mcp::{Limits, McpAction, McpTools, Roots, StartOptions, Status};
 use cairn_protocol::{ContentBlock, Message};
 use cairn_tools::tool_search::{Deferral, DeferralBudget, DeferredTools, loaded_in_history};
 use cairn_tools::{CallContext, ToolExecutor, ToolRegistry};
@@ -123,10 +124,13 @@ pub fn start(
             .filter(|(name, _)| !cairn_protocol::is_credential_variable(name.as_ref()))
             .map(|(name, value)| (name.to_string(), value.to_string())),
     );
-    let tools = McpTools::start_with_sdk(
+    let cairn_home = crate::session::cairn_home()?;
+    // Servers the user turned off here (`/mcp disable`) stay off.
+    let disabled = cairn_mcp::toggles::disabled_servers(home, &cairn_home, cwd);
+    let tools = McpTools::start_toggled(
         configured.servers,
         StartOptions {
-            cairn_home: crate::session::cairn_home()?,
+            cairn_home,
             project: cwd.to_path_buf(),
             inherited_env,
             limits: Limits::from_env(lookup),
@@ -134,6 +138,7 @@ pub fn start(
             elicitation,
         },
         sdk,
+        &disabled,
     );
     Ok((Some(tools), warnings))
 }
@@ -158,6 +163,7 @@ pub async fn settle(mcp: Option<&Arc<McpTools>>, session: &mut SessionInfo, verb
                 ),
                 Status::Pending => "still starting; its tools join a later request".to_string(),
                 Status::Failed(reason) => format!("failed: {reason}"),
+                Status::Disabled => "disabled (/mcp enable turns it on)".to_string(),
             };
             eprintln!("MCP server {}: {state}", report.name);
         }
@@ -291,6 +297,156 @@ impl McpReport for ServersReport {
     fn report(&self) -> String {
         self.0.report_text()
     }
+
+    fn act(&self, arguments: &str) -> String {
+        let action = match McpAction::parse(arguments) {
+            Ok(McpAction::Report) => return self.0.report_text(),
+            Ok(action) => action,
+            Err(message) => return message,
+        };
+        if let Err(message) = self.0.check(&action) {
+            return message;
+        }
+        let started = match &action {
+            McpAction::Report => String::new(),
+            McpAction::Reconnect(server) => format!("Reconnecting the MCP server {server}"),
+            McpAction::Toggle { server, enabled } => format!(
+                "{} the MCP server {server}",
+                if *enabled { "Enabling" } else { "Disabling" }
+            ),
+        };
+        let mcp = self.0.clone();
+        tokio::spawn(async move { mcp.run_action(&action).await });
+        format!("{started}; /mcp shows how it went.")
+    }
+
+    fn health(&self) -> Vec<(String, McpHealth)> {
+        health(Some(&self.0), &[], &[])
+    }
+}
+
+/// Each server's state as `/doctor` checks it: the running ones', then the project servers
+/// left out for want of trust or approval.
+pub fn health(
+    mcp: Option<&McpTools>,
+    untrusted: &[String],
+    unapproved: &[String],
+) -> Vec<(String, McpHealth)> {
+    let mut servers: Vec<(String, McpHealth)> = mcp
+        .map(McpTools::reports)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|report| {
+            let health = match report.status {
+                Status::Connected => McpHealth::Connected {
+                    tools: report.tools,
+                },
+                Status::Pending => McpHealth::Starting,
+                Status::Failed(reason) => McpHealth::Failed(reason),
+                Status::Disabled => McpHealth::Disabled,
+            };
+            (report.name, health)
+        })
+        .collect();
+    servers.extend(
+        untrusted
+            .iter()
+            .map(|name| (name.clone(), McpHealth::NotTrusted)),
+    );
+    servers.extend(
+        unapproved
+            .iter()
+            .map(|name| (name.clone(), McpHealth::NeedsApproval)),
+    );
+    servers
+}
+
+/// The MCP part of `/doctor` in `-p`: the run's servers once each start ended, and the
+/// project servers that wait for approval.
+pub async fn doctor_checks(
+    mcp: Option<&Arc<McpTools>>,
+    args: &Args,
+    cwd: &Path,
+    home: &Path,
+) -> Vec<Check> {
+    if let Some(mcp) = mcp {
+        mcp.wait_all().await;
+    }
+    // The run started with these settings: they load again the same.
+    let unapproved: Vec<String> = crate::settings::load_settings(args, cwd)
+        .and_then(|settings| configured(args, &settings, cwd, home))
+        .map(|configured| configured.unapproved.into_iter().map(|s| s.name).collect())
+        .unwrap_or_default();
+    doctor::mcp_checks(&health(mcp.map(|mcp| mcp.as_ref()), &[], &unapproved))
+}
+
+/// The MCP part of `cairn doctor`: every configured server started (a project's own only in a
+/// trusted folder) and waited for, as `cairn mcp list` does.
+pub fn doctor_checks_standalone(
+    args: &Args,
+    cwd: &Path,
+    home: &Path,
+) -> anyhow::Result<Vec<Check>> {
+    let settings = crate::settings::load_settings(args, cwd)?;
+    let configured = configured(args, &settings, cwd, home)?;
+    let cairn_home = crate::session::cairn_home()?;
+    let (folders, _) = cairn_config::trust::TrustedFolders::load(&cairn_home, home);
+    let trusted = folders.trust_of(cwd).is_trusted();
+    let (servers, untrusted): (Vec<ConfiguredServer>, Vec<ConfiguredServer>) = configured
+        .servers
+        .into_iter()
+        .partition(|server| trusted || server.scope != Scope::Project);
+    let names = |servers: Vec<ConfiguredServer>| servers.into_iter().map(|s| s.name).collect();
+    let untrusted: Vec<String> = names(untrusted);
+    let unapproved: Vec<String> = names(configured.unapproved);
+    if servers.is_empty() {
+        return Ok(doctor::mcp_checks(&health(None, &untrusted, &unapproved)));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let checks = runtime.block_on(async {
+        let lookup = |name: &str| std::env::var(name).ok();
+        let disabled = cairn_mcp::toggles::disabled_servers(home, &cairn_home, cwd);
+        let tools = McpTools::start_toggled(
+            servers,
+            StartOptions {
+                cairn_home: cairn_home.clone(),
+                project: cwd.to_path_buf(),
+                inherited_env: server_environment(),
+                limits: Limits::from_env(lookup),
+                roots: Roots::fixed(vec![cwd.to_path_buf()]),
+                elicitation: cairn_mcp::elicitation::Elicitation::decline(),
+            },
+            None,
+            &disabled,
+        );
+        tools.wait_all().await;
+        doctor::mcp_checks(&health(Some(&tools), &untrusted, &unapproved))
+    });
+    // Don't wait for servers that still run on the way out.
+    runtime.shutdown_background();
+    Ok(checks)
+}
+
+/// `/mcp [reconnect|enable|disable <server>]` for a face that waits for the outcome (`-p`,
+/// the SDK face): the report, or what the action did; an error names what was wrong.
+pub async fn run_command(mcp: Option<&Arc<McpTools>>, arguments: &str) -> Result<String, String> {
+    let action = McpAction::parse(arguments)?;
+    let Some(mcp) = mcp else {
+        return match action {
+            McpAction::Report => Ok("No MCP servers are configured here.".to_string()),
+            McpAction::Reconnect(server) | McpAction::Toggle { server, .. } => Err(format!(
+                "No MCP server is named \"{server}\": no MCP servers are configured here."
+            )),
+        };
+    };
+    if action == McpAction::Report {
+        // The report says how each server's start ended, as `cairn mcp list` does.
+        mcp.wait_all().await;
+    }
+    mcp.run_action(&action).await
 }
 
 /// `cairn mcp list` and `cairn mcp get NAME`.
@@ -367,16 +523,20 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
             true => (None, Vec::new()),
             false => {
                 let lookup = |name: &str| std::env::var(name).ok();
-                let tools = McpTools::start(
+                let cairn_home = crate::session::cairn_home()?;
+                let disabled = cairn_mcp::toggles::disabled_servers(&home, &cairn_home, &cwd);
+                let tools = McpTools::start_toggled(
                     servers.clone(),
                     StartOptions {
-                        cairn_home: crate::session::cairn_home()?,
+                        cairn_home,
                         project: cwd.clone(),
                         inherited_env: server_environment(),
                         limits: Limits::from_env(lookup),
                         roots: Roots::fixed(vec![cwd.clone()]),
                         elicitation: cairn_mcp::elicitation::Elicitation::decline(),
                     },
+                    None,
+                    &disabled,
                 );
                 tools.wait_all().await;
                 (Some(tools), Vec::<String>::new())
@@ -388,6 +548,7 @@ fn run(args: &Args, what: &McpCommand) -> anyhow::Result<ExitCode> {
                 Status::Connected => format!("connected, {} tools", report.tools),
                 Status::Pending => "still starting".to_string(),
                 Status::Failed(reason) => format!("failed: {reason}"),
+                Status::Disabled => "disabled (/mcp enable turns it on)".to_string(),
             };
             writeln!(out, "{}: {} - {state}", server.name, describe(server))?;
             if let McpCommand::Get { .. } = what {

@@ -87,6 +87,14 @@ pub fn run_doctor(args: &Args) -> ExitCode {
         cwd: &cwd,
         credential_variable: variable,
     });
+    match crate::mcp::doctor_checks_standalone(args, &cwd, &home) {
+        Ok(mcp) => checks.extend(mcp),
+        Err(err) => checks.push(doctor::Check {
+            outcome: doctor::Outcome::Failed,
+            what: "MCP servers".into(),
+            detail: format!("{err:#}"),
+        }),
+    }
     if let Err(err) = &client {
         for check in checks
             .iter_mut()

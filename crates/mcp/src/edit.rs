@@ -129,7 +129,7 @@ fn with_object<R>(
     entry.as_object_mut().map(change)
 }
 
-fn read_object(file: &Path) -> Result<Map<String, Value>, EditError> {
+pub(crate) fn read_object(file: &Path) -> Result<Map<String, Value>, EditError> {
     match std::fs::read_to_string(file) {
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(object)) => Ok(object),
@@ -153,7 +153,11 @@ fn read_object(file: &Path) -> Result<Map<String, Value>, EditError> {
 }
 
 /// Replaces the file whole (a temp file renamed over it); cairn's own file is private.
-fn write_object(file: &Path, document: &Map<String, Value>, scope: Scope) -> Result<(), EditError> {
+pub(crate) fn write_object(
+    file: &Path,
+    document: &Map<String, Value>,
+    scope: Scope,
+) -> Result<(), EditError> {
     let unwritable = |error| EditError::Unwritable {
         file: file.to_path_buf(),
         error,

@@ -61,6 +61,55 @@ pub struct ServerReport {
 pub struct McpTools {
     pub(crate) servers: Vec<Arc<Server>>,
     version: Arc<Version>,
+    /// Where a toggle is saved: cairn's own state and the project it is saved for.
+    cairn_home: PathBuf,
+    project: PathBuf,
+}
+
+/// What `/mcp` with arguments asks for (and the SDK's `mcp_reconnect` and `mcp_toggle`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpAction {
+    /// `/mcp`: the report.
+    Report,
+    /// `/mcp reconnect <server>`: stop the server and start it again.
+    Reconnect(String),
+    /// `/mcp enable <server>` / `/mcp disable <server>`.
+    Toggle {
+        /// The server's name.
+        server: String,
+        /// On or off.
+        enabled: bool,
+    },
+}
+
+impl McpAction {
+    /// Reads what follows `/mcp`: nothing, `reconnect <server>`, `enable <server>` or
+    /// `disable <server>`.
+    pub fn parse(arguments: &str) -> Result<McpAction, String> {
+        let words: Vec<&str> = arguments.split_whitespace().collect();
+        let server = |verb: &str| match words.as_slice() {
+            [_, server] => Ok((*server).to_owned()),
+            [_] => Err(format!(
+                "/mcp {verb} needs the name of a server: /mcp {verb} <server>"
+            )),
+            _ => Err(format!(
+                "/mcp {verb} takes one server name, not {}",
+                words.len() - 1
+            )),
+        };
+        match words.first().copied() {
+            None => Ok(McpAction::Report),
+            Some("reconnect") => server("reconnect").map(McpAction::Reconnect),
+            Some(verb @ ("enable" | "disable")) => server(verb).map(|server| McpAction::Toggle {
+                server,
+                enabled: verb == "enable",
+            }),
+            Some(other) => Err(format!(
+                "unknown /mcp action \"{other}\": use /mcp, /mcp reconnect <server>, \
+                 /mcp enable <server> or /mcp disable <server>"
+            )),
+        }
+    }
 }
 
 impl std::fmt::Debug for McpTools {
@@ -87,6 +136,17 @@ impl McpTools {
         options: StartOptions,
         sdk: Option<Arc<dyn crate::SdkMcpChannel>>,
     ) -> Arc<McpTools> {
+        McpTools::start_toggled(servers, options, sdk, &[])
+    }
+
+    /// [`McpTools::start_with_sdk`], the servers named in `disabled` left off (the user
+    /// turned them off: [`crate::toggles::disabled_servers`]).
+    pub fn start_toggled(
+        servers: Vec<ConfiguredServer>,
+        options: StartOptions,
+        sdk: Option<Arc<dyn crate::SdkMcpChannel>>,
+        disabled: &[String],
+    ) -> Arc<McpTools> {
         let version = Arc::new(Version::default());
         let cache = ManifestCache::new(&options.cairn_home);
         let servers: Vec<Arc<Server>> = servers
@@ -107,9 +167,115 @@ impl McpTools {
             })
             .collect();
         for server in &servers {
+            if disabled.iter().any(|name| name == server.name()) {
+                server
+                    .disabled
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            }
             tokio::spawn(server.clone().connect());
         }
-        Arc::new(McpTools { servers, version })
+        Arc::new(McpTools {
+            servers,
+            version,
+            cairn_home: options.cairn_home,
+            project: options.project,
+        })
+    }
+
+    /// The server of that name, or the message naming the configured ones.
+    fn server(&self, name: &str) -> Result<&Arc<Server>, String> {
+        self.servers
+            .iter()
+            .find(|server| server.name() == name)
+            .ok_or_else(|| self.no_such_server(name))
+    }
+
+    /// Whether `action` can be carried out (its server is configured); the message saying
+    /// why not otherwise.
+    pub fn check(&self, action: &McpAction) -> Result<(), String> {
+        match action {
+            McpAction::Report => Ok(()),
+            McpAction::Reconnect(name) => {
+                if self
+                    .server(name)?
+                    .disabled
+                    .load(std::sync::atomic::Ordering::SeqCst)
+                {
+                    return Err(format!(
+                        "The MCP server \"{name}\" is disabled: /mcp enable {name} starts it."
+                    ));
+                }
+                Ok(())
+            }
+            McpAction::Toggle { server, .. } => self.server(server).map(|_| ()),
+        }
+    }
+
+    /// Stops the server (a failed one too) and starts it again; returns its state once the
+    /// start ended. A disabled server is not started: enable it.
+    pub async fn reconnect(&self, name: &str) -> Result<Status, String> {
+        self.check(&McpAction::Reconnect(name.to_owned()))?;
+        let server = self.server(name)?;
+        server.stop().await;
+        server.clone().connect().await;
+        Ok(server.status())
+    }
+
+    /// Turns a server on (started, waited for) or off (stopped: no tools, no prompts, its
+    /// calls refused saying so). The choice is saved for this project in cairn's own
+    /// `~/.cairn/mcp.json` ([`crate::toggles`]); returns the server's state and, if the
+    /// choice could not be saved, why (it still holds for this session).
+    pub async fn set_enabled(
+        &self,
+        name: &str,
+        enabled: bool,
+    ) -> Result<(Status, Option<String>), String> {
+        let server = self.server(name)?;
+        let unsaved = crate::toggles::save(&self.cairn_home, &self.project, name, enabled)
+            .err()
+            .map(|why| format!("the choice holds for this session only: {why}"));
+        let was_disabled = server.disabled.load(std::sync::atomic::Ordering::SeqCst);
+        if enabled {
+            server
+                .disabled
+                .store(false, std::sync::atomic::Ordering::SeqCst);
+            if was_disabled {
+                server.clone().connect().await;
+            }
+        } else if !was_disabled {
+            server.disable().await;
+        }
+        Ok((server.status(), unsaved))
+    }
+
+    /// Carries out `action` and says how it went, as `/mcp` shows it on every face.
+    pub async fn run_action(&self, action: &McpAction) -> Result<String, String> {
+        let state = |name: &str| {
+            self.reports()
+                .into_iter()
+                .find(|report| report.name == name)
+                .map(|report| state_text(&report))
+                .unwrap_or_default()
+        };
+        match action {
+            McpAction::Report => Ok(self.report_text()),
+            McpAction::Reconnect(name) => {
+                self.reconnect(name).await?;
+                Ok(format!(
+                    "Reconnected the MCP server {name}: {}",
+                    state(name)
+                ))
+            }
+            McpAction::Toggle { server, enabled } => {
+                let (_, unsaved) = self.set_enabled(server, *enabled).await?;
+                let verb = if *enabled { "Enabled" } else { "Disabled" };
+                let mut text = format!("{verb} the MCP server {server}: {}", state(server));
+                if let Some(unsaved) = unsaved {
+                    text.push_str(&format!(" ({unsaved})"));
+                }
+                Ok(text)
+            }
+        }
     }
 
     /// Whether the run has no servers.
@@ -195,20 +361,12 @@ impl McpTools {
     pub fn report_text(&self) -> String {
         let mut text = String::from("MCP servers:");
         for report in self.reports() {
-            let state = match &report.status {
-                Status::Connected => format!("connected, {} tools", report.tools),
-                Status::Pending if report.tools > 0 => format!(
-                    "starting ({} tools known from its last connection)",
-                    report.tools
-                ),
-                Status::Pending => "starting".to_string(),
-                Status::Failed(reason) => format!("failed: {reason}"),
-            };
             text.push_str(&format!(
-                "\n  {} ({}, {}): {state}",
+                "\n  {} ({}, {}): {}",
                 report.name,
                 report.scope.as_str(),
-                report.origin
+                report.origin,
+                state_text(&report)
             ));
         }
         text
@@ -223,6 +381,9 @@ impl McpTools {
     ) -> Result<rmcp::Peer<rmcp::RoleClient>, String> {
         let name = server.name().to_string();
         let mut state = server.state();
+        if let State::Disabled = state {
+            return Err(disabled_message(&name));
+        }
         if let State::Failed(_) = state {
             // A server that stopped is started again on its next use.
             if server.tools.read().is_ok_and(|tools| !tools.is_empty()) {
@@ -246,6 +407,7 @@ impl McpTools {
                 "The MCP server \"{name}\" is not available: {reason}"
             )),
             State::Starting => Err(format!("The MCP server \"{name}\" is still starting.")),
+            State::Disabled => Err(disabled_message(&name)),
         }
     }
 
@@ -303,6 +465,28 @@ impl McpTools {
     }
 }
 
+/// A server's state in one phrase, as `/mcp` and its actions show it.
+fn state_text(report: &ServerReport) -> String {
+    match &report.status {
+        Status::Connected => format!("connected, {} tools", report.tools),
+        Status::Pending if report.tools > 0 => format!(
+            "starting ({} tools known from its last connection)",
+            report.tools
+        ),
+        Status::Pending => "starting".to_string(),
+        Status::Failed(reason) => format!("failed: {reason}"),
+        Status::Disabled => format!("disabled (/mcp enable {} turns it on)", report.name),
+    }
+}
+
+/// What a call to a disabled server's tool, prompt or resource is told.
+fn disabled_message(name: &str) -> String {
+    format!(
+        "The MCP server \"{name}\" is disabled. The user can turn it on with /mcp enable \
+         {name} (or an Agent SDK host with mcp_toggle)."
+    )
+}
+
 #[async_trait]
 impl ToolExecutor for McpTools {
     /// The tools of servers that are connected or still starting (from the cache); a failed
@@ -313,7 +497,7 @@ impl ToolExecutor for McpTools {
             specs.extend(resources::specs());
         }
         for server in &self.servers {
-            if matches!(server.state(), State::Failed(_)) {
+            if matches!(server.state(), State::Failed(_) | State::Disabled) {
                 continue;
             }
             if let Ok(tools) = server.tools.read() {

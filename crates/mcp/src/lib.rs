@@ -63,9 +63,10 @@ mod result;
 mod sdk_transport;
 pub mod serve;
 mod server;
+pub mod toggles;
 mod tool;
 
-pub use executor::{McpTools, ServerReport, StartOptions};
+pub use executor::{McpAction, McpTools, ServerReport, StartOptions};
 pub use expand::VariableError;
 pub use prompts::{PromptError, PromptInfo};
 pub use resources::{LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL};

@@ -57,6 +57,9 @@ impl McpTools {
     pub fn prompts(&self) -> Vec<PromptInfo> {
         let mut prompts = Vec::new();
         for server in &self.servers {
+            if server.disabled.load(std::sync::atomic::Ordering::SeqCst) {
+                continue;
+            }
             let Ok(listed) = server.prompts.read() else {
                 continue;
             };

@@ -36,8 +36,9 @@ pub(crate) fn specs() -> Vec<ToolSpec> {
         ToolSpec {
             name: LIST_RESOURCES_TOOL.into(),
             description: "Lists the resources the connected MCP servers offer (files, \
-                          records, documents), each with its server, URI, name and type. Give \
-                          `server` to list one server's only."
+                          records, documents), each with its server, URI, name and type, and \
+                          their resource templates (URI templates: fill one in and read it \
+                          with ReadMcpResourceTool). Give `server` to list one server's only."
                 .into(),
             input_schema: json!({
                 "type": "object",
@@ -106,7 +107,7 @@ impl McpTools {
     pub(crate) fn has_resources(&self) -> bool {
         self.servers.iter().any(|server| match server.state() {
             State::Connected(peer) => supports(&peer, |caps| caps.resources.is_some()),
-            State::Starting | State::Failed(_) => false,
+            State::Starting | State::Failed(_) | State::Disabled => false,
         })
     }
 
@@ -143,6 +144,7 @@ impl McpTools {
             return ToolOutput::error(self.no_such_server(only));
         }
         let mut listed: Vec<Value> = Vec::new();
+        let mut templates: Vec<Value> = Vec::new();
         let mut problems: Vec<String> = Vec::new();
         for server in &self.servers {
             if only.is_some_and(|only| only != server.name()) {
@@ -182,12 +184,35 @@ impl McpTools {
                     server.name()
                 )),
             }
+            // Templates are an extra: a server that has none, or cannot list them, still has
+            // its resources listed.
+            let listing = tokio::select! {
+                listing = tokio::time::timeout(server.limits.call, peer.list_all_resource_templates()) => listing,
+                _ = cx.cancel.cancelled() => return ToolOutput::error("The user interrupted this tool call."),
+            };
+            if let Ok(Ok(found)) = listing {
+                for template in found {
+                    if let Ok(mut item) = serde_json::to_value(&template) {
+                        if let Some(object) = item.as_object_mut() {
+                            object.insert("server".into(), json!(server.name()));
+                        }
+                        templates.push(item);
+                    }
+                }
+            }
         }
         let mut text = if listed.is_empty() {
             "No resources found.".to_string()
         } else {
             serde_json::to_string_pretty(&listed).unwrap_or_default()
         };
+        if !templates.is_empty() {
+            text.push_str(
+                "\nResource templates (fill in a template's {placeholders} and read the URI with \
+                 ReadMcpResourceTool):\n",
+            );
+            text.push_str(&serde_json::to_string_pretty(&templates).unwrap_or_default());
+        }
         for problem in problems {
             text.push('\n');
             text.push_str(&problem);
@@ -304,7 +329,7 @@ impl McpTools {
         found
     }
 
-    fn no_such_server(&self, name: &str) -> String {
+    pub(crate) fn no_such_server(&self, name: &str) -> String {
         let names: Vec<&str> = self.servers.iter().map(|server| server.name()).collect();
         format!(
             "No MCP server is named \"{name}\"; the servers are: {}.",

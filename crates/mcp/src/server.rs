@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -71,14 +71,25 @@ pub(crate) fn file_uri(path: &std::path::Path) -> String {
 }
 
 /// The client side of a connection: cairn's name and capabilities, the roots it answers
-/// with, sampling declined, elicitation answered by the face, and a wake-up
-/// when the server says its tool list changed (`notifications/tools/list_changed`).
+/// with, sampling declined, elicitation answered by the face, and a wake-up when the server
+/// says its tools, prompts or resources changed
+/// (`notifications/{tools,prompts,resources}/list_changed`).
 pub(crate) struct ClientSide {
     config: ClientConfig,
-    changed: Arc<tokio::sync::Notify>,
+    changed: Arc<Changes>,
     roots: Roots,
     /// The server's name and who answers its elicitations.
     elicitation: (String, crate::elicitation::Elicitation),
+}
+
+/// What a server said changed on one connection, each kept as a permit until its follower
+/// takes it, so a change is never missed. A connection has its own, so a follower of a
+/// connection that ended cannot take the next one's changes.
+#[derive(Debug, Default)]
+pub(crate) struct Changes {
+    tools: tokio::sync::Notify,
+    prompts: tokio::sync::Notify,
+    resources: tokio::sync::Notify,
 }
 
 #[allow(
@@ -139,7 +150,21 @@ impl rmcp::ClientHandler for ClientSide {
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
         // A permit is kept if nobody waits yet, so a change is never missed.
-        self.changed.notify_one();
+        self.changed.tools.notify_one();
+    }
+
+    async fn on_prompt_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.changed.prompts.notify_one();
+    }
+
+    async fn on_resource_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.changed.resources.notify_one();
     }
 }
 
@@ -179,6 +204,8 @@ pub(crate) enum State {
     Starting,
     Connected(rmcp::Peer<RoleClient>),
     Failed(String),
+    /// Turned off (`/mcp disable`, the SDK's `mcp_toggle`): stopped, offering nothing.
+    Disabled,
 }
 
 /// A server's state as a face shows it (`cairn mcp list`, the stream-json `init` line).
@@ -190,6 +217,8 @@ pub enum Status {
     Connected,
     /// It did not start, or stopped; the reason says why.
     Failed(String),
+    /// Turned off by the user: not running, offering no tools or prompts.
+    Disabled,
 }
 
 impl Status {
@@ -199,6 +228,7 @@ impl Status {
             Status::Pending => "pending",
             Status::Connected => "connected",
             Status::Failed(_) => "failed",
+            Status::Disabled => "disabled",
         }
     }
 }
@@ -248,8 +278,11 @@ pub(crate) struct Server {
     inherited_env: Vec<(String, String)>,
     /// Bumped on every change of any server's tool list.
     version: Arc<Version>,
-    /// Woken when the server says its tool list changed.
-    list_changed: Arc<tokio::sync::Notify>,
+    /// Turned off by the user: not started, and stopped if running.
+    pub(crate) disabled: AtomicBool,
+    /// The number of the latest start, so a start overtaken by a newer one (a reconnect) or
+    /// by a disable leaves the state alone.
+    generation: AtomicU64,
     /// The roots it is told about.
     roots: Roots,
     /// Its prompts, listed when it connected.
@@ -305,7 +338,8 @@ impl Server {
             project,
             inherited_env,
             version,
-            list_changed: Arc::default(),
+            disabled: AtomicBool::new(false),
+            generation: AtomicU64::new(0),
             sdk: None,
             roots,
             prompts: RwLock::new(Vec::new()),
@@ -335,6 +369,7 @@ impl Server {
             State::Starting => Status::Pending,
             State::Connected(_) => Status::Connected,
             State::Failed(reason) => Status::Failed(reason),
+            State::Disabled => Status::Disabled,
         }
     }
 
@@ -354,10 +389,26 @@ impl Server {
     /// Starts (or restarts) the server: connects, lists its tools, keeps them in the cache.
     /// Never fails: a failure becomes the server's state, with the reason.
     pub(crate) async fn connect(self: Arc<Self>) {
+        if self.disabled.load(Ordering::SeqCst) {
+            self.state.send_replace(State::Disabled);
+            self.version.bump();
+            return;
+        }
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         self.state.send_replace(State::Starting);
         let attempt = tokio::time::timeout(self.limits.startup, self.open());
-        let state = match attempt.await {
-            Ok(Ok((client, listing))) => {
+        let attempt = attempt.await;
+        if self.generation.load(Ordering::SeqCst) != generation
+            || self.disabled.load(Ordering::SeqCst)
+        {
+            // A newer start, or a disable, came while this one ran: its connection is dropped.
+            if let Ok(Ok((client, ..))) = attempt {
+                let _ = client.cancel().await;
+            }
+            return;
+        }
+        let state = match attempt {
+            Ok(Ok((client, listing, changes))) => {
                 let tools: Vec<Arc<McpTool>> = listing
                     .iter()
                     .filter_map(|tool| McpTool::from_listing(self.name(), tool))
@@ -370,19 +421,9 @@ impl Server {
                     *live = tools;
                 }
                 let peer = client.peer().clone();
-                // A server whose prompts cannot be listed still serves its tools.
-                let prompts = match supports(&peer, |caps| caps.prompts.is_some()) {
-                    true => peer.list_all_prompts().await.unwrap_or_default(),
-                    false => Vec::new(),
-                };
-                if let Ok(mut live) = self.prompts.write() {
-                    *live = prompts
-                        .iter()
-                        .filter_map(|prompt| serde_json::to_value(prompt).ok())
-                        .collect();
-                }
+                self.list_prompts(&peer).await;
                 *self.client.lock().await = Some(client);
-                tokio::spawn(self.clone().follow_list_changes(peer.clone()));
+                tokio::spawn(self.clone().follow_list_changes(peer.clone(), changes));
                 State::Connected(peer)
             }
             Ok(Err(reason)) => State::Failed(self.with_stderr_after_exit(reason).await),
@@ -395,13 +436,42 @@ impl Server {
         self.version.bump();
     }
 
-    /// Lists the tools again each time the server says they changed, for as long as this
-    /// connection lasts.
-    async fn follow_list_changes(self: Arc<Self>, peer: rmcp::Peer<RoleClient>) {
+    /// Lists the server's prompts (a server whose prompts cannot be listed still serves its
+    /// tools).
+    async fn list_prompts(&self, peer: &rmcp::Peer<RoleClient>) {
+        let prompts = match supports(peer, |caps| caps.prompts.is_some()) {
+            true => peer.list_all_prompts().await.unwrap_or_default(),
+            false => Vec::new(),
+        };
+        if let Ok(mut live) = self.prompts.write() {
+            *live = prompts
+                .iter()
+                .filter_map(|prompt| serde_json::to_value(prompt).ok())
+                .collect();
+        }
+    }
+
+    /// Lists the tools or prompts again each time the server says they changed, for as long
+    /// as this connection lasts. Resources need nothing: the resource tools list them afresh
+    /// on every call.
+    async fn follow_list_changes(
+        self: Arc<Self>,
+        peer: rmcp::Peer<RoleClient>,
+        changes: Arc<Changes>,
+    ) {
         loop {
-            self.list_changed.notified().await;
+            let tools = tokio::select! {
+                () = changes.tools.notified() => true,
+                () = changes.prompts.notified() => false,
+                () = changes.resources.notified() => continue,
+            };
             if peer.is_transport_closed() {
                 return;
+            }
+            if !tools {
+                self.list_prompts(&peer).await;
+                self.version.bump();
+                continue;
             }
             let Ok(tools) = peer.list_all_tools().await else {
                 return;
@@ -422,11 +492,39 @@ impl Server {
         }
     }
 
+    /// Stops the running client, if any (its child process is killed), and forgets the
+    /// stderr of that run. A start under way is overtaken: its connection is dropped when it
+    /// ends.
+    pub(crate) async fn stop(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        let client = self.client.lock().await.take();
+        if let Some(client) = client {
+            let _ = client.cancel().await;
+        }
+        if let Ok(mut slot) = self.stderr_reader.lock() {
+            slot.take();
+        }
+        if let Ok(mut tail) = self.stderr.lock() {
+            tail.clear();
+        }
+    }
+
+    /// Turns the server off: stopped, and `Disabled` until it is enabled again.
+    pub(crate) async fn disable(&self) {
+        self.disabled.store(true, Ordering::SeqCst);
+        self.state.send_replace(State::Disabled);
+        self.version.bump();
+        self.stop().await;
+    }
+
     /// Marks a connected server as failed (it stopped answering or exited mid-call).
     pub(crate) async fn fail(&self, reason: String) -> String {
         let reason = self.with_stderr_after_exit(reason).await;
-        self.state.send_replace(State::Failed(reason.clone()));
-        self.version.bump();
+        // A server the user stopped (disabled, or restarting) keeps the state that says so.
+        if matches!(self.state(), State::Connected(_)) && !self.disabled.load(Ordering::SeqCst) {
+            self.state.send_replace(State::Failed(reason.clone()));
+            self.version.bump();
+        }
         reason
     }
 
@@ -458,11 +556,13 @@ impl Server {
         }
     }
 
-    async fn open(&self) -> Result<(Client, Vec<Value>), String> {
+    async fn open(&self) -> Result<(Client, Vec<Value>, Arc<Changes>), String> {
+        let watcher = self.watcher();
+        let changes = watcher.changed.clone();
         let client = match &self.configured.config {
-            ServerConfig::Stdio(stdio) => self.open_stdio(stdio).await?,
+            ServerConfig::Stdio(stdio) => self.open_stdio(stdio, watcher).await?,
             ServerConfig::Http(http) => {
-                open_http(self.name(), http, self.cache.cairn_home(), self.watcher()).await?
+                open_http(self.name(), http, self.cache.cairn_home(), watcher).await?
             }
             ServerConfig::Sse(_) => {
                 return Err(
@@ -477,7 +577,7 @@ impl Server {
                     let server = name.clone().unwrap_or_else(|| self.name().to_owned());
                     let transport =
                         crate::sdk_transport::SdkTransport::new(server, channel.clone());
-                    self.watcher()
+                    watcher
                         .serve(transport)
                         .await
                         .map_err(|err| format!("it did not complete the MCP handshake: {err}"))?
@@ -498,10 +598,10 @@ impl Server {
             .iter()
             .filter_map(|tool| serde_json::to_value(tool).ok())
             .collect();
-        Ok((client, listing))
+        Ok((client, listing, changes))
     }
 
-    async fn open_stdio(&self, stdio: &StdioConfig) -> Result<Client, String> {
+    async fn open_stdio(&self, stdio: &StdioConfig, watcher: ClientSide) -> Result<Client, String> {
         let mut command = tokio::process::Command::new(&stdio.command);
         command
             .args(&stdio.args)
@@ -531,7 +631,7 @@ impl Server {
                 *slot = Some(reader);
             }
         }
-        self.watcher()
+        watcher
             .serve(transport)
             .await
             .map_err(|err| format!("it did not complete the MCP handshake: {err}"))
@@ -572,10 +672,11 @@ async fn open_http(
 }
 
 impl Server {
+    /// The client side of a new connection, with its own [`Changes`].
     fn watcher(&self) -> ClientSide {
         ClientSide {
             config: client_config(),
-            changed: self.list_changed.clone(),
+            changed: Arc::default(),
             roots: self.roots.clone(),
             elicitation: (self.configured.name.clone(), self.elicitation.clone()),
         }

@@ -84,7 +84,19 @@ async fn resources_are_listed_and_read_by_cairns_own_read_only_tools() {
     let tools = connected(home.path(), Roots::fixed(Vec::new())).await;
     let listed = call(&tools, "ListMcpResourcesTool", json!({})).await;
     assert!(!listed.is_error, "{listed:?}");
-    let listed: Value = serde_json::from_str(&listed.content.text()).unwrap();
+    let text = listed.content.text();
+    // The resources, then the templates with a note that a filled-in URI can be read.
+    let (resources, templates) = text
+        .split_once("\nResource templates (fill in a template's {placeholders} and read the URI with ReadMcpResourceTool):\n")
+        .unwrap();
+    let templates: Value = serde_json::from_str(templates).unwrap();
+    assert_eq!(
+        templates,
+        json!([{"uriTemplate": "test://notes/{number}", "name": "numbered-note",
+                "description": "One note, by its number.", "mimeType": "text/plain",
+                "server": "test"}])
+    );
+    let listed: Value = serde_json::from_str(resources).unwrap();
     let uris: Vec<(&str, &str)> = listed
         .as_array()
         .unwrap()

@@ -1,8 +1,9 @@
 //! A test MCP server on rmcp's server side, served over stdio by the `cairn-test-mcp-server`
 //! binary, with faults on request: slow to answer `initialize`, many tools, a tool that fails,
 //! one that returns an image, one that crashes the server mid-call and one that never answers;
-//! two resources and two prompts; tools that ask the client for its roots, for a sampled
-//! message and for an elicited answer, and say what the client answered.
+//! two resources, a resource template and two prompts; tools that ask the client for its
+//! roots, for a sampled message and for an elicited answer, and say what the client
+//! answered; a `permit` tool that answers as a `--permission-prompt-tool` does.
 
 use std::io::Write;
 use std::time::Duration;
@@ -10,9 +11,9 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, InitializeRequestParams, InitializeResult,
-    ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-    ServerConfig,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -30,12 +31,15 @@ pub struct McpServerOptions {
     pub extra_tools: usize,
     /// Serve streamable HTTP on 127.0.0.1 instead of stdio (the URL is printed first).
     pub http: bool,
-    /// List a `grow` tool, which adds a `grown` tool and says the tool list changed.
+    /// List a `grow` tool, which adds a `grown` tool and says the tool list changed, and a
+    /// `grow_prompt` tool, which adds a `grown` prompt and says the prompt list changed.
     pub list_changes: bool,
     /// Offer two resources and two prompts (`--resources`).
     pub resources: bool,
     /// List the `roots`, `sample` and `elicit` tools, which ask the client (`--client-requests`).
     pub client_requests: bool,
+    /// List the `permit` tool, a `--permission-prompt-tool` (`--permit`).
+    pub permit: bool,
 }
 
 impl McpServerOptions {
@@ -56,6 +60,7 @@ impl McpServerOptions {
                 "--list-changes" => options.list_changes = true,
                 "--resources" => options.resources = true,
                 "--client-requests" => options.client_requests = true,
+                "--permit" => options.permit = true,
                 "--tools" => {
                     options.extra_tools = usize::try_from(number("--tools")?)
                         .map_err(|_| "--tools is too large".to_string())?;
@@ -73,6 +78,8 @@ pub struct TestMcpServer {
     options: McpServerOptions,
     /// Whether `grow` was called.
     grown: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Whether `grow_prompt` was called.
+    grown_prompt: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl TestMcpServer {
@@ -81,6 +88,7 @@ impl TestMcpServer {
         TestMcpServer {
             options,
             grown: std::sync::Arc::default(),
+            grown_prompt: std::sync::Arc::default(),
         }
     }
 
@@ -175,8 +183,27 @@ impl TestMcpServer {
             tools.push(json!({"name": "sample", "description": "Asks the client to sample a message.", "inputSchema": {"type": "object"}}));
             tools.push(json!({"name": "elicit", "description": "Asks the client for an answer.", "inputSchema": {"type": "object"}}));
         }
+        if self.options.permit {
+            tools.push(json!({
+                "name": "permit",
+                "description": "Answers a permission question as --permission-prompt-tool: \
+                                denies when a string of the input says deny, answers with \
+                                something that is not JSON when one says garbage, else allows, \
+                                appending \" (approved by permit)\" to a content field.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "tool_name": {"type": "string"},
+                        "input": {"type": "object"},
+                        "tool_use_id": {"type": "string"}
+                    },
+                    "required": ["tool_name", "input"]
+                }
+            }));
+        }
         if self.options.list_changes {
             tools.push(json!({"name": "grow", "description": "Adds the grown tool.", "inputSchema": {"type": "object"}}));
+            tools.push(json!({"name": "grow_prompt", "description": "Adds the grown prompt.", "inputSchema": {"type": "object"}}));
         }
         if self.grown.load(std::sync::atomic::Ordering::SeqCst) {
             tools.push(json!({"name": "grown", "description": "Added by grow.", "inputSchema": {"type": "object"}}));
@@ -203,8 +230,60 @@ fn resources() -> Value {
     ])
 }
 
-/// The server's prompts: `greet` takes a name and a mood, `plain` nothing.
-fn prompts() -> Value {
+/// The server's resource templates: one, for numbered notes.
+fn resource_templates() -> Value {
+    json!([
+        {"uriTemplate": "test://notes/{number}", "name": "numbered-note", "description": "One note, by its number.", "mimeType": "text/plain"}
+    ])
+}
+
+/// The answer of the `permit` tool to a permission question (see its description).
+fn permit(arguments: Option<&serde_json::Map<String, Value>>) -> Value {
+    let question = arguments.cloned().unwrap_or_default();
+    let input = question.get("input").cloned().unwrap_or_else(|| json!({}));
+    let says = |word: &str| {
+        input.as_object().is_some_and(|input| {
+            input
+                .values()
+                .any(|v| v.as_str().is_some_and(|s| s.contains(word)))
+        })
+    };
+    let tool = question
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    let answer = if question
+        .get("tool_use_id")
+        .and_then(Value::as_str)
+        .is_none()
+    {
+        json!({"behavior": "deny", "message": "permit: the question has no tool_use_id"})
+            .to_string()
+    } else if says("garbage") {
+        "this is not JSON".to_string()
+    } else if says("deny") {
+        json!({"behavior": "deny", "message": format!("permit says no to {tool}")}).to_string()
+    } else {
+        let mut updated = input.clone();
+        if let Some(content) = updated.get("content").and_then(Value::as_str) {
+            updated["content"] = json!(format!("{content} (approved by permit)"));
+        }
+        json!({"behavior": "allow", "updatedInput": updated}).to_string()
+    };
+    json!({"content": [{"type": "text", "text": answer}]})
+}
+
+/// The server's prompts: `greet` takes a name and a mood, `plain` nothing; `grown` once
+/// `grow_prompt` was called.
+fn prompts(grown: bool) -> Value {
+    let mut prompts = base_prompts();
+    if let (true, Value::Array(list)) = (grown, &mut prompts) {
+        list.push(json!({"name": "grown", "description": "Added by grow_prompt."}));
+    }
+    prompts
+}
+
+fn base_prompts() -> Value {
     json!([
         {
             "name": "greet",
@@ -227,7 +306,9 @@ fn result(value: Value) -> Result<CallToolResponse, ErrorData> {
 impl ServerHandler for TestMcpServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = match self.options.resources {
-            true => json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}}),
+            true => {
+                json!({"tools": {"listChanged": true}, "resources": {"listChanged": true}, "prompts": {"listChanged": true}})
+            }
             false => json!({"tools": {"listChanged": true}}),
         };
         let capabilities: ServerCapabilities =
@@ -339,6 +420,13 @@ impl ServerHandler for TestMcpServer {
                 result(json!({"content": [{"type": "text", "text": "grown"}]}))
             }
             "grown" => result(json!({"content": [{"type": "text", "text": "I was added later"}]})),
+            "grow_prompt" => {
+                self.grown_prompt
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                let _ = context.peer.notify_prompt_list_changed().await;
+                result(json!({"content": [{"type": "text", "text": "a prompt grew"}]}))
+            }
+            "permit" => result(permit(request.arguments.as_ref())),
             name if name.starts_with("tool_") => {
                 result(json!({"content": [{"type": "text", "text": format!("{name}: {text}")}]}))
             }
@@ -355,6 +443,15 @@ impl ServerHandler for TestMcpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         serde_json::from_value(json!({"resources": resources()}))
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        serde_json::from_value(json!({"resourceTemplates": resource_templates()}))
             .map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }
 
@@ -387,7 +484,8 @@ impl ServerHandler for TestMcpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        serde_json::from_value(json!({"prompts": prompts()}))
+        let grown = self.grown_prompt.load(std::sync::atomic::Ordering::SeqCst);
+        serde_json::from_value(json!({"prompts": prompts(grown)}))
             .map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }
 
@@ -416,6 +514,7 @@ impl ServerHandler for TestMcpServer {
                 format!("Greet {name}, {mood}.")
             }
             "plain" => "Say something plain.".to_string(),
+            "grown" => "A prompt that grew.".to_string(),
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("no prompt named {other}"),

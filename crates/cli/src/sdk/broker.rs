@@ -32,65 +32,76 @@ impl HostBroker {
             let _ = input.send(op);
         }
     }
+}
 
-    /// The answer the host gave, as the gate takes it. An answer that cannot be read is a
-    /// refusal that says why, never an allowance.
-    fn read_answer(&self, question: &PermissionQuestion, answer: &Value) -> PermissionAnswer {
-        match answer.get("behavior").and_then(Value::as_str) {
-            Some("allow") => {
-                let input = match answer.get("updatedInput") {
-                    Some(input @ Value::Object(_)) => input.clone(),
-                    _ => question.input.clone(),
-                };
-                let mut rules = Vec::new();
-                let mut mode = None;
-                for update in answer
-                    .get("updatedPermissions")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    match update.get("type").and_then(Value::as_str) {
-                        Some("addRules")
-                            if update.get("behavior").and_then(Value::as_str) == Some("allow") =>
-                        {
-                            rules.extend(added_rules(update));
-                        }
-                        Some("setMode") => {
-                            // Set with the answer, so the call itself runs under it.
-                            mode = update
-                                .get("mode")
-                                .and_then(Value::as_str)
-                                .and_then(|mode| mode.parse::<PermissionMode>().ok())
-                                .or(mode);
-                        }
-                        _ => {}
+/// A permission answer (`can_use_tool`'s, or a `--permission-prompt-tool`'s) as the gate
+/// takes it, and whether it asks to stop the turn (`deny` with `interrupt`). An answer that
+/// cannot be read is a refusal that says why, naming `from`, never an allowance.
+/// `need_input`: an `allow` must carry `updatedInput` (the MCP tool's contract).
+fn read_answer(
+    question: &PermissionQuestion,
+    answer: &Value,
+    from: &str,
+    need_input: bool,
+) -> (PermissionAnswer, bool) {
+    let unreadable = |what: &str| {
+        let answer = PermissionAnswer::Deny {
+            message: Some(format!(
+                "(cairn could not read the answer of {from}, {answer}: {what})"
+            )),
+        };
+        (answer, false)
+    };
+    match answer.get("behavior").and_then(Value::as_str) {
+        Some("allow") => {
+            let input = match answer.get("updatedInput") {
+                Some(input @ Value::Object(_)) => input.clone(),
+                None if !need_input => question.input.clone(),
+                _ => return unreadable("an \"allow\" needs \"updatedInput\", an object"),
+            };
+            let mut rules = Vec::new();
+            let mut mode = None;
+            for update in answer
+                .get("updatedPermissions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                match update.get("type").and_then(Value::as_str) {
+                    Some("addRules")
+                        if update.get("behavior").and_then(Value::as_str) == Some("allow") =>
+                    {
+                        rules.extend(added_rules(update));
                     }
-                }
-                PermissionAnswer::AllowWith {
-                    updated_input: Some(input),
-                    rules,
-                    mode,
-                }
-            }
-            Some("deny") => {
-                if answer.get("interrupt").and_then(Value::as_bool) == Some(true) {
-                    self.send(Op::Interrupt);
-                }
-                PermissionAnswer::Deny {
-                    message: answer
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
+                    Some("setMode") => {
+                        // Set with the answer, so the call itself runs under it.
+                        mode = update
+                            .get("mode")
+                            .and_then(Value::as_str)
+                            .and_then(|mode| mode.parse::<PermissionMode>().ok())
+                            .or(mode);
+                    }
+                    _ => {}
                 }
             }
-            _ => PermissionAnswer::Deny {
-                message: Some(format!(
-                    "(cairn could not read the SDK host's can_use_tool answer {answer}: \
-                     expected \"behavior\": \"allow\" or \"deny\")"
-                )),
-            },
+            let answer = PermissionAnswer::AllowWith {
+                updated_input: Some(input),
+                rules,
+                mode,
+            };
+            (answer, false)
         }
+        Some("deny") => {
+            let interrupt = answer.get("interrupt").and_then(Value::as_bool) == Some(true);
+            let answer = PermissionAnswer::Deny {
+                message: answer
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            };
+            (answer, interrupt)
+        }
+        _ => unreadable("expected \"behavior\": \"allow\" or \"deny\""),
     }
 }
 
@@ -145,7 +156,14 @@ impl PermissionBroker for HostBroker {
                 "agent_id": null,
             });
             match self.channel.request(request).await {
-                Ok(answer) => Some(self.read_answer(&question, &answer)),
+                Ok(answer) => {
+                    let (answer, interrupt) =
+                        read_answer(&question, &answer, "the SDK host's can_use_tool", false);
+                    if interrupt {
+                        self.send(Op::Interrupt);
+                    }
+                    Some(answer)
+                }
                 Err(error) => Some(PermissionAnswer::Deny {
                     message: Some(format!("(cairn could not ask the SDK host: {error})")),
                 }),
@@ -156,6 +174,121 @@ impl PermissionBroker for HostBroker {
     fn can_ask(&self) -> bool {
         true
     }
+}
+
+/// Asks an MCP tool whether a call may run (`--permission-prompt-tool mcp__<server>__<tool>`,
+/// Claude Code's contract): the tool is called with `{tool_name, input, tool_use_id}` and its
+/// text result read as JSON, `{"behavior": "allow", "updatedInput": {…}}` (what runs) or
+/// `{"behavior": "deny", "message": "…"}`. Anything else — no such tool, an error result, text
+/// that is not that JSON — is a refusal that says what was wrong.
+#[derive(Debug)]
+pub struct McpToolBroker {
+    tool: String,
+    /// The run's MCP servers, once they started.
+    mcp: Arc<OnceLock<Arc<cairn_mcp::McpTools>>>,
+}
+
+impl McpToolBroker {
+    pub fn new(tool: String, mcp: Arc<OnceLock<Arc<cairn_mcp::McpTools>>>) -> Self {
+        McpToolBroker { tool, mcp }
+    }
+
+    async fn answer(
+        &self,
+        question: &PermissionQuestion,
+        events: &EventSender,
+    ) -> Result<PermissionAnswer, String> {
+        use cairn_tools::ToolExecutor;
+        let from = format!("the --permission-prompt-tool {}", self.tool);
+        let mcp = self
+            .mcp
+            .get()
+            .ok_or_else(|| format!("{from} names an MCP tool, but no MCP server is configured"))?;
+        let call = cairn_tools::ToolCall {
+            id: question.tool_use_id.clone(),
+            name: self.tool.clone(),
+            input: json!({
+                "tool_name": question.tool,
+                "input": question.input,
+                "tool_use_id": question.tool_use_id,
+            }),
+        };
+        let prepared = mcp.try_prepare(&call).map_err(|error| match error {
+            cairn_tools::PrepareError::UnknownTool { .. } => {
+                let servers: Vec<String> = mcp
+                    .reports()
+                    .into_iter()
+                    .map(|report| report.name)
+                    .collect();
+                format!(
+                    "{from} is not a tool of the MCP servers ({}); it must be named \
+                     mcp__<server>__<tool>",
+                    servers.join(", ")
+                )
+            }
+            other => format!("{from} does not take the question: {other}"),
+        })?;
+        let cx = cairn_tools::CallContext {
+            cancel: tokio_util::sync::CancellationToken::new(),
+            events: events.clone(),
+            permissions: Arc::new(cairn_protocol::NobodyToAsk),
+        };
+        let output = mcp.execute(&prepared, &cx).await;
+        let text = match &output.content {
+            cairn_protocol::ToolResultContent::Text(text) => text.clone(),
+            cairn_protocol::ToolResultContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|block| match block {
+                    cairn_protocol::ToolResultBlock::Text { text } => Some(text.as_str()),
+                    cairn_protocol::ToolResultBlock::Image { .. } => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        if output.is_error {
+            return Err(format!("{from} failed: {text}"));
+        }
+        let answer: Value = serde_json::from_str(text.trim()).map_err(|err| {
+            format!(
+                "{from} answered {text:?}, which is not JSON ({err}); expected \
+                 {{\"behavior\": \"allow\", \"updatedInput\": {{…}}}} or \
+                 {{\"behavior\": \"deny\", \"message\": \"…\"}}"
+            )
+        })?;
+        Ok(read_answer(question, &answer, &from, true).0)
+    }
+}
+
+impl PermissionBroker for McpToolBroker {
+    fn ask<'a>(
+        &'a self,
+        question: PermissionQuestion,
+        events: &'a EventSender,
+    ) -> BoxFuture<'a, Option<PermissionAnswer>> {
+        Box::pin(async move {
+            Some(
+                self.answer(&question, events)
+                    .await
+                    .unwrap_or_else(|message| PermissionAnswer::Deny {
+                        message: Some(format!("({message})")),
+                    }),
+            )
+        })
+    }
+
+    fn can_ask(&self) -> bool {
+        true
+    }
+}
+
+/// The broker `--permission-prompt-tool` asks for outside the SDK's `stdio`: an MCP tool's,
+/// whose servers go in `mcp` once they started; `None` without the flag.
+pub fn prompt_tool_broker(
+    value: Option<&str>,
+    mcp: &Arc<OnceLock<Arc<cairn_mcp::McpTools>>>,
+) -> Option<Arc<dyn PermissionBroker>> {
+    let tool = value?;
+    Some(Arc::new(McpToolBroker::new(tool.to_owned(), mcp.clone())))
 }
 
 /// Answers the hooks the host registered in `initialize` with `hook_callback` requests.

@@ -1,5 +1,6 @@
 //! The host's control requests: `initialize`, `interrupt`, the mode and model switches, the
-//! reports, and an `error` answer for what cairn cannot do, after which the session goes on.
+//! reports, reconnecting and toggling MCP servers, and an `error` answer for what cairn
+//! cannot do, after which the session goes on.
 
 use cairn_llm::models;
 use cairn_policy::hooks::CallbackHooks;
@@ -9,20 +10,10 @@ use serde_json::{Map, Value, json};
 use super::SdkFace;
 
 /// Answers cairn gives to requests for what it has not got, named by their subtype.
-const NOT_SUPPORTED: &[(&str, &str)] = &[
-    (
-        "rewind_files",
-        "not supported: cairn does not checkpoint files, so there is nothing to rewind to",
-    ),
-    (
-        "mcp_reconnect",
-        "not supported: cairn reconnects an MCP server by itself when its connection drops",
-    ),
-    (
-        "mcp_toggle",
-        "not supported: cairn cannot turn an MCP server off in a running session",
-    ),
-];
+const NOT_SUPPORTED: &[(&str, &str)] = &[(
+    "rewind_files",
+    "not supported: cairn does not checkpoint files, so there is nothing to rewind to",
+)];
 
 impl SdkFace {
     /// Answers one control request of the host: its `response`, or the error to send.
@@ -115,12 +106,57 @@ impl SdkFace {
                 self.start_session().await?;
                 let running = self.running.as_ref().ok_or("no session")?;
                 let servers: Vec<Value> = running
-                    .info
-                    .mcp_servers
+                    .mcp
                     .iter()
-                    .map(|(name, status)| json!({"name": name, "status": status}))
+                    .flat_map(|mcp| mcp.reports())
+                    .map(|report| {
+                        let mut server = json!({
+                            "name": report.name,
+                            "status": report.status.as_str(),
+                            "scope": report.scope.as_str(),
+                        });
+                        if let cairn_mcp::Status::Failed(reason) = &report.status {
+                            server["error"] = json!(reason);
+                        }
+                        server
+                    })
                     .collect();
                 Ok(json!({"mcpServers": servers}))
+            }
+            "mcp_reconnect" | "mcp_toggle" => {
+                let server = request
+                    .get("serverName")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| format!("{subtype} needs a \"serverName\""))?;
+                let enabled = match (subtype, request.get("enabled")) {
+                    ("mcp_toggle", Some(Value::Bool(enabled))) => Some(*enabled),
+                    ("mcp_toggle", _) => {
+                        return Err("mcp_toggle needs \"enabled\": true or false".to_owned());
+                    }
+                    _ => None,
+                };
+                self.start_session().await?;
+                let running = self.running.as_ref().ok_or("no session")?;
+                let mcp = running.mcp.as_ref().ok_or_else(|| {
+                    format!("No MCP server is named \"{server}\": no MCP servers are configured")
+                })?;
+                let status = match enabled {
+                    None => mcp.reconnect(server).await?,
+                    Some(enabled) => {
+                        let (status, unsaved) = mcp.set_enabled(server, enabled).await?;
+                        if let Some(unsaved) = unsaved {
+                            eprintln!("warning: mcp_toggle {server}: {unsaved}");
+                        }
+                        status
+                    }
+                };
+                // A reconnect that ends in a failure is the host's error to see.
+                match status {
+                    cairn_mcp::Status::Failed(reason) => Err(format!(
+                        "the MCP server \"{server}\" failed to start: {reason}"
+                    )),
+                    _ => Ok(json!({})),
+                }
             }
             other => match NOT_SUPPORTED.iter().find(|(name, _)| *name == other) {
                 Some((_, why)) => Err(format!("{other}: {why}")),

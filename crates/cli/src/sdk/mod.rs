@@ -18,7 +18,7 @@
 //! The session is built once the host's `initialize` arrived (its hooks, agents and system
 //! prompt are part of it), or at the first user message when the host sends none.
 
-mod broker;
+pub(crate) mod broker;
 mod control;
 mod host_requests;
 mod partial;
@@ -164,6 +164,8 @@ struct Running {
     client: Arc<dyn cairn_llm::ModelClient>,
     /// The run's thinking switch, which `set_max_thinking_tokens` sets.
     thinking: cairn_llm::thinking::Thinking,
+    /// The run's MCP servers, for `mcp_status`, `mcp_reconnect` and `mcp_toggle`.
+    mcp: Option<Arc<cairn_mcp::McpTools>>,
 }
 
 /// The face's state across lines.
@@ -172,6 +174,8 @@ struct SdkFace {
     channel: Arc<Channel>,
     /// The session's input for the broker, once it started.
     input_slot: Arc<OnceLock<SessionInput>>,
+    /// The run's MCP servers, once started, for a `--permission-prompt-tool` of theirs.
+    mcp_slot: Arc<OnceLock<Arc<cairn_mcp::McpTools>>>,
     broker: Arc<dyn PermissionBroker>,
     /// The hooks the host registered in `initialize`.
     hooks: CallbackHooks,
@@ -187,21 +191,16 @@ impl SdkFace {
     fn new(args: Args) -> SdkFace {
         let channel = Arc::new(Channel::default());
         let input_slot = Arc::new(OnceLock::new());
+        let mcp_slot = Arc::new(OnceLock::new());
         let broker: Arc<dyn PermissionBroker> = match args.permission_prompt_tool.as_deref() {
             Some("stdio") => Arc::new(HostBroker::new(channel.clone(), input_slot.clone())),
-            Some(other) => {
-                eprintln!(
-                    "warning: --permission-prompt-tool {other}: cairn asks only over stdio; \
-                     calls that need approval are refused"
-                );
-                Arc::new(NobodyToAsk)
-            }
-            None => Arc::new(NobodyToAsk),
+            other => broker::prompt_tool_broker(other, &mcp_slot).unwrap_or(Arc::new(NobodyToAsk)),
         };
         SdkFace {
             args,
             channel,
             input_slot,
+            mcp_slot,
             broker,
             hooks: CallbackHooks::default(),
             running: None,
@@ -323,6 +322,9 @@ impl SdkFace {
         let session = prepared.host.start(source).await;
         let input = session.input();
         let _ = self.input_slot.set(input.clone());
+        if let Some(mcp) = &prepared.mcp {
+            let _ = self.mcp_slot.set(mcp.clone());
+        }
         let info = prepared.session;
         self.running = Some(Running {
             printer: Printer::new(OutputFormat::StreamJson, self.args.verbose, info.clone())
@@ -339,6 +341,7 @@ impl SdkFace {
             agents,
             client: prepared.client,
             thinking: prepared.thinking,
+            mcp: prepared.mcp,
         });
         Ok(())
     }

@@ -133,8 +133,9 @@ pub(super) fn entries() -> Vec<CommandEntry> {
         (
             "mcp",
             &[],
-            None,
-            "the MCP servers: state, tool count, and why one failed",
+            Some("[reconnect|enable|disable <server>]"),
+            "the MCP servers: state, tool count, and why one failed; reconnect, enable or \
+             disable one",
             R(Report::Mcp),
         ),
         (

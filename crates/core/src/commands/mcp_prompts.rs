@@ -154,6 +154,15 @@ fn split_words(line: &str) -> Vec<String> {
 pub trait McpReport: Send + Sync + std::fmt::Debug {
     /// The report's text, as things stand now.
     fn report(&self) -> String;
+
+    /// `/mcp <arguments>` for a face that cannot wait (the interactive UI): the report when
+    /// there are none, else the action (`reconnect`, `enable`, `disable` a server) started in
+    /// the background, the text saying what was started (and that `/mcp` shows how it went)
+    /// or why it was not (an unknown server names the configured ones).
+    fn act(&self, arguments: &str) -> String;
+
+    /// Each server's state as `/doctor` checks it, as things stand now.
+    fn health(&self) -> Vec<(String, crate::reports::doctor::McpHealth)>;
 }
 
 #[cfg(test)]

@@ -59,6 +59,61 @@ impl Check {
     }
 }
 
+/// One MCP server's state, as `/doctor` checks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpHealth {
+    /// Connected, offering this many tools.
+    Connected {
+        /// Its tool count.
+        tools: usize,
+    },
+    /// Still starting when the report was written.
+    Starting,
+    /// It did not start, or stopped: the reason, with its stderr's tail.
+    Failed(String),
+    /// A project server (`.mcp.json`) the settings have not approved.
+    NeedsApproval,
+    /// A project server of a folder the user has not trusted yet.
+    NotTrusted,
+    /// Turned off by the user (`/mcp disable`).
+    Disabled,
+}
+
+/// A check a server: passed when connected, failed when it did not start (so `cairn doctor`
+/// exits 1), a note when it waits for approval or trust, is turned off, or still starts.
+pub fn mcp_checks(servers: &[(String, McpHealth)]) -> Vec<Check> {
+    servers
+        .iter()
+        .map(|(name, health)| {
+            let what = format!("MCP server {name}");
+            let noted = |detail: String| Check {
+                outcome: Outcome::Noted,
+                what: what.clone(),
+                detail,
+            };
+            match health {
+                McpHealth::Connected { tools } => {
+                    Check::passed(what.clone(), format!("connected, {tools} tools"))
+                }
+                McpHealth::Failed(reason) => {
+                    Check::failed(what.clone(), format!("failed: {reason}"))
+                }
+                McpHealth::Starting => noted("still starting".into()),
+                McpHealth::NeedsApproval => noted(
+                    "needs approval: add it to enabledMcpjsonServers (or set \
+                     enableAllProjectMcpServers) in .claude/settings.local.json"
+                        .into(),
+                ),
+                McpHealth::NotTrusted => noted(
+                    "not started: this folder is not trusted yet (start cairn here to answer)"
+                        .into(),
+                ),
+                McpHealth::Disabled => noted(format!("disabled (/mcp enable {name} turns it on)")),
+            }
+        })
+        .collect()
+}
+
 /// Runs every check; blocking work (file reads, a PATH walk) is small enough to do inline.
 pub fn run_checks(inputs: &DoctorFacts<'_>) -> Vec<Check> {
     let mut checks = Vec::new();

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cairn-test-mcp-server [--sleep-before-initialize SECONDS] [--tools N] [--http]
-//!     [--list-changes] [--resources] [--client-requests]
+//!     [--list-changes] [--resources] [--client-requests] [--permit]
 //! ```
 
 use std::io::Write;

@@ -67,6 +67,15 @@ impl App {
         };
         match resolved {
             Resolved::Message => self.send_message(text),
+            Resolved::Report {
+                report: Report::Mcp,
+                arguments,
+            } if !arguments.is_empty() => match &self.config.mcp {
+                Some(mcp) => self.transcript.push_info(mcp.act(&arguments)),
+                None => self
+                    .transcript
+                    .push_error("No MCP servers are configured here.".to_string()),
+            },
             Resolved::Report { report, .. } => {
                 let report = self.report(report);
                 self.transcript.push_info(report);
@@ -138,12 +147,17 @@ impl App {
                 .map(|(catalog, _)| catalog)
                 .as_ref(),
             ),
-            Report::Doctor => doctor::render(&doctor::run_checks(&doctor::DoctorFacts {
-                version: &self.config.version,
-                home: &self.config.home,
-                cwd: &self.config.cwd,
-                credential_variable: &self.config.credential_variable,
-            })),
+            Report::Doctor => {
+                let mut checks = doctor::run_checks(&doctor::DoctorFacts {
+                    version: &self.config.version,
+                    home: &self.config.home,
+                    cwd: &self.config.cwd,
+                    credential_variable: &self.config.credential_variable,
+                });
+                let mcp = self.config.mcp.as_ref().map(|mcp| mcp.health());
+                checks.extend(doctor::mcp_checks(&mcp.unwrap_or_default()));
+                doctor::render(&checks)
+            }
             Report::Skills => cairn_core::skill::skills_report(&self.config.cwd, &self.config.home),
         }
     }
