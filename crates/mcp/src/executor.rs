@@ -218,6 +218,8 @@ impl McpTools {
         let server = self.server(name)?;
         server.stop().await;
         server.clone().connect().await;
+        // A start that overtook this one (the run's first) is the one to wait for.
+        server.started().await;
         Ok(server.status())
     }
 
@@ -241,6 +243,7 @@ impl McpTools {
                 .store(false, std::sync::atomic::Ordering::SeqCst);
             if was_disabled {
                 server.clone().connect().await;
+                server.started().await;
             }
         } else if !was_disabled {
             server.disable().await;
@@ -345,6 +348,14 @@ impl McpTools {
         }
         self.find(name).is_some_and(|(server, tool)| {
             server.configured.config.always_load() || tool.always_load
+        })
+    }
+
+    /// The disabled server whose tools' names `name` is one of (`mcp__<server>__…`).
+    fn disabled_owner(&self, name: &str) -> Option<&Arc<Server>> {
+        self.servers.iter().find(|server| {
+            server.disabled.load(std::sync::atomic::Ordering::SeqCst)
+                && name.starts_with(&format!("mcp__{}__", crate::names::sanitize(server.name())))
         })
     }
 
@@ -512,7 +523,9 @@ impl ToolExecutor for McpTools {
     }
 
     fn serves(&self, name: &str) -> bool {
-        (is_resource_tool(name) && self.has_resources()) || self.find(name).is_some()
+        (is_resource_tool(name) && self.has_resources())
+            || self.find(name).is_some()
+            || self.disabled_owner(name).is_some()
     }
 
     fn tools_version(&self) -> u64 {
@@ -537,6 +550,14 @@ impl ToolExecutor for McpTools {
                 input: call.input.clone(),
                 safety: RESOURCE_SAFETY,
                 paths: Vec::new(),
+            });
+        }
+        // A disabled server's tool (known or not: it may never have connected) is refused
+        // before anyone is asked about it, saying how to turn the server on.
+        if let Some(server) = self.disabled_owner(&call.name) {
+            return Err(PrepareError::Unavailable {
+                tool: call.name.clone(),
+                why: disabled_message(server.name()),
             });
         }
         let Some((_, tool)) = self.find(&call.name) else {
