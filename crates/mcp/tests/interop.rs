@@ -127,8 +127,12 @@ async fn server_everything_resources_are_listed_and_read_and_a_prompt_is_fetched
         .unwrap();
     assert!(!listed.is_error, "{listed:?}");
     let text = listed.content.text();
-    let json_end = text.rfind(']').map_or(text.len(), |end| end + 1);
-    let resources: Value = serde_json::from_str(&text[..json_end]).unwrap();
+    // The resources, then (server-everything has some) the resource templates.
+    let listing = text
+        .split_once("\nResource templates (")
+        .map_or(text.as_str(), |(resources, _)| resources);
+    let json_end = listing.rfind(']').map_or(listing.len(), |end| end + 1);
+    let resources: Value = serde_json::from_str(&listing[..json_end]).unwrap();
     let uri = resources[0]["uri"].as_str().unwrap().to_string();
     let read = call(
         &tools,
